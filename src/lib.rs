@@ -1,11 +1,12 @@
 //! mancala-tb: perfect-play tablebases for mancala games, built by retrograde analysis.
 //!
 //! Layout: [`games`] holds the rules engines, [`index`] ranks positions into table
-//! order, [`solve`] holds the retrograde engines, [`table`] the on-disk formats and
-//! [`cli`] the command-line front end used by the `mancala-tb` binary.
+//! order, [`solve`] holds the retrograde engines, [`table`] the on-disk formats, [`tablebase`] building
+//! and probing folders of tables, and [`cli`] the command-line front end used by the `mancala-tb` binary.
 
 pub mod cli;
 pub mod games;
 pub mod index;
 pub mod solve;
 pub mod table;
+pub mod tablebase;

@@ -1,11 +1,19 @@
-//! Command-line front end: one module per subcommand, each with its clap arguments
-//! and a `run` function. The binary only parses and reports errors.
+//! Command-line front end: one module per subcommand, each with its clap
+//! arguments and a `run` function. The binary only parses and reports errors.
 
 use clap::{Parser, Subcommand};
 
+mod build;
+mod common;
+mod query;
+mod stats;
+
 /// Perfect-play tablebases for mancala games (Oware/Awari, Omweso, En Gehé).
+///
+/// Build tables layer by layer with `build`, then ask them for values with
+/// `query` and `stats`.
 #[derive(Debug, Parser)]
-#[command(name = "mancala-tb", version, about, long_about = None)]
+#[command(name = "mancala-tb", version, about, long_about)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -13,10 +21,28 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Build tablebases by retrograde analysis
+    Build {
+        #[command(subcommand)]
+        game: build::BuildGame,
+    },
+    /// Perfect-play value of a position and of each of its moves
+    Query {
+        #[command(subcommand)]
+        game: query::QueryGame,
+    },
+    /// How many positions of a layer have each value
+    Stats {
+        #[command(subcommand)]
+        game: stats::StatsGame,
+    },
 }
 
 /// Runs one parsed command line.
 pub fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
+        Command::Build { game } => build::run(game),
+        Command::Query { game } => query::run(game),
+        Command::Stats { game } => stats::run(game),
     }
 }

@@ -1,0 +1,502 @@
+//! Oware / Awari rules (RULES.md, "Oware / Awari"), both rulesets.
+//!
+//! A board is 12 pit counts seen from the side to move: pits `0..=5` are the
+//! mover's, counter-clockwise from the mover's leftmost pit, and `6..=11` the
+//! opponent's. After a move the child is seen from the new mover, i.e. the
+//! board turned half a circle ([`flip`]).
+
+use std::fmt;
+use std::str::FromStr;
+
+/// Number of pits on the board.
+pub const PITS: usize = 12;
+/// Pits per side.
+pub const SIDE: usize = 6;
+/// Seeds in the game (4 per pit at the start).
+pub const MAX_SEEDS: usize = 48;
+
+/// Pit counts, mover first.
+pub type Board = [u8; PITS];
+
+/// The rulesets of RULES.md.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default, clap::ValueEnum)]
+pub enum Ruleset {
+    /// Rules of the 2002 solution: a move that starves the opponent is legal only
+    /// if every move does; a mover without seeds loses the rest.
+    #[default]
+    Awari,
+    /// Tournament rules: grand slams capture nothing; the mover must feed an
+    /// empty opponent, and takes the rest if no move can.
+    Abapa,
+}
+
+impl Ruleset {
+    pub const ALL: [Ruleset; 2] = [Ruleset::Awari, Ruleset::Abapa];
+
+    /// The name used on the command line, in folder names and in table headers.
+    pub fn name(self) -> &'static str {
+        match self {
+            Ruleset::Awari => "awari",
+            Ruleset::Abapa => "abapa",
+        }
+    }
+}
+
+impl fmt::Display for Ruleset {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Ruleset {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Ruleset::ALL
+            .into_iter()
+            .find(|r| r.name() == s)
+            .ok_or_else(|| format!("unknown Oware ruleset '{s}' (expected awari or abapa)"))
+    }
+}
+
+/// One legal move: the pit played (0..=5), the seeds it captures and the
+/// resulting position seen from the new mover.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Move {
+    pub pit: u8,
+    pub captured: u8,
+    pub child: Board,
+}
+
+/// The legal moves of a position, in pit order (at most six, no allocation).
+#[derive(Clone, Copy, Debug)]
+pub struct MoveList {
+    moves: [Move; SIDE],
+    len: usize,
+}
+
+impl MoveList {
+    fn new() -> Self {
+        let empty = Move {
+            pit: 0,
+            captured: 0,
+            child: [0; PITS],
+        };
+        MoveList {
+            moves: [empty; SIDE],
+            len: 0,
+        }
+    }
+
+    fn push(&mut self, mv: Move) {
+        self.moves[self.len] = mv;
+        self.len += 1;
+    }
+
+    pub fn as_slice(&self) -> &[Move] {
+        &self.moves[..self.len]
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+impl std::ops::Deref for MoveList {
+    type Target = [Move];
+    fn deref(&self) -> &[Move] {
+        self.as_slice()
+    }
+}
+
+/// Seeds on the board.
+pub fn seeds(board: &Board) -> usize {
+    board.iter().map(|&s| s as usize).sum()
+}
+
+/// Seeds on the mover's side.
+pub fn mover_seeds(board: &Board) -> usize {
+    board[..SIDE].iter().map(|&s| s as usize).sum()
+}
+
+/// Seeds on the opponent's side.
+pub fn opponent_seeds(board: &Board) -> usize {
+    board[SIDE..].iter().map(|&s| s as usize).sum()
+}
+
+/// The board seen from the other side.
+pub fn flip(board: &Board) -> Board {
+    let mut out = [0; PITS];
+    out[..SIDE].copy_from_slice(&board[SIDE..]);
+    out[SIDE..].copy_from_slice(&board[..SIDE]);
+    out
+}
+
+/// The pit that receives the `k`-th seed (1-based) sown from `origin`: the 11
+/// other pits in counter-clockwise order, lap after lap, never the origin.
+#[inline]
+pub fn sown_pit(origin: usize, k: usize) -> usize {
+    (origin + 1 + (k - 1) % (PITS - 1)) % PITS
+}
+
+/// Sows the seeds of the mover's pit `origin`; returns the last pit sown.
+#[inline]
+pub fn sow(board: &mut Board, origin: usize) -> usize {
+    let s = board[origin] as usize;
+    debug_assert!(s > 0);
+    board[origin] = 0;
+    let (laps, rest) = (s / (PITS - 1), s % (PITS - 1));
+    if laps > 0 {
+        for (pit, count) in board.iter_mut().enumerate() {
+            if pit != origin {
+                *count += laps as u8;
+            }
+        }
+    }
+    for k in 1..=rest {
+        board[sown_pit(origin, k)] += 1;
+    }
+    sown_pit(origin, s)
+}
+
+/// The seeds a capture ending in `last` would take: opponent pits holding 2 or
+/// 3, from `last` backwards (clockwise) while the run lasts.
+#[inline]
+pub fn capture_run(board: &Board, last: usize) -> u8 {
+    let mut taken = 0;
+    let mut pit = last;
+    while pit >= SIDE && (board[pit] == 2 || board[pit] == 3) {
+        taken += board[pit];
+        pit -= 1;
+    }
+    taken
+}
+
+/// Removes the capture run ending in `last` from the board.
+fn take_capture_run(board: &mut Board, last: usize) {
+    let mut pit = last;
+    while pit >= SIDE && (board[pit] == 2 || board[pit] == 3) {
+        board[pit] = 0;
+        pit -= 1;
+    }
+}
+
+/// Plays `origin` without legality checks: sowing, then the capture the
+/// ruleset allows. Returns the board after the move (mover's view) and the
+/// seeds captured.
+#[inline]
+fn play_unchecked(rules: Ruleset, board: &Board, origin: usize) -> (Board, u8) {
+    let mut after = *board;
+    let last = sow(&mut after, origin);
+    let taken = capture_run(&after, last);
+    // abapa: a grand slam (taking every opponent seed) is cancelled.
+    let cancelled = rules == Ruleset::Abapa && taken as usize == opponent_seeds(&after);
+    if taken > 0 && !cancelled {
+        take_capture_run(&mut after, last);
+        (after, taken)
+    } else {
+        (after, 0)
+    }
+}
+
+/// The legal moves of `board` under `rules`. When the list is empty the game
+/// is over and [`no_move_value`] gives the position's value.
+pub fn legal_moves(rules: Ruleset, board: &Board) -> MoveList {
+    let mut all = MoveList::new();
+    // Moves after which the opponent (the next mover) still has seeds.
+    let mut feeding = MoveList::new();
+    for origin in 0..SIDE {
+        if board[origin] == 0 {
+            continue;
+        }
+        let (after, captured) = play_unchecked(rules, board, origin);
+        let mv = Move {
+            pit: origin as u8,
+            captured,
+            child: flip(&after),
+        };
+        all.push(mv);
+        if opponent_seeds(&after) > 0 {
+            feeding.push(mv);
+        }
+    }
+    match rules {
+        // A starving move is legal only if every move starves.
+        Ruleset::Awari if !feeding.is_empty() => feeding,
+        Ruleset::Awari => all,
+        // Feeding: an empty opponent must be given seeds. Otherwise every
+        // move keeps the opponent supplied (grand slams are cancelled).
+        Ruleset::Abapa => feeding,
+    }
+}
+
+/// The value of a position without legal moves.
+pub fn no_move_value(rules: Ruleset, board: &Board) -> i8 {
+    let n = seeds(board) as i8;
+    match rules {
+        // The mover cannot move; the opponent takes the rest.
+        Ruleset::Awari => -n,
+        // Either the mover has no seeds (the opponent takes them), or no move
+        // can feed the empty opponent (the mover takes them).
+        Ruleset::Abapa if mover_seeds(board) == 0 => -n,
+        Ruleset::Abapa => n,
+    }
+}
+
+/// Visits every position from which a legal, non-capturing move leads to
+/// `child` (seen from its mover), with the pit played. These are the
+/// same-layer edges of the retrograde pass, each visited exactly once.
+///
+/// Works backwards: the parent's origin pit is empty in the child; taking back
+/// the last `s` seeds sown from it gives the candidate parent with `s` seeds in
+/// the origin. The checks below mirror [`legal_moves`]; a test compares both.
+pub fn for_each_unmove(rules: Ruleset, child: &Board, mut visit: impl FnMut(&Board, usize)) {
+    // The board right after the parent's move, from the parent mover's view.
+    let after = flip(child);
+    let starved = opponent_seeds(&after) == 0;
+    if starved && rules == Ruleset::Abapa {
+        // Every legal abapa move leaves the opponent with seeds.
+        return;
+    }
+    for origin in 0..SIDE {
+        if after[origin] != 0 {
+            continue;
+        }
+        let mut parent = after;
+        for s in 1.. {
+            let pit = sown_pit(origin, s);
+            if parent[pit] == 0 {
+                break;
+            }
+            parent[pit] -= 1;
+            // The move must not capture (a cancelled abapa grand slam counts as
+            // not capturing).
+            let taken = capture_run(&after, pit);
+            if taken > 0 && !(rules == Ruleset::Abapa && taken as usize == opponent_seeds(&after))
+            {
+                continue;
+            }
+            // Positions whose opponent pits are all occupied are not indexed
+            // (only the initial position is one of them).
+            if parent[SIDE..].iter().all(|&p| p > 0) {
+                continue;
+            }
+            let mut candidate = parent;
+            candidate[origin] = s as u8;
+            if starved && !every_move_starves(&candidate) {
+                continue;
+            }
+            visit(&candidate, origin);
+        }
+    }
+}
+
+/// Awari only: does every move of `board` leave the opponent without seeds?
+fn every_move_starves(board: &Board) -> bool {
+    (0..SIDE).filter(|&o| board[o] > 0).all(|origin| {
+        let (after, _) = play_unchecked(Ruleset::Awari, board, origin);
+        opponent_seeds(&after) == 0
+    })
+}
+
+/// Parses twelve pit counts (mover's pits first) into a board, checking that
+/// there are twelve and at most [`MAX_SEEDS`] seeds in all.
+pub fn parse_board(pits: &[u32]) -> Result<Board, String> {
+    if pits.len() != PITS {
+        return Err(format!(
+            "an Oware position has {PITS} pits (6 for the mover, then 6 for the opponent), got {}",
+            pits.len()
+        ));
+    }
+    let total: u32 = pits.iter().sum();
+    if total as usize > MAX_SEEDS {
+        return Err(format!(
+            "an Oware position holds at most {MAX_SEEDS} seeds, this one has {total}"
+        ));
+    }
+    let mut board = [0; PITS];
+    for (slot, &p) in board.iter_mut().zip(pits) {
+        *slot = p as u8;
+    }
+    Ok(board)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn moves(rules: Ruleset, board: Board) -> Vec<(u8, u8, Board)> {
+        legal_moves(rules, &board)
+            .iter()
+            .map(|m| (m.pit, m.captured, m.child))
+            .collect()
+    }
+
+    #[test]
+    fn sowing_goes_counter_clockwise_into_the_opponent() {
+        // 4 seeds from pit 3 land in 4, 5, 6, 7; no capture (7 holds 1).
+        let b = [0, 0, 0, 4, 0, 0, 1, 0, 0, 0, 0, 1];
+        let m = moves(Ruleset::Awari, b);
+        assert_eq!(m.len(), 1);
+        let (pit, captured, child) = m[0];
+        assert_eq!((pit, captured), (3, 0));
+        // Child seen from the opponent: its pits first.
+        assert_eq!(child, [2, 1, 0, 0, 0, 1, 0, 0, 0, 0, 1, 1]);
+    }
+
+    #[test]
+    fn twelve_or_more_seeds_skip_the_origin() {
+        // 12 seeds from pit 0: one in each of the 11 other pits, the 12th in
+        // pit 1 (the origin is skipped), so pit 0 stays empty.
+        let mut b = [12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+        let last = sow(&mut b, 0);
+        assert_eq!(last, 1);
+        assert_eq!(b, [0, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1]);
+        // 23 seeds: two full laps of the 11 other pits, plus one.
+        let mut b = [23, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+        assert_eq!(sow(&mut b, 0), 1);
+        assert_eq!(b, [0, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2]);
+        // 22 seeds end exactly on the pit before the origin.
+        let mut b = [0, 0, 22, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+        assert_eq!(sow(&mut b, 2), 1);
+        assert_eq!(b, [2, 2, 0, 2, 2, 2, 2, 2, 2, 2, 2, 2]);
+    }
+
+    #[test]
+    fn captures_chain_backwards_over_twos_and_threes() {
+        // Pit 5 (3 seeds) sows into 6, 7, 8; they become 2, 3, 2: all three
+        // are captured (7 seeds). Pit 9 is untouched.
+        let b = [1, 0, 0, 0, 0, 3, 1, 2, 1, 1, 0, 0];
+        let m = moves(Ruleset::Awari, b);
+        let play5 = m.iter().find(|m| m.0 == 5).unwrap();
+        assert_eq!(play5.1, 7);
+        assert_eq!(play5.2, [0, 0, 0, 1, 0, 0, 1, 0, 0, 0, 0, 0]);
+    }
+
+    #[test]
+    fn capture_chain_stops_at_a_pit_that_is_not_two_or_three() {
+        // Last seed in 8 (→2); 7 becomes 4 (not captured) so the chain stops,
+        // and 6 (→2) is not taken.
+        let b = [0, 0, 0, 0, 0, 3, 1, 3, 1, 0, 0, 0];
+        let m = moves(Ruleset::Awari, b);
+        assert_eq!(m[0].1, 2);
+    }
+
+    #[test]
+    fn capture_chain_never_enters_the_movers_own_side() {
+        // 7 seeds from pit 0 reach pit 7: the run 7, 6 is taken, pit 5 (own
+        // side, now 2) is not. Pit 11 keeps the opponent supplied.
+        let b = [7, 0, 0, 0, 0, 1, 1, 2, 0, 0, 0, 1];
+        let m = moves(Ruleset::Awari, b);
+        let play0 = m.iter().find(|m| m.0 == 0).unwrap();
+        assert_eq!(play0.1, 5);
+    }
+
+    #[test]
+    fn awari_starving_move_is_illegal_when_another_exists() {
+        // Opponent has no seeds; pit 0 (1 seed) gives none, pit 5 (1 seed)
+        // feeds pit 6. Only pit 5 is legal.
+        let b = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0];
+        let m = moves(Ruleset::Awari, b);
+        assert_eq!(m.iter().map(|m| m.0).collect::<Vec<_>>(), vec![5]);
+        // Capturing everything is also starving: pit 5 sows into 6 (→2) and
+        // takes the opponent's only seeds; pit 0 keeps the opponent supplied.
+        let b = [1, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0];
+        let m = moves(Ruleset::Awari, b);
+        assert_eq!(m.iter().map(|m| m.0).collect::<Vec<_>>(), vec![0]);
+    }
+
+    #[test]
+    fn awari_every_move_starving_then_all_are_legal_and_capture() {
+        // Only pit 5 can move; it captures the opponent's last seeds (2):
+        // legal because no move avoids starving.
+        let b = [0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0];
+        let m = moves(Ruleset::Awari, b);
+        assert_eq!(m.len(), 1);
+        assert_eq!(m[0].1, 2);
+        // The opponent then cannot move.
+        assert!(legal_moves(Ruleset::Awari, &m[0].2).is_empty());
+        assert_eq!(no_move_value(Ruleset::Awari, &[0; 12]), 0);
+        let stuck = [0, 0, 0, 0, 0, 0, 0, 0, 3, 0, 1, 0];
+        assert_eq!(no_move_value(Ruleset::Awari, &stuck), -4);
+    }
+
+    #[test]
+    fn abapa_grand_slam_is_cancelled() {
+        // Pit 5 would take the opponent's only seeds (pit 6 → 2): the move is
+        // legal but captures nothing.
+        let b = [1, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0];
+        let m = moves(Ruleset::Abapa, b);
+        let play5 = m.iter().find(|m| m.0 == 5).unwrap();
+        assert_eq!(play5.1, 0);
+        assert_eq!(play5.2, [2, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0]);
+        // Not a grand slam when the opponent keeps a seed elsewhere.
+        let b = [0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 1];
+        let m = moves(Ruleset::Abapa, b);
+        assert_eq!(m[0].1, 2);
+    }
+
+    #[test]
+    fn abapa_must_feed_an_empty_opponent() {
+        let b = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0];
+        let m = moves(Ruleset::Abapa, b);
+        assert_eq!(m.iter().map(|m| m.0).collect::<Vec<_>>(), vec![5]);
+        // No move can feed: the game ends and the mover takes the rest.
+        let b = [2, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+        assert!(legal_moves(Ruleset::Abapa, &b).is_empty());
+        assert_eq!(no_move_value(Ruleset::Abapa, &b), 3);
+        // A mover without seeds loses the rest.
+        let b = [0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0];
+        assert_eq!(no_move_value(Ruleset::Abapa, &b), -2);
+    }
+
+    /// The unmove generator must produce exactly the non-capturing legal edges
+    /// of the forward generator, for every indexed parent.
+    #[test]
+    fn unmoves_invert_non_capturing_moves() {
+        use std::collections::HashSet;
+        for rules in Ruleset::ALL {
+            for n in 0..=7u8 {
+                let boards = all_boards(n);
+                let indexed = |b: &Board| b[SIDE..].iter().any(|&p| p == 0);
+                let mut forward = HashSet::new();
+                for b in boards.iter().filter(|b| indexed(b)) {
+                    for m in legal_moves(rules, b).iter().filter(|m| m.captured == 0) {
+                        forward.insert((*b, m.pit as usize, m.child));
+                    }
+                }
+                let mut backward = HashSet::new();
+                for c in &boards {
+                    for_each_unmove(rules, c, |p, pit| {
+                        assert!(backward.insert((*p, pit, *c)), "edge visited twice");
+                    });
+                }
+                assert_eq!(forward, backward, "{rules} with {n} seeds");
+            }
+        }
+    }
+
+    fn all_boards(n: u8) -> Vec<Board> {
+        let mut out = Vec::new();
+        let mut b = [0u8; PITS];
+        fn rec(b: &mut Board, pit: usize, left: u8, out: &mut Vec<Board>) {
+            if pit == PITS - 1 {
+                b[pit] = left;
+                out.push(*b);
+                return;
+            }
+            for s in 0..=left {
+                b[pit] = s;
+                rec(b, pit + 1, left - s, out);
+            }
+        }
+        rec(&mut b, 0, n, &mut out);
+        out
+    }
+
+    #[test]
+    fn parse_board_rejects_bad_input() {
+        assert!(parse_board(&[4; 11]).unwrap_err().contains("12 pits"));
+        assert!(parse_board(&[5; 12]).unwrap_err().contains("at most 48"));
+        assert_eq!(parse_board(&[4; 12]).unwrap(), [4; 12]);
+    }
+}

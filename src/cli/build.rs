@@ -1,0 +1,129 @@
+//! `mancala-tb build`: builds tables layer by layer, with a progress bar per
+//! layer and a summary table.
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+use clap::{Args, Subcommand};
+use indicatif::{ProgressBar, ProgressState, ProgressStyle};
+
+use crate::games::oware::{MAX_SEEDS, Ruleset};
+use crate::tablebase::oware::{self as tb, BuildObserver, LayerReport};
+
+#[derive(Debug, Subcommand)]
+pub enum BuildGame {
+    /// Oware / Awari score tables, one layer per seed count
+    Oware(BuildOware),
+}
+
+#[derive(Debug, Args)]
+pub struct BuildOware {
+    /// Ruleset: awari (rules of the 2002 solution) or abapa (tournament rules)
+    #[arg(long, value_enum, default_value_t = Ruleset::Awari)]
+    rules: Ruleset,
+    /// Build every layer from 0 up to this many seeds (at most 48)
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(0..=MAX_SEEDS as i64))]
+    max_seeds: u32,
+    /// Tablebase folder; the layers go to DIR/oware-RULES/
+    #[arg(long, default_value = "tablebases")]
+    dir: PathBuf,
+    /// Worker threads (default: one per core)
+    #[arg(long)]
+    threads: Option<usize>,
+}
+
+pub fn run(game: BuildGame) -> anyhow::Result<()> {
+    match game {
+        BuildGame::Oware(args) => build_oware(args),
+    }
+}
+
+fn build_oware(args: BuildOware) -> anyhow::Result<()> {
+    let mut pool = rayon::ThreadPoolBuilder::new();
+    if let Some(threads) = args.threads {
+        anyhow::ensure!(threads > 0, "--threads must be at least 1");
+        pool = pool.num_threads(threads);
+    }
+    let pool = pool.build().context("cannot start the worker threads")?;
+    eprintln!(
+        "Building {} layers 0..={} in {} with {} threads",
+        args.rules,
+        args.max_seeds,
+        tb::ruleset_dir(&args.dir, args.rules).display(),
+        pool.current_num_threads()
+    );
+    let observer = Bars::default();
+    let reports =
+        pool.install(|| tb::build(&args.dir, args.rules, args.max_seeds as usize, &observer))?;
+    print_summary(&reports);
+    Ok(())
+}
+
+/// One progress bar per layer being built.
+#[derive(Default)]
+struct Bars {
+    bar: std::sync::Mutex<Option<ProgressBar>>,
+}
+
+impl BuildObserver for Bars {
+    fn layer_started(&self, seeds: usize, positions: u64) {
+        let style = ProgressStyle::with_template(
+            "layer {prefix:>2} [{bar:30}] {percent:>3}% {elapsed_precise} eta {eta:<4} {rate}",
+        )
+        .expect("valid template")
+        .with_key("rate", |state: &ProgressState, w: &mut dyn std::fmt::Write| {
+            // Two work steps per position.
+            let rate = state.pos() as f64 / 2.0 / state.elapsed().as_secs_f64().max(1e-9);
+            let _ = write!(w, "{:.2}M positions/s", rate / 1e6);
+        })
+        .progress_chars("=> ");
+        let bar = ProgressBar::new(2 * positions)
+            .with_style(style)
+            .with_prefix(seeds.to_string());
+        *self.bar.lock().expect("bar lock") = Some(bar);
+    }
+
+    fn advance(&self, steps: u64) {
+        if let Some(bar) = self.bar.lock().expect("bar lock").as_ref() {
+            bar.inc(steps);
+        }
+    }
+
+    fn layer_finished(&self, _report: &LayerReport) {
+        if let Some(bar) = self.bar.lock().expect("bar lock").take() {
+            bar.finish();
+        }
+    }
+}
+
+fn print_summary(reports: &[LayerReport]) {
+    println!(
+        "{:>5} {:>13} {:>13} {:>13} {:>13} {:>9} {:>12}",
+        "seeds", "positions", "wins", "draws", "losses", "seconds", "positions/s"
+    );
+    let mut built_positions = 0;
+    let mut built_seconds = 0.0;
+    for r in reports {
+        let (secs, rate) = match r.seconds {
+            Some(s) => {
+                built_positions += r.positions;
+                built_seconds += s;
+                (format!("{s:.2}"), format!("{:.0}", r.positions as f64 / s))
+            }
+            None => ("built".into(), "-".into()),
+        };
+        println!(
+            "{:>5} {:>13} {:>13} {:>13} {:>13} {:>9} {:>12}",
+            r.seeds, r.positions, r.outcomes.wins, r.outcomes.draws, r.outcomes.losses, secs, rate
+        );
+    }
+    let total: u64 = reports.iter().map(|r| r.positions).sum();
+    if built_seconds > 0.0 {
+        println!(
+            "total {total:>13} positions; built {built_positions} in {built_seconds:.1} s ({:.2}M positions/s)",
+            built_positions as f64 / built_seconds / 1e6
+        );
+    } else {
+        println!("total {total:>13} positions; every layer was already built");
+    }
+}

@@ -1,0 +1,62 @@
+//! `mancala-tb stats`: the value histogram of one layer.
+
+use std::collections::BTreeMap;
+
+use clap::{Args, Subcommand};
+
+use super::common::OwareTables;
+use crate::games::oware::MAX_SEEDS;
+use crate::tablebase::oware::OwareTablebase;
+
+#[derive(Debug, Subcommand)]
+pub enum StatsGame {
+    /// Value histogram of one Oware layer
+    Oware(StatsOware),
+}
+
+#[derive(Debug, Args)]
+pub struct StatsOware {
+    #[command(flatten)]
+    tables: OwareTables,
+    /// The layer: seeds on the board
+    #[arg(long, value_parser = clap::value_parser!(u32).range(0..=MAX_SEEDS as i64))]
+    seeds: u32,
+    /// Print JSON: {"seeds": N, "positions": P, "histogram": {"-3": 12, ...}}
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(game: StatsGame) -> anyhow::Result<()> {
+    let StatsGame::Oware(args) = game;
+    let tables = OwareTablebase::open(&args.tables.dir, args.tables.rules)?;
+    let values = tables.layer(args.seeds as usize)?.values();
+    let mut histogram = BTreeMap::<i8, u64>::new();
+    for &v in values {
+        *histogram.entry(v).or_default() += 1;
+    }
+    if args.json {
+        let hist: serde_json::Map<String, serde_json::Value> = histogram
+            .iter()
+            .map(|(v, n)| (v.to_string(), (*n).into()))
+            .collect();
+        let out = serde_json::json!({
+            "seeds": args.seeds,
+            "positions": values.len(),
+            "histogram": hist,
+        });
+        println!("{out}");
+    } else {
+        println!(
+            "{} layer {}: {} positions",
+            args.tables.rules,
+            args.seeds,
+            values.len()
+        );
+        println!("{:>6} {:>13} {:>8}", "value", "positions", "share");
+        for (v, n) in &histogram {
+            let share = 100.0 * *n as f64 / values.len() as f64;
+            println!("{v:>6} {n:>13} {share:>7.3}%");
+        }
+    }
+    Ok(())
+}

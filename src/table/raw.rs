@@ -1,0 +1,148 @@
+//! Raw layer files: the published `scores.N` format, one signed byte per
+//! position in rank order, no header. The builder's scratch and the
+//! compatibility format.
+
+use std::fs::{self, File};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use memmap2::Mmap;
+
+/// Errors of raw layer files; each names the file.
+#[derive(Debug, thiserror::Error)]
+pub enum RawError {
+    #[error("{path}: not found")]
+    Missing { path: PathBuf },
+    #[error("{path}: has {actual} bytes, a complete layer has {expected}")]
+    WrongSize {
+        path: PathBuf,
+        actual: u64,
+        expected: u64,
+    },
+    #[error("{path}: {source}")]
+    Io { path: PathBuf, source: io::Error },
+}
+
+fn io_error(path: &Path) -> impl FnOnce(io::Error) -> RawError + '_ {
+    move |source| RawError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// `dir/scores.N`.
+pub fn layer_path(dir: &Path, seeds: usize) -> PathBuf {
+    dir.join(format!("scores.{seeds}"))
+}
+
+/// A memory-mapped raw layer.
+pub struct RawLayer {
+    map: Option<Mmap>,
+}
+
+impl RawLayer {
+    /// Opens a layer file and checks that it holds `expected` positions.
+    pub fn open(path: &Path, expected: u64) -> Result<RawLayer, RawError> {
+        let file = File::open(path).map_err(|e| match e.kind() {
+            io::ErrorKind::NotFound => RawError::Missing {
+                path: path.to_path_buf(),
+            },
+            _ => RawError::Io {
+                path: path.to_path_buf(),
+                source: e,
+            },
+        })?;
+        let actual = file.metadata().map_err(io_error(path))?.len();
+        if actual != expected {
+            return Err(RawError::WrongSize {
+                path: path.to_path_buf(),
+                actual,
+                expected,
+            });
+        }
+        // mmap of an empty file fails on some systems; layer 0 has one byte,
+        // but keep empty tables representable.
+        let map = if actual == 0 {
+            None
+        } else {
+            // SAFETY: layer files are written once (temp file + rename) and
+            // never modified in place afterwards.
+            Some(unsafe { Mmap::map(&file) }.map_err(io_error(path))?)
+        };
+        Ok(RawLayer { map })
+    }
+
+    pub fn values(&self) -> &[i8] {
+        match &self.map {
+            // SAFETY: i8 and u8 have the same layout.
+            Some(map) => unsafe { std::slice::from_raw_parts(map.as_ptr().cast(), map.len()) },
+            None => &[],
+        }
+    }
+
+    #[inline]
+    pub fn get(&self, rank: u64) -> i8 {
+        self.values()[rank as usize]
+    }
+}
+
+/// Writes a complete layer: to `scores.N.tmp` first, synced, then renamed, so
+/// an interrupted write never leaves a file under the final name.
+pub fn write_layer(path: &Path, values: &[i8]) -> Result<(), RawError> {
+    let tmp = path.with_extension(format!(
+        "{}.tmp",
+        path.extension().and_then(|e| e.to_str()).unwrap_or("")
+    ));
+    write_atomically(path, &tmp, |file| {
+        // SAFETY: i8 and u8 have the same layout.
+        let bytes = unsafe { std::slice::from_raw_parts(values.as_ptr().cast(), values.len()) };
+        file.write_all(bytes)
+    })
+}
+
+/// Writes `tmp` with `fill`, syncs it, renames it to `path` and syncs the
+/// folder. On any error the temporary file is removed.
+pub fn write_atomically(
+    path: &Path,
+    tmp: &Path,
+    fill: impl FnOnce(&mut File) -> io::Result<()>,
+) -> Result<(), RawError> {
+    let result = (|| {
+        let mut file = File::create(tmp)?;
+        fill(&mut file)?;
+        file.sync_all()?;
+        drop(file);
+        fs::rename(tmp, path)?;
+        if let Some(dir) = path.parent() {
+            File::open(dir)?.sync_all()?;
+        }
+        Ok(())
+    })();
+    result.map_err(|source| {
+        let _ = fs::remove_file(tmp);
+        RawError::Io {
+            path: path.to_path_buf(),
+            source,
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn layers_round_trip_and_sizes_are_checked() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = layer_path(dir.path(), 3);
+        write_layer(&path, &[1, -2, 3]).unwrap();
+        assert!(!dir.path().join("scores.3.tmp").exists());
+        let layer = RawLayer::open(&path, 3).unwrap();
+        assert_eq!(layer.values(), &[1, -2, 3]);
+        assert_eq!(layer.get(1), -2);
+        let err = RawLayer::open(&path, 4).err().unwrap().to_string();
+        assert!(err.contains("scores.3") && err.contains("has 3 bytes"), "{err}");
+        let err = RawLayer::open(&layer_path(dir.path(), 9), 1).err().unwrap();
+        assert!(matches!(err, RawError::Missing { .. }));
+    }
+}
