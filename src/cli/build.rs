@@ -71,11 +71,14 @@ impl BuildObserver for Bars {
             "layer {prefix:>2} [{bar:30}] {percent:>3}% {elapsed_precise} eta {eta:<4} {rate}",
         )
         .expect("valid template")
-        .with_key("rate", |state: &ProgressState, w: &mut dyn std::fmt::Write| {
-            // Two work steps per position.
-            let rate = state.pos() as f64 / 2.0 / state.elapsed().as_secs_f64().max(1e-9);
-            let _ = write!(w, "{:.2}M positions/s", rate / 1e6);
-        })
+        .with_key(
+            "rate",
+            |state: &ProgressState, w: &mut dyn std::fmt::Write| {
+                // Two work steps per position.
+                let rate = state.pos() as f64 / 2.0 / state.elapsed().as_secs_f64().max(1e-9);
+                let _ = write!(w, "{:.2}M positions/s", rate / 1e6);
+            },
+        )
         .progress_chars("=> ");
         let bar = ProgressBar::new(2 * positions)
             .with_style(style)

@@ -271,8 +271,7 @@ pub fn for_each_unmove(rules: Ruleset, child: &Board, mut visit: impl FnMut(&Boa
             // The move must not capture (a cancelled abapa grand slam counts as
             // not capturing).
             let taken = capture_run(&after, pit);
-            if taken > 0 && !(rules == Ruleset::Abapa && taken as usize == opponent_seeds(&after))
-            {
+            if taken > 0 && !(rules == Ruleset::Abapa && taken as usize == opponent_seeds(&after)) {
                 continue;
             }
             // Positions whose opponent pits are all occupied are not indexed

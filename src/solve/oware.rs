@@ -288,7 +288,11 @@ impl Layer {
             // The best capture never changes while unresolved, so reading it
             // inside the update is safe.
             lost = left == 0 && self.values[rank].load(Ordering::Relaxed) <= -t;
-            let new = if lost { RESOLVED | PENDING | LOSS } else { left };
+            let new = if lost {
+                RESOLVED | PENDING | LOSS
+            } else {
+                left
+            };
             Some((w & !(NIBBLE << shift)) | (new << shift))
         });
         if updated.is_ok() && lost {
@@ -302,8 +306,8 @@ impl Layer {
         self.chunks().for_each(|range| {
             let mut draws = 0;
             for rank in range {
-                let state = (self.states[rank / 16].load(Ordering::Relaxed) >> (4 * (rank % 16)))
-                    & NIBBLE;
+                let state =
+                    (self.states[rank / 16].load(Ordering::Relaxed) >> (4 * (rank % 16))) & NIBBLE;
                 if state & RESOLVED == 0 {
                     self.values[rank].store(0, Ordering::Relaxed);
                     draws += 1;

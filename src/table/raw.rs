@@ -141,7 +141,10 @@ mod tests {
         assert_eq!(layer.values(), &[1, -2, 3]);
         assert_eq!(layer.get(1), -2);
         let err = RawLayer::open(&path, 4).err().unwrap().to_string();
-        assert!(err.contains("scores.3") && err.contains("has 3 bytes"), "{err}");
+        assert!(
+            err.contains("scores.3") && err.contains("has 3 bytes"),
+            "{err}"
+        );
         let err = RawLayer::open(&layer_path(dir.path(), 9), 1).err().unwrap();
         assert!(matches!(err, RawError::Missing { .. }));
     }

@@ -36,6 +36,14 @@ pub enum TablebaseError {
         path: PathBuf,
         source: std::io::Error,
     },
+    #[error("{path}: rank {rank} ({board:?}) holds {stored} but its moves give {expected}")]
+    Inconsistent {
+        path: PathBuf,
+        rank: u64,
+        board: Board,
+        stored: i8,
+        expected: i8,
+    },
     #[error("Oware has {MAX_SEEDS} seeds; layers above that do not exist (asked for {0})")]
     TooManySeeds(usize),
 }
@@ -95,9 +103,8 @@ pub fn build(
             None => {
                 observer.layer_started(seeds, positions);
                 let start = Instant::now();
-                let values = engine::solve_layer(rules, seeds, &lower, &|steps| {
-                    observer.advance(steps)
-                });
+                let values =
+                    engine::solve_layer(rules, seeds, &lower, &|steps| observer.advance(steps));
                 raw::write_layer(&path, &values)?;
                 let seconds = start.elapsed().as_secs_f64();
                 (RawLayer::open(&path, positions)?, Some(seconds))
@@ -190,12 +197,7 @@ impl OwareTablebase {
         let seeds = oware::seeds(board);
         match index::rank(board) {
             Some(rank) => Ok(self.layer(seeds)?.get(rank)),
-            None => Ok(self
-                .move_values(board)?
-                .iter()
-                .map(|m| m.value)
-                .max()
-                .unwrap_or_else(|| oware::no_move_value(self.rules, board))),
+            None => self.best_move_value(board),
         }
     }
 
@@ -217,5 +219,57 @@ impl OwareTablebase {
                 })
             })
             .collect()
+    }
+}
+
+impl OwareTablebase {
+    /// Checks every position of a layer against its children: its value must
+    /// be the best over its legal moves of (captured − child value). Reports
+    /// the first mismatch in rank order.
+    pub fn check_layer(&self, seeds: usize) -> Result<(), TablebaseError> {
+        use rayon::prelude::*;
+        let values = self.layer(seeds)?.values();
+        const CHUNK: usize = 1 << 14;
+        let first_bad = values
+            .par_chunks(CHUNK)
+            .enumerate()
+            .map(
+                |(c, chunk)| -> Result<Option<(u64, Board, i8, i8)>, TablebaseError> {
+                    let start = (c * CHUNK) as u64;
+                    let mut board = index::unrank(seeds, start);
+                    for (i, &stored) in chunk.iter().enumerate() {
+                        let expected = self.best_move_value(&board)?;
+                        if stored != expected {
+                            return Ok(Some((start + i as u64, board, stored, expected)));
+                        }
+                        index::next_indexed(&mut board);
+                    }
+                    Ok(None)
+                },
+            )
+            .collect::<Result<Vec<_>, _>>()?
+            .into_iter()
+            .flatten()
+            .next();
+        match first_bad {
+            None => Ok(()),
+            Some((rank, board, stored, expected)) => Err(TablebaseError::Inconsistent {
+                path: raw::layer_path(&ruleset_dir(&self.dir, self.rules), seeds),
+                rank,
+                board,
+                stored,
+                expected,
+            }),
+        }
+    }
+
+    /// The value a position gets from its children (or the end of the game).
+    fn best_move_value(&self, board: &Board) -> Result<i8, TablebaseError> {
+        Ok(self
+            .move_values(board)?
+            .iter()
+            .map(|m| m.value)
+            .max()
+            .unwrap_or_else(|| oware::no_move_value(self.rules, board)))
     }
 }
