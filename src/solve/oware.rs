@@ -14,8 +14,13 @@
 //!
 //! Memory per position: one value byte (the best capture value while
 //! unresolved, the result afterwards) and a 4-bit state, 1.5 bytes in all.
+//!
+//! Phases alternate so that no value byte is ever shared with a writer: the
+//! threshold scan owns its chunk of values and states; the propagation only
+//! reads values and changes states with atomic updates (a position resolved
+//! there is marked `FRESH`, and the next scan writes its value).
 
-use std::sync::atomic::{AtomicI8, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use rayon::prelude::*;
 
@@ -33,14 +38,18 @@ const NO_EXIT: i8 = i8::MIN;
 
 /// 4-bit position states. Unresolved: bits 0..=2 count the non-capturing
 /// children not yet known to be won. Resolved: `RESOLVED`, plus `PENDING`
-/// until its parents have been told, plus `LOSS` for a lost position.
+/// until its parents have been told, `LOSS` for a lost position and `FRESH`
+/// until its value byte is written.
 const RESOLVED: u64 = 0b1000;
-const PENDING: u64 = 0b0001;
+const FRESH: u64 = 0b0100;
 const LOSS: u64 = 0b0010;
+const PENDING: u64 = 0b0001;
 const COUNTER: u64 = 0b0111;
 const NIBBLE: u64 = 0b1111;
-/// The pending-and-resolved test for all 16 states of a word at once.
+/// Bit 0 of each of the 16 states of a word.
 const LOW_BITS: u64 = 0x1111_1111_1111_1111;
+/// States per word.
+const PER_WORD: usize = 16;
 
 /// Reads the values of finished lower layers.
 pub trait LowerLayers: Sync {
@@ -69,10 +78,10 @@ pub fn solve_layer(
     lower: &dyn LowerLayers,
     progress: Progress,
 ) -> Vec<i8> {
-    let layer = Layer::new(rules, seeds);
+    let mut layer = Layer::new(rules, seeds);
     layer.set_up(lower, progress);
     for t in (1..=seeds as i8).rev() {
-        layer.seed_threshold(t);
+        layer.scan_threshold(t);
         while layer.propagate(t, progress) > 0 {}
     }
     layer.finish(progress)
@@ -103,12 +112,15 @@ pub fn outcomes(values: &[i8]) -> Outcomes {
 struct Layer {
     rules: Ruleset,
     seeds: usize,
-    size: usize,
     /// Best capture value while unresolved (`NO_EXIT` if none), then the value.
-    values: Vec<AtomicI8>,
+    values: Vec<i8>,
     /// 4-bit states, 16 per word.
     states: Vec<AtomicU64>,
 }
+
+/// A resolved position waiting on a worker's stack, with its board so that it
+/// need not be unranked.
+type Resolved = (usize, Board);
 
 impl Layer {
     fn new(rules: Ruleset, seeds: usize) -> Layer {
@@ -116,81 +128,77 @@ impl Layer {
         Layer {
             rules,
             seeds,
-            size,
-            values: (0..size).map(|_| AtomicI8::new(0)).collect(),
-            states: (0..size.div_ceil(16)).map(|_| AtomicU64::new(0)).collect(),
+            values: vec![0; size],
+            states: (0..size.div_ceil(PER_WORD))
+                .map(|_| AtomicU64::new(0))
+                .collect(),
         }
     }
 
-    fn chunks(&self) -> impl ParallelIterator<Item = std::ops::Range<usize>> + use<> {
-        let size = self.size;
-        (0..size.div_ceil(CHUNK))
-            .into_par_iter()
-            .map(move |c| c * CHUNK..((c + 1) * CHUNK).min(size))
+    /// The layer cut into work units, each owning its values and state words.
+    fn chunks_mut(
+        &mut self,
+    ) -> impl IndexedParallelIterator<Item = (usize, &mut [i8], &mut [AtomicU64])> {
+        self.values
+            .par_chunks_mut(CHUNK)
+            .zip(self.states.par_chunks_mut(CHUNK / PER_WORD))
+            .enumerate()
+            .map(|(c, (values, states))| (c * CHUNK, values, states))
     }
 
     /// Forward pass: for every position, the best value its captures (or the
     /// end of the game) offer and the number of its non-capturing moves.
-    fn set_up(&self, lower: &dyn LowerLayers, progress: Progress) {
-        self.chunks().for_each(|range| {
-            let mut board = index::unrank(self.seeds, range.start as u64);
-            let mut word = 0u64;
-            for rank in range.clone() {
-                let moves = oware::legal_moves(self.rules, &board);
-                let mut best = NO_EXIT;
-                let mut same_layer = 0u64;
-                if moves.is_empty() {
-                    best = oware::no_move_value(self.rules, &board);
+    fn set_up(&mut self, lower: &dyn LowerLayers, progress: Progress) {
+        let (rules, seeds) = (self.rules, self.seeds);
+        self.chunks_mut().for_each(|(start, values, states)| {
+            let mut board = index::unrank(seeds, start as u64);
+            for (value, word) in values.chunks_mut(PER_WORD).zip(states) {
+                let mut counters = 0u64;
+                for (slot, value) in value.iter_mut().enumerate() {
+                    let (best, same_layer) = exits(rules, seeds, &board, lower);
+                    *value = best;
+                    counters |= same_layer << (4 * slot);
+                    index::next_indexed(&mut board);
                 }
-                for mv in moves.iter() {
-                    if mv.captured == 0 {
-                        same_layer += 1;
-                    } else {
-                        let rest = self.seeds - mv.captured as usize;
-                        let value = mv.captured as i8 - lower.value(rest, &mv.child);
-                        best = best.max(value);
-                    }
-                }
-                self.values[rank].store(best, Ordering::Relaxed);
-                word |= same_layer << (4 * (rank % 16));
-                if rank % 16 == 15 || rank + 1 == range.end {
-                    self.states[rank / 16].store(word, Ordering::Relaxed);
-                    word = 0;
-                }
-                index::next_indexed(&mut board);
+                *word.get_mut() = counters;
             }
-            progress(range.len() as u64);
+            progress(values.len() as u64);
         });
     }
 
-    /// Resolves the positions that are won or lost at threshold `t` by their
-    /// own exits: a capture worth `t`, or nothing left but exits worth ≤ −t.
-    fn seed_threshold(&self, t: i8) {
-        self.chunks().for_each(|range| {
-            for w in range.start / 16..range.end.div_ceil(16) {
-                let mut word = self.states[w].load(Ordering::Relaxed);
-                let mut changed = false;
-                for slot in 0..16 {
-                    let rank = w * 16 + slot;
-                    let state = (word >> (4 * slot)) & NIBBLE;
-                    if rank >= self.size || state & RESOLVED != 0 {
+    /// Writes the values of the positions resolved while propagating the
+    /// previous threshold (`t + 1`), then resolves the positions that are won
+    /// or lost at `t` by their own exits: a capture worth `t`, or nothing left
+    /// but exits worth `−t`. (An unresolved position's best exit is at most
+    /// `t`, and if it is at most `−t` with no move left, exactly `−t`.)
+    fn scan_threshold(&mut self, t: i8) {
+        self.chunks_mut().for_each(|(_, values, states)| {
+            for (values, word) in values.chunks_mut(PER_WORD).zip(states) {
+                let word = word.get_mut();
+                let mut exits = 0u16;
+                for (slot, &v) in values.iter().enumerate() {
+                    exits |= u16::from(v == t || v == -t) << slot;
+                }
+                let fresh = *word & (*word >> 1) & (LOW_BITS << 2);
+                if exits == 0 && fresh == 0 {
+                    continue;
+                }
+                for (slot, value) in values.iter_mut().enumerate() {
+                    let shift = 4 * slot;
+                    let state = (*word >> shift) & NIBBLE;
+                    let new = if state & (RESOLVED | FRESH) == RESOLVED | FRESH {
+                        *value = if state & LOSS != 0 { -(t + 1) } else { t + 1 };
+                        state & !FRESH
+                    } else if state & RESOLVED != 0 || exits & (1 << slot) == 0 {
                         continue;
-                    }
-                    let best = self.values[rank].load(Ordering::Relaxed);
-                    let new = if best >= t {
-                        self.values[rank].store(t, Ordering::Relaxed);
+                    } else if *value == t {
                         RESOLVED | PENDING
-                    } else if state & COUNTER == 0 && best <= -t {
-                        self.values[rank].store(-t, Ordering::Relaxed);
+                    } else if state & COUNTER == 0 {
                         RESOLVED | PENDING | LOSS
                     } else {
                         continue;
                     };
-                    word = (word & !(NIBBLE << (4 * slot))) | (new << (4 * slot));
-                    changed = true;
-                }
-                if changed {
-                    self.states[w].store(word, Ordering::Relaxed);
+                    *word = (*word & !(NIBBLE << shift)) | (new << shift);
                 }
             }
         });
@@ -201,53 +209,75 @@ impl Layer {
     /// Returns the number of positions handled.
     fn propagate(&self, t: i8, progress: Progress) -> usize {
         let handled = AtomicUsize::new(0);
-        self.chunks().for_each_init(Vec::new, |stack, range| {
-            let mut count = 0;
-            for w in range.start / 16..range.end.div_ceil(16) {
-                let word = self.states[w].load(Ordering::Relaxed);
-                let mut pending = word & (word >> 3) & LOW_BITS;
-                while pending != 0 {
-                    let slot = pending.trailing_zeros() as usize / 4;
-                    pending &= pending - 1;
-                    self.handle(w * 16 + slot, t, stack, &mut count);
-                    while let Some(rank) = stack.pop() {
-                        self.handle(rank, t, stack, &mut count);
+        let words = self.states.len();
+        let per_chunk = CHUNK / PER_WORD;
+        (0..words.div_ceil(per_chunk))
+            .into_par_iter()
+            .for_each_init(
+                || (Vec::new(), Vec::new()),
+                |(stack, parents), c| {
+                    let mut count = 0;
+                    for w in c * per_chunk..((c + 1) * per_chunk).min(words) {
+                        let word = self.states[w].load(Ordering::Relaxed);
+                        let mut pending = word & (word >> 3) & LOW_BITS;
+                        while pending != 0 {
+                            let rank = w * PER_WORD + pending.trailing_zeros() as usize / 4;
+                            pending &= pending - 1;
+                            self.handle(rank, None, t, stack, parents, &mut count);
+                            while let Some((rank, board)) = stack.pop() {
+                                self.handle(rank, Some(board), t, stack, parents, &mut count);
+                            }
+                        }
                     }
-                }
-            }
-            handled.fetch_add(count, Ordering::Relaxed);
-            progress(count as u64);
-        });
+                    handled.fetch_add(count, Ordering::Relaxed);
+                    progress(count as u64);
+                },
+            );
         handled.into_inner()
     }
 
     /// Tells the parents of a pending position about it, if no other worker
     /// has done so.
-    fn handle(&self, rank: usize, t: i8, stack: &mut Vec<usize>, count: &mut usize) {
+    fn handle(
+        &self,
+        rank: usize,
+        board: Option<Board>,
+        t: i8,
+        stack: &mut Vec<Resolved>,
+        parents: &mut Vec<Resolved>,
+        count: &mut usize,
+    ) {
         let Some(lost) = self.take_pending(rank) else {
             return;
         };
         *count += 1;
-        let board = index::unrank(self.seeds, rank as u64);
+        let board = board.unwrap_or_else(|| index::unrank(self.seeds, rank as u64));
+        // Gather the parents first so that their state words are fetched from
+        // memory in parallel.
+        parents.clear();
         oware::for_each_unmove(self.rules, &board, |parent, _pit| {
-            let parent = index::rank_indexed(parent, self.seeds) as usize;
+            let rank = index::rank_indexed(parent, self.seeds) as usize;
+            prefetch(&self.states[rank / PER_WORD]);
+            parents.push((rank, *parent));
+        });
+        for &(parent, parent_board) in parents.iter() {
             let resolved = if lost {
                 // A move to a lost child wins t for the parent.
-                self.resolve_parent_win(parent, t)
+                self.resolve_parent_win(parent)
             } else {
                 self.count_down(parent, t)
             };
             if resolved && stack.len() < STACK_LIMIT {
-                stack.push(parent);
+                stack.push((parent, parent_board));
             }
-        });
+        }
     }
 
     /// Clears the pending bit of a resolved position; returns whether it was
     /// lost, or `None` if it was not pending (or another worker took it).
     fn take_pending(&self, rank: usize) -> Option<bool> {
-        let shift = 4 * (rank % 16);
-        let word = &self.states[rank / 16];
+        let shift = 4 * (rank % PER_WORD);
+        let word = &self.states[rank / PER_WORD];
         let state = (word.load(Ordering::Acquire) >> shift) & NIBBLE;
         if state & (RESOLVED | PENDING) != RESOLVED | PENDING {
             return None;
@@ -257,26 +287,23 @@ impl Layer {
         ((before >> shift) & PENDING != 0).then_some(state & LOSS != 0)
     }
 
-    /// Resolves an unresolved parent as won at `t`.
-    fn resolve_parent_win(&self, rank: usize, t: i8) -> bool {
-        let shift = 4 * (rank % 16);
-        let word = &self.states[rank / 16];
-        let updated = word.fetch_update(Ordering::AcqRel, Ordering::Acquire, |w| {
+    /// Resolves an unresolved parent as won at the current threshold.
+    fn resolve_parent_win(&self, rank: usize) -> bool {
+        let shift = 4 * (rank % PER_WORD);
+        let word = &self.states[rank / PER_WORD];
+        word.fetch_update(Ordering::AcqRel, Ordering::Acquire, |w| {
             let state = (w >> shift) & NIBBLE;
             (state & RESOLVED == 0)
-                .then(|| (w & !(NIBBLE << shift)) | ((RESOLVED | PENDING) << shift))
-        });
-        if updated.is_ok() {
-            self.values[rank].store(t, Ordering::Relaxed);
-        }
-        updated.is_ok()
+                .then(|| (w & !(NIBBLE << shift)) | ((RESOLVED | FRESH | PENDING) << shift))
+        })
+        .is_ok()
     }
 
     /// One more non-capturing child of this parent is won: count it down; with
     /// none left and no capture better than −t the parent is lost at −t.
     fn count_down(&self, rank: usize, t: i8) -> bool {
-        let shift = 4 * (rank % 16);
-        let word = &self.states[rank / 16];
+        let shift = 4 * (rank % PER_WORD);
+        let word = &self.states[rank / PER_WORD];
         let mut lost = false;
         let updated = word.fetch_update(Ordering::AcqRel, Ordering::Acquire, |w| {
             let state = (w >> shift) & NIBBLE;
@@ -285,37 +312,70 @@ impl Layer {
             }
             debug_assert!(state & COUNTER > 0, "counter underflow at rank {rank}");
             let left = (state & COUNTER) - 1;
-            // The best capture never changes while unresolved, so reading it
-            // inside the update is safe.
-            lost = left == 0 && self.values[rank].load(Ordering::Relaxed) <= -t;
+            lost = left == 0 && self.values[rank] <= -t;
             let new = if lost {
-                RESOLVED | PENDING | LOSS
+                RESOLVED | FRESH | PENDING | LOSS
             } else {
                 left
             };
             Some((w & !(NIBBLE << shift)) | (new << shift))
         });
-        if updated.is_ok() && lost {
-            self.values[rank].store(-t, Ordering::Relaxed);
-        }
         updated.is_ok() && lost
     }
 
-    /// Unresolved positions are draws; returns the finished values.
-    fn finish(self, progress: Progress) -> Vec<i8> {
-        self.chunks().for_each(|range| {
+    /// Writes the values resolved at threshold 1; unresolved positions are
+    /// draws. Returns the finished values.
+    fn finish(mut self, progress: Progress) -> Vec<i8> {
+        self.chunks_mut().for_each(|(_, values, states)| {
             let mut draws = 0;
-            for rank in range {
-                let state =
-                    (self.states[rank / 16].load(Ordering::Relaxed) >> (4 * (rank % 16))) & NIBBLE;
-                if state & RESOLVED == 0 {
-                    self.values[rank].store(0, Ordering::Relaxed);
-                    draws += 1;
+            for (values, word) in values.chunks_mut(PER_WORD).zip(states) {
+                let word = *word.get_mut();
+                for (slot, value) in values.iter_mut().enumerate() {
+                    let state = (word >> (4 * slot)) & NIBBLE;
+                    if state & RESOLVED == 0 {
+                        *value = 0;
+                        draws += 1;
+                    } else if state & FRESH != 0 {
+                        *value = if state & LOSS != 0 { -1 } else { 1 };
+                    }
                 }
             }
             progress(draws);
         });
-        drop(self.states);
-        self.values.into_iter().map(AtomicI8::into_inner).collect()
+        self.values
     }
+}
+
+/// The best value a position's captures (or the end of the game) offer, or
+/// `NO_EXIT`, and the number of its non-capturing moves.
+#[inline]
+fn exits(rules: Ruleset, seeds: usize, board: &Board, lower: &dyn LowerLayers) -> (i8, u64) {
+    let moves = oware::legal_moves(rules, board);
+    if moves.is_empty() {
+        return (oware::no_move_value(rules, board), 0);
+    }
+    let mut best = NO_EXIT;
+    let mut same_layer = 0;
+    for mv in moves.iter() {
+        if mv.captured == 0 {
+            same_layer += 1;
+        } else {
+            let rest = seeds - mv.captured as usize;
+            best = best.max(mv.captured as i8 - lower.value(rest, &mv.child));
+        }
+    }
+    (best, same_layer)
+}
+
+/// Asks the CPU to start loading a state word that will be updated soon.
+#[inline]
+fn prefetch(word: &AtomicU64) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: prefetching is a hint; any address is allowed.
+    unsafe {
+        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        _mm_prefetch::<_MM_HINT_T0>(word.as_ptr().cast());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = word;
 }
