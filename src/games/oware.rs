@@ -92,6 +92,18 @@ impl MoveList {
         self.len += 1;
     }
 
+    /// Keeps the moves whose index passes `keep`, in order.
+    fn retain_where(&mut self, keep: impl Fn(usize) -> bool) {
+        let mut len = 0;
+        for i in 0..self.len {
+            if keep(i) {
+                self.moves[len] = self.moves[i];
+                len += 1;
+            }
+        }
+        self.len = len;
+    }
+
     pub fn as_slice(&self) -> &[Move] {
         &self.moves[..self.len]
     }
@@ -131,11 +143,11 @@ pub fn flip(board: &Board) -> Board {
     out
 }
 
-/// The pit that receives the `k`-th seed (1-based) sown from `origin`: the 11
-/// other pits in counter-clockwise order, lap after lap, never the origin.
+/// The pit after `pit` counter-clockwise, skipping `origin`.
 #[inline]
-pub fn sown_pit(origin: usize, k: usize) -> usize {
-    (origin + 1 + (k - 1) % (PITS - 1)) % PITS
+fn next_pit(pit: usize, origin: usize) -> usize {
+    let next = if pit == PITS - 1 { 0 } else { pit + 1 };
+    if next == origin { next_pit(next, origin) } else { next }
 }
 
 /// Sows the seeds of the mover's pit `origin`; returns the last pit sown.
@@ -152,10 +164,17 @@ pub fn sow(board: &mut Board, origin: usize) -> usize {
             }
         }
     }
-    for k in 1..=rest {
-        board[sown_pit(origin, k)] += 1;
+    // Within one lap the origin is never reached (rest ≤ 10).
+    let mut pit = origin;
+    for _ in 0..rest {
+        pit = if pit == PITS - 1 { 0 } else { pit + 1 };
+        board[pit] += 1;
     }
-    sown_pit(origin, s)
+    if rest == 0 {
+        // A whole number of laps ends just before the origin.
+        pit = if origin == 0 { PITS - 1 } else { origin - 1 };
+    }
+    pit
 }
 
 /// The seeds a capture ending in `last` would take: opponent pits holding 2 or
@@ -201,32 +220,31 @@ fn play_unchecked(rules: Ruleset, board: &Board, origin: usize) -> (Board, u8) {
 /// The legal moves of `board` under `rules`. When the list is empty the game
 /// is over and [`no_move_value`] gives the position's value.
 pub fn legal_moves(rules: Ruleset, board: &Board) -> MoveList {
-    let mut all = MoveList::new();
-    // Moves after which the opponent (the next mover) still has seeds.
-    let mut feeding = MoveList::new();
+    let mut moves = MoveList::new();
+    // Moves after which the opponent (the next mover) has no seeds.
+    let mut starving = 0u8;
     for origin in 0..SIDE {
         if board[origin] == 0 {
             continue;
         }
         let (after, captured) = play_unchecked(rules, board, origin);
-        let mv = Move {
+        if after[SIDE..].iter().all(|&p| p == 0) {
+            starving |= 1 << moves.len;
+        }
+        moves.push(Move {
             pit: origin as u8,
             captured,
             child: flip(&after),
-        };
-        all.push(mv);
-        if opponent_seeds(&after) > 0 {
-            feeding.push(mv);
-        }
+        });
     }
-    match rules {
-        // A starving move is legal only if every move starves.
-        Ruleset::Awari if !feeding.is_empty() => feeding,
-        Ruleset::Awari => all,
-        // Feeding: an empty opponent must be given seeds. Otherwise every
-        // move keeps the opponent supplied (grand slams are cancelled).
-        Ruleset::Abapa => feeding,
+    let all = (1u8 << moves.len) - 1;
+    // awari: a starving move is legal only if every move starves. abapa:
+    // an empty opponent must be fed (otherwise no move starves, since grand
+    // slams are cancelled).
+    if starving != 0 && (rules == Ruleset::Abapa || starving != all) {
+        moves.retain_where(|i| starving & (1 << i) == 0);
     }
+    moves
 }
 
 /// The value of a position without legal moves.
@@ -257,26 +275,35 @@ pub fn for_each_unmove(rules: Ruleset, child: &Board, mut visit: impl FnMut(&Boa
         // Every legal abapa move leaves the opponent with seeds.
         return;
     }
+    let opponent_total = opponent_seeds(&after);
     for origin in 0..SIDE {
         if after[origin] != 0 {
             continue;
         }
         let mut parent = after;
+        // Empty opponent pits of the parent (it must have one to be indexed).
+        let mut empty = after[SIDE..].iter().filter(|&&p| p == 0).count();
+        let mut pit = origin;
         for s in 1.. {
-            let pit = sown_pit(origin, s);
+            pit = next_pit(pit, origin);
             if parent[pit] == 0 {
                 break;
             }
             parent[pit] -= 1;
+            if pit >= SIDE && parent[pit] == 0 {
+                empty += 1;
+            }
             // The move must not capture (a cancelled abapa grand slam counts as
             // not capturing).
-            let taken = capture_run(&after, pit);
-            if taken > 0 && !(rules == Ruleset::Abapa && taken as usize == opponent_seeds(&after)) {
-                continue;
+            if pit >= SIDE && matches!(after[pit], 2 | 3) {
+                let taken = capture_run(&after, pit) as usize;
+                if !(rules == Ruleset::Abapa && taken == opponent_total) {
+                    continue;
+                }
             }
             // Positions whose opponent pits are all occupied are not indexed
             // (only the initial position is one of them).
-            if parent[SIDE..].iter().all(|&p| p > 0) {
+            if empty == 0 {
                 continue;
             }
             let mut candidate = parent;
