@@ -147,34 +147,71 @@ pub fn flip(board: &Board) -> Board {
 #[inline]
 fn next_pit(pit: usize, origin: usize) -> usize {
     let next = if pit == PITS - 1 { 0 } else { pit + 1 };
-    if next == origin { next_pit(next, origin) } else { next }
+    if next == origin {
+        next_pit(next, origin)
+    } else {
+        next
+    }
+}
+
+/// Sowing `s` seeds from one pit: what each pit receives (one byte per pit
+/// of a `u128`) and the last pit sown.
+#[derive(Clone, Copy)]
+struct Sowing {
+    added: u128,
+    last: u8,
+}
+
+/// Every sowing, by origin and seed count, worked out at compile time so that
+/// a move is two additions on the board's bytes.
+const SOWINGS: [[Sowing; MAX_SEEDS + 1]; SIDE] = {
+    let mut table = [[Sowing { added: 0, last: 0 }; MAX_SEEDS + 1]; SIDE];
+    let mut origin = 0;
+    while origin < SIDE {
+        let (mut added, mut pit, mut s) = (0u128, origin, 1);
+        while s <= MAX_SEEDS {
+            pit = (pit + 1) % PITS;
+            if pit == origin {
+                // The origin is skipped on every lap.
+                pit = (pit + 1) % PITS;
+            }
+            added += 1 << (8 * pit);
+            table[origin][s] = Sowing {
+                added,
+                last: pit as u8,
+            };
+            s += 1;
+        }
+        origin += 1;
+    }
+    table
+};
+
+/// The board as the low 12 bytes of a u128 (pit `p` in byte `p`).
+#[inline]
+fn packed(board: &Board) -> u128 {
+    let mut bytes = [0u8; 16];
+    bytes[..PITS].copy_from_slice(board);
+    u128::from_le_bytes(bytes)
+}
+
+#[inline]
+fn unpacked(bits: u128) -> Board {
+    let mut board = [0; PITS];
+    board.copy_from_slice(&bits.to_le_bytes()[..PITS]);
+    board
 }
 
 /// Sows the seeds of the mover's pit `origin`; returns the last pit sown.
 #[inline]
 pub fn sow(board: &mut Board, origin: usize) -> usize {
     let s = board[origin] as usize;
-    debug_assert!(s > 0);
-    board[origin] = 0;
-    let (laps, rest) = (s / (PITS - 1), s % (PITS - 1));
-    if laps > 0 {
-        for (pit, count) in board.iter_mut().enumerate() {
-            if pit != origin {
-                *count += laps as u8;
-            }
-        }
-    }
-    // Within one lap the origin is never reached (rest ≤ 10).
-    let mut pit = origin;
-    for _ in 0..rest {
-        pit = if pit == PITS - 1 { 0 } else { pit + 1 };
-        board[pit] += 1;
-    }
-    if rest == 0 {
-        // A whole number of laps ends just before the origin.
-        pit = if origin == 0 { PITS - 1 } else { origin - 1 };
-    }
-    pit
+    debug_assert!(s > 0 && s <= MAX_SEEDS);
+    let sowing = SOWINGS[origin][s];
+    // No byte borrows or overflows: the origin holds exactly s, and no pit
+    // can exceed the 48 seeds of the game.
+    *board = unpacked(packed(board) - ((s as u128) << (8 * origin)) + sowing.added);
+    sowing.last as usize
 }
 
 /// The seeds a capture ending in `last` would take: opponent pits holding 2 or
@@ -280,17 +317,20 @@ pub fn for_each_unmove(rules: Ruleset, child: &Board, mut visit: impl FnMut(&Boa
         if after[origin] != 0 {
             continue;
         }
-        let mut parent = after;
+        // The parent as bytes of a u128: taking seeds back is a subtraction,
+        // with no byte written and read back through memory.
+        let mut parent = packed(&after);
         // Empty opponent pits of the parent (it must have one to be indexed).
         let mut empty = after[SIDE..].iter().filter(|&&p| p == 0).count();
         let mut pit = origin;
         for s in 1.. {
             pit = next_pit(pit, origin);
-            if parent[pit] == 0 {
+            let left = (parent >> (8 * pit)) as u8;
+            if left == 0 {
                 break;
             }
-            parent[pit] -= 1;
-            if pit >= SIDE && parent[pit] == 0 {
+            parent -= 1 << (8 * pit);
+            if pit >= SIDE && left == 1 {
                 empty += 1;
             }
             // The move must not capture (a cancelled abapa grand slam counts as
@@ -306,8 +346,7 @@ pub fn for_each_unmove(rules: Ruleset, child: &Board, mut visit: impl FnMut(&Boa
             if empty == 0 {
                 continue;
             }
-            let mut candidate = parent;
-            candidate[origin] = s as u8;
+            let candidate = unpacked(parent + ((s as u128) << (8 * origin)));
             if starved && !every_move_starves(&candidate) {
                 continue;
             }

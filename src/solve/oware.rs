@@ -53,9 +53,11 @@ const PER_WORD: usize = 16;
 
 /// Reads the values of finished lower layers.
 pub trait LowerLayers: Sync {
-    /// The value of an indexed position with `seeds` seeds (`seeds` below the
+    /// The value of the position of rank `rank` in layer `seeds` (below the
     /// layer being built).
-    fn value(&self, seeds: usize, board: &Board) -> i8;
+    fn value(&self, seeds: usize, rank: u64) -> i8;
+    /// Hints that `value(seeds, rank)` will be asked for soon.
+    fn prefetch(&self, _seeds: usize, _rank: u64) {}
 }
 
 /// Counts of a finished layer.
@@ -152,13 +154,32 @@ impl Layer {
         let (rules, seeds) = (self.rules, self.seeds);
         self.chunks_mut().for_each(|(start, values, states)| {
             let mut board = index::unrank(seeds, start as u64);
-            for (value, word) in values.chunks_mut(PER_WORD).zip(states) {
+            // Captures of the current word: looked up after all their lower
+            // layer entries have been asked for, so the misses overlap.
+            let mut captures = Vec::with_capacity(PER_WORD * oware::SIDE);
+            for (values, word) in values.chunks_mut(PER_WORD).zip(states) {
                 let mut counters = 0u64;
-                for (slot, value) in value.iter_mut().enumerate() {
-                    let (best, same_layer) = exits(rules, seeds, &board, lower);
-                    *value = best;
-                    counters |= same_layer << (4 * slot);
+                for (slot, value) in values.iter_mut().enumerate() {
+                    let moves = oware::legal_moves(rules, &board);
+                    *value = if moves.is_empty() {
+                        oware::no_move_value(rules, &board)
+                    } else {
+                        NO_EXIT
+                    };
+                    for mv in moves.iter() {
+                        if mv.captured == 0 {
+                            counters += 1 << (4 * slot);
+                        } else {
+                            let rest = seeds - mv.captured as usize;
+                            let rank = index::rank_indexed(&mv.child, rest);
+                            lower.prefetch(rest, rank);
+                            captures.push((slot, mv.captured as i8, rest, rank));
+                        }
+                    }
                     index::next_indexed(&mut board);
+                }
+                for (slot, captured, rest, rank) in captures.drain(..) {
+                    values[slot] = values[slot].max(captured - lower.value(rest, rank));
                 }
                 *word.get_mut() = counters;
             }
@@ -258,6 +279,10 @@ impl Layer {
         oware::for_each_unmove(self.rules, &board, |parent, _pit| {
             let rank = index::rank_indexed(parent, self.seeds) as usize;
             prefetch(&self.states[rank / PER_WORD]);
+            if !lost {
+                // Counting down to zero reads the parent's best capture.
+                prefetch(&self.values[rank]);
+            }
             parents.push((rank, *parent));
         });
         for &(parent, parent_board) in parents.iter() {
@@ -346,36 +371,16 @@ impl Layer {
     }
 }
 
-/// The best value a position's captures (or the end of the game) offer, or
-/// `NO_EXIT`, and the number of its non-capturing moves.
+/// Asks the CPU to start loading the memory at `address`, which will be
+/// used soon.
 #[inline]
-fn exits(rules: Ruleset, seeds: usize, board: &Board, lower: &dyn LowerLayers) -> (i8, u64) {
-    let moves = oware::legal_moves(rules, board);
-    if moves.is_empty() {
-        return (oware::no_move_value(rules, board), 0);
-    }
-    let mut best = NO_EXIT;
-    let mut same_layer = 0;
-    for mv in moves.iter() {
-        if mv.captured == 0 {
-            same_layer += 1;
-        } else {
-            let rest = seeds - mv.captured as usize;
-            best = best.max(mv.captured as i8 - lower.value(rest, &mv.child));
-        }
-    }
-    (best, same_layer)
-}
-
-/// Asks the CPU to start loading a state word that will be updated soon.
-#[inline]
-fn prefetch(word: &AtomicU64) {
+pub fn prefetch<T>(address: *const T) {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: prefetching is a hint; any address is allowed.
     unsafe {
         use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-        _mm_prefetch::<_MM_HINT_T0>(word.as_ptr().cast());
+        _mm_prefetch::<_MM_HINT_T0>(address.cast());
     }
     #[cfg(not(target_arch = "x86_64"))]
-    let _ = word;
+    let _ = address;
 }

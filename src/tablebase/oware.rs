@@ -129,8 +129,13 @@ struct Layers(Vec<RawLayer>);
 
 impl LowerLayers for Layers {
     #[inline]
-    fn value(&self, seeds: usize, board: &Board) -> i8 {
-        self.0[seeds].get(index::rank_indexed(board, seeds))
+    fn value(&self, seeds: usize, rank: u64) -> i8 {
+        self.0[seeds].get(rank)
+    }
+
+    #[inline]
+    fn prefetch(&self, seeds: usize, rank: u64) {
+        engine::prefetch(&self.0[seeds].values()[rank as usize]);
     }
 }
 
