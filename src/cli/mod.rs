@@ -3,6 +3,10 @@
 
 use clap::{Parser, Subcommand};
 
+pub mod loops;
+pub mod moves;
+mod omweso;
+
 /// Perfect-play tablebases for mancala games (Oware/Awari, Omweso, En Gehé).
 #[derive(Debug, Parser)]
 #[command(name = "mancala-tb", version, about, long_about = None)]
@@ -13,10 +17,22 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Never-ending move analysis (Mayer test)
+    Loops {
+        #[command(subcommand)]
+        game: loops::LoopsGame,
+    },
+    /// Legal moves of a position
+    Moves {
+        #[command(subcommand)]
+        game: moves::MovesGame,
+    },
 }
 
 /// Runs one parsed command line.
 pub fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
+        Command::Loops { game } => loops::run(game),
+        Command::Moves { game } => moves::run(game),
     }
 }
