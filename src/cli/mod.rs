@@ -5,6 +5,9 @@ use clap::{Parser, Subcommand};
 
 mod build;
 mod common;
+mod loops;
+mod moves;
+mod omweso;
 mod query;
 mod stats;
 
@@ -36,6 +39,16 @@ pub enum Command {
         #[command(subcommand)]
         game: stats::StatsGame,
     },
+    /// Never-ending move analysis (Mayer test)
+    Loops {
+        #[command(subcommand)]
+        game: loops::LoopsGame,
+    },
+    /// Legal moves of a position
+    Moves {
+        #[command(subcommand)]
+        game: moves::MovesGame,
+    },
 }
 
 /// Runs one parsed command line.
@@ -44,5 +57,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Build { game } => build::run(game),
         Command::Query { game } => query::run(game),
         Command::Stats { game } => stats::run(game),
+        Command::Loops { game } => loops::run(game),
+        Command::Moves { game } => moves::run(game),
     }
 }

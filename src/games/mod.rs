@@ -1,1 +1,3 @@
+pub mod omweso;
 pub mod oware;
+pub mod relay;

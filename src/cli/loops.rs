@@ -1,0 +1,164 @@
+//! `mancala-tb loops <game>`: the Mayer test, move by move or as a census.
+
+use std::time::Instant;
+
+use anyhow::bail;
+use clap::{Args, Subcommand};
+use indicatif::{ProgressBar, ProgressStyle};
+use serde_json::json;
+
+use super::omweso::{RulesArgs, path_json, path_text, position};
+use crate::games::omweso::census::{Census, census, configurations};
+use crate::games::omweso::{Dedup, MoveGen, Outcome};
+
+#[derive(Debug, Subcommand)]
+pub enum LoopsGame {
+    /// Omweso: every starting choice, or a census of pure relay
+    Omweso(LoopsOmwesoArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct LoopsOmwesoArgs {
+    /// Board width W (columns), 2..=8
+    #[arg(long, default_value_t = 8)]
+    width: usize,
+    /// Print JSON
+    #[arg(long)]
+    json: bool,
+    /// Count never-ending pure-relay moves over all seed configurations of one side
+    #[arg(long)]
+    census: bool,
+    /// Largest seed total of the census
+    #[arg(long, requires = "census")]
+    max_seeds: Option<u32>,
+    /// Check that the position holds this many seeds
+    #[arg(long, conflicts_with = "census")]
+    seeds: Option<u32>,
+    #[command(flatten)]
+    rules: RulesArgs,
+    /// The 4W pits: the mover's 2W then the opponent's 2W, each in sowing order
+    pits: Vec<u32>,
+}
+
+pub fn run(game: LoopsGame) -> anyhow::Result<()> {
+    match game {
+        LoopsGame::Omweso(args) if args.census => run_census(&args),
+        LoopsGame::Omweso(args) => run_position(&args),
+    }
+}
+
+fn run_position(args: &LoopsOmwesoArgs) -> anyhow::Result<()> {
+    let pos = position(args.width, &args.pits, args.seeds)?;
+    let mut movegen = MoveGen::new();
+    movegen.generate(&pos, &args.rules.rules(), true, Dedup::StartChoice);
+    let mut entries = Vec::new();
+    for m in movegen.moves() {
+        let path = movegen.path(m);
+        let start = path[0];
+        let mut entry = json!({"pit": start.pit, "direction": start.dir.name()});
+        match m.outcome {
+            Outcome::Ends { after, .. } => {
+                entry["ends"] = json!(true);
+                entry["laps"] = json!(m.laps);
+                entry["sown"] = json!(m.sown);
+                entry["position"] = json!(after.pits());
+                if !args.json {
+                    println!(
+                        "{}: ends after {} laps, {} seeds sown: {after}",
+                        path_text(path),
+                        m.laps,
+                        m.sown
+                    );
+                }
+            }
+            Outcome::NeverEnds(cycle) => {
+                entry["ends"] = json!(false);
+                entry["cycle_start_lap"] = json!(cycle.start_lap);
+                entry["period_laps"] = json!(cycle.period);
+                if !args.json {
+                    println!(
+                        "{}: never ends: cycle starts at lap {}, period {} laps",
+                        path_text(path),
+                        cycle.start_lap,
+                        cycle.period
+                    );
+                }
+            }
+        }
+        entry["path"] = path_json(path);
+        entries.push(entry);
+    }
+    if args.json {
+        println!("{}", json!({ "moves": entries }));
+    }
+    Ok(())
+}
+
+fn run_census(args: &LoopsOmwesoArgs) -> anyhow::Result<()> {
+    if !args.pits.is_empty() {
+        bail!("--census takes no position");
+    }
+    let Some(max_seeds) = args.max_seeds else {
+        bail!("--census needs --max-seeds");
+    };
+    crate::games::omweso::check_width(args.width)?;
+    let total: u64 = (0..=max_seeds.min(crate::games::omweso::MAX_SEEDS))
+        .map(|s| configurations(s, 2 * args.width))
+        .fold(0, u64::saturating_add);
+    let bar = if total > 2_000_000 {
+        let bar = ProgressBar::new(total);
+        bar.set_style(ProgressStyle::with_template(
+            "{bar:40} {percent}% {human_pos}/{human_len} configurations, eta {eta}",
+        )?);
+        bar
+    } else {
+        ProgressBar::hidden()
+    };
+    let started = Instant::now();
+    let result = census(args.width, max_seeds, &|done| bar.inc(done))?;
+    bar.finish_and_clear();
+    let seconds = started.elapsed().as_secs_f64();
+    if args.json {
+        println!("{}", census_json(&result, max_seeds));
+    } else {
+        print_census(&result, seconds);
+    }
+    Ok(())
+}
+
+fn census_json(result: &Census, max_seeds: u32) -> serde_json::Value {
+    let rows: Vec<_> = result
+        .rows
+        .iter()
+        .map(|r| json!({"seeds": r.seeds, "configurations": r.configurations, "never_ending": r.never_ending}))
+        .collect();
+    json!({
+        "width": result.width,
+        "max_seeds": max_seeds,
+        "rows": rows,
+        "smallest": result.smallest(),
+    })
+}
+
+fn print_census(result: &Census, seconds: f64) {
+    println!(
+        "pure relay on {} pits (width {}): configurations with a never-ending move",
+        2 * result.width,
+        result.width
+    );
+    println!(
+        "{:>5} {:>15} {:>13}",
+        "seeds", "configurations", "never-ending"
+    );
+    for r in &result.rows {
+        println!(
+            "{:>5} {:>15} {:>13}",
+            r.seeds, r.configurations, r.never_ending
+        );
+    }
+    match result.smallest() {
+        Some(s) => println!("smallest total with a never-ending move: {s}"),
+        None => println!("no never-ending move up to this total"),
+    }
+    println!("time: {seconds:.2} s");
+}

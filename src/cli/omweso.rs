@@ -1,0 +1,70 @@
+//! Command-line arguments shared by the Omweso commands: board, position and
+//! rules options, and their JSON/text rendering.
+
+use clap::Args;
+use serde_json::{Value, json};
+
+use crate::games::omweso::{Endless, OmwesoError, OnOff, Position, Reverse, Rules};
+use crate::games::relay::Choice;
+
+/// Rules options of RULES.md, section Omweso.
+#[derive(Debug, Args)]
+pub struct RulesArgs {
+    /// Reverse capture laps: all-laps or start-only
+    #[arg(long, default_value = "all-laps")]
+    pub reverse: Reverse,
+    /// Never-ending moves: void (the game is void) or illegal
+    #[arg(long, default_value = "void")]
+    pub endless: Endless,
+    /// Immediate okutema and akawumbi wins: on or off
+    #[arg(long, default_value = "on")]
+    pub okutema: OnOff,
+}
+
+impl RulesArgs {
+    pub fn rules(&self) -> Rules {
+        Rules {
+            reverse: self.reverse,
+            endless: self.endless,
+            okutema: self.okutema.0,
+        }
+    }
+}
+
+/// Builds the position from the command line, checking everything a user
+/// can get wrong.
+pub fn position(width: usize, pits: &[u32], seeds: Option<u32>) -> Result<Position, OmwesoError> {
+    let pos = Position::new(width, pits)?;
+    if let Some(expected) = seeds
+        && pos.seeds() != expected
+    {
+        return Err(OmwesoError::SeedTotal {
+            expected,
+            got: pos.seeds(),
+        });
+    }
+    if !pos.has_move() {
+        return Err(OmwesoError::NoMove);
+    }
+    Ok(pos)
+}
+
+pub fn path_json(path: &[Choice]) -> Value {
+    path.iter()
+        .map(|c| json!({"lap": c.lap, "pit": c.pit, "direction": c.dir.name()}))
+        .collect()
+}
+
+/// `0 ccw` for a plain move, `1 cw, lap 3: 14 cw` with later choices.
+pub fn path_text(path: &[Choice]) -> String {
+    path.iter()
+        .map(|c| {
+            if c.lap == 0 {
+                format!("{} {}", c.pit, c.dir.name())
+            } else {
+                format!("lap {}: {} {}", c.lap, c.pit, c.dir.name())
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}

@@ -1,0 +1,619 @@
+//! Omweso (RULES.md, section Omweso): positions, rules options, move
+//! generation through the relay-lap tree, and the points of a finished game.
+//!
+//! A [`Position`] is seen from the mover: the mover's `2W` pits, then the
+//! opponent's `2W` pits, each side in its owner's sowing order (`k < W` outer
+//! row from the owner's left, `k ≥ W` inner row, column `2W − 1 − k`).
+//! [`MoveGen`] lists the legal moves of a position; the relay and the Mayer
+//! test are in [`super::relay`]. Match-start rules live in [`game`].
+
+pub mod census;
+pub mod game;
+
+use std::fmt;
+use std::str::FromStr;
+
+use super::relay::{Choice, Cycle, Dir, Dirs, Event, Explorer, Lap, RelayRules, landing, sow};
+
+pub const MIN_WIDTH: usize = 2;
+pub const MAX_WIDTH: usize = 8;
+/// Pits on the largest board (4 rows of 8).
+pub const MAX_PITS: usize = 4 * MAX_WIDTH;
+/// Seeds on the board at most: a pit, and a hand, is one byte.
+pub const MAX_SEEDS: u32 = 255;
+
+/// Errors of the Omweso engine: all bad input is reported, never a panic.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum OmwesoError {
+    #[error("board width {0} is outside {MIN_WIDTH}..={MAX_WIDTH}")]
+    Width(usize),
+    #[error("a board of width {width} has {expected} pits (4 × width), got {got}")]
+    PitCount {
+        width: usize,
+        expected: usize,
+        got: usize,
+    },
+    #[error("the position holds {0} seeds; at most {MAX_SEEDS} are supported")]
+    TooManySeeds(u64),
+    #[error("the position holds {got} seeds, but {expected} were asked for")]
+    SeedTotal { expected: u32, got: u32 },
+    #[error("the mover has no legal move: every pit holds 0 or 1 seed")]
+    NoMove,
+    #[error("unknown value `{value}` for {option} (expected one of: {expected})")]
+    Option {
+        option: &'static str,
+        value: String,
+        expected: &'static str,
+    },
+    #[error("that move is not legal here")]
+    IllegalMove,
+    #[error("the game is over")]
+    GameOver,
+}
+
+/// A board of width `W` seen from the mover. Pits beyond `4W` stay zero, so
+/// equal positions are equal bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Position {
+    width: u8,
+    pits: [u8; MAX_PITS],
+}
+
+impl Position {
+    /// Builds a position from `4W` pit counts (mover's `2W`, then opponent's).
+    pub fn new(width: usize, pits: &[u32]) -> Result<Position, OmwesoError> {
+        check_width(width)?;
+        if pits.len() != 4 * width {
+            return Err(OmwesoError::PitCount {
+                width,
+                expected: 4 * width,
+                got: pits.len(),
+            });
+        }
+        let total: u64 = pits.iter().map(|&p| u64::from(p)).sum();
+        if total > u64::from(MAX_SEEDS) {
+            return Err(OmwesoError::TooManySeeds(total));
+        }
+        let mut board = [0u8; MAX_PITS];
+        for (b, &p) in board.iter_mut().zip(pits) {
+            *b = p as u8;
+        }
+        Ok(Position {
+            width: width as u8,
+            pits: board,
+        })
+    }
+
+    /// The usual set-up: `seeds` in each outer pit of both players.
+    pub fn setup(width: usize, seeds: u32) -> Result<Position, OmwesoError> {
+        check_width(width)?;
+        let side: Vec<u32> = (0..2 * width)
+            .map(|k| if k < width { seeds } else { 0 })
+            .collect();
+        Position::new(width, &[side.clone(), side].concat())
+    }
+
+    pub fn width(&self) -> usize {
+        usize::from(self.width)
+    }
+
+    /// All `4W` pits: the mover's, then the opponent's.
+    pub fn pits(&self) -> &[u8] {
+        &self.pits[..4 * self.width()]
+    }
+
+    pub fn mover(&self) -> &[u8] {
+        &self.pits[..2 * self.width()]
+    }
+
+    pub fn opponent(&self) -> &[u8] {
+        &self.pits[2 * self.width()..4 * self.width()]
+    }
+
+    pub fn seeds(&self) -> u32 {
+        self.pits.iter().map(|&p| u32::from(p)).sum()
+    }
+
+    /// The same board seen from the opponent (the next mover).
+    pub fn flipped(&self) -> Position {
+        let half = 2 * self.width();
+        let mut pits = [0u8; MAX_PITS];
+        pits[..half].copy_from_slice(&self.pits[half..2 * half]);
+        pits[half..2 * half].copy_from_slice(&self.pits[..half]);
+        Position {
+            width: self.width,
+            pits,
+        }
+    }
+
+    /// Whether the mover has a pit with at least two seeds (rule 1).
+    pub fn has_move(&self) -> bool {
+        self.mover().iter().any(|&p| p >= 2)
+    }
+
+    fn mover_mut(&mut self) -> &mut [u8] {
+        let half = 2 * self.width();
+        &mut self.pits[..half]
+    }
+
+    fn with_pits(width: u8, pits: [u8; MAX_PITS]) -> Position {
+        Position { width, pits }
+    }
+}
+
+impl fmt::Display for Position {
+    /// `mover pits | opponent pits`, each in sowing order.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let join = |s: &[u8]| {
+            s.iter()
+                .map(|p| p.to_string())
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        write!(f, "{} | {}", join(self.mover()), join(self.opponent()))
+    }
+}
+
+pub fn check_width(width: usize) -> Result<(), OmwesoError> {
+    if (MIN_WIDTH..=MAX_WIDTH).contains(&width) {
+        Ok(())
+    } else {
+        Err(OmwesoError::Width(width))
+    }
+}
+
+/// Where reverse (clockwise) capture laps are allowed (rule 4).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Reverse {
+    /// At the move start and at every later lap start.
+    #[default]
+    AllLaps,
+    /// Only at the move start.
+    StartOnly,
+}
+
+/// What a never-ending path is (rule 5).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Endless {
+    /// Choosing it voids the game.
+    #[default]
+    Void,
+    /// It is not a legal move.
+    Illegal,
+}
+
+/// A ruleset: the options of RULES.md, section Omweso.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Rules {
+    pub reverse: Reverse,
+    pub endless: Endless,
+    /// The immediate okutema and akawumbi wins (rule 6).
+    pub okutema: bool,
+}
+
+impl Default for Rules {
+    fn default() -> Self {
+        Rules {
+            reverse: Reverse::AllLaps,
+            endless: Endless::Void,
+            okutema: true,
+        }
+    }
+}
+
+impl fmt::Display for Rules {
+    /// The ruleset name written into table headers.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "reverse={},endless={},okutema={}",
+            self.reverse,
+            self.endless,
+            OnOff(self.okutema)
+        )
+    }
+}
+
+/// `on`/`off` for boolean options.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OnOff(pub bool);
+
+const REVERSE_NAMES: &[(&str, Reverse)] = &[
+    ("all-laps", Reverse::AllLaps),
+    ("start-only", Reverse::StartOnly),
+];
+const ENDLESS_NAMES: &[(&str, Endless)] = &[("void", Endless::Void), ("illegal", Endless::Illegal)];
+const ON_OFF_NAMES: &[(&str, OnOff)] = &[("on", OnOff(true)), ("off", OnOff(false))];
+
+fn option_name<T: PartialEq>(names: &[(&'static str, T)], value: &T) -> &'static str {
+    names
+        .iter()
+        .find(|(_, v)| v == value)
+        .map_or("?", |(n, _)| n)
+}
+
+fn parse_option<T: Copy>(
+    option: &'static str,
+    expected: &'static str,
+    names: &[(&str, T)],
+    value: &str,
+) -> Result<T, OmwesoError> {
+    names
+        .iter()
+        .find(|(n, _)| *n == value)
+        .map(|(_, v)| *v)
+        .ok_or_else(|| OmwesoError::Option {
+            option,
+            value: value.to_string(),
+            expected,
+        })
+}
+
+impl fmt::Display for Reverse {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(option_name(REVERSE_NAMES, self))
+    }
+}
+
+impl FromStr for Reverse {
+    type Err = OmwesoError;
+    fn from_str(s: &str) -> Result<Self, OmwesoError> {
+        parse_option("reverse", "all-laps, start-only", REVERSE_NAMES, s)
+    }
+}
+
+impl fmt::Display for Endless {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(option_name(ENDLESS_NAMES, self))
+    }
+}
+
+impl FromStr for Endless {
+    type Err = OmwesoError;
+    fn from_str(s: &str) -> Result<Self, OmwesoError> {
+        parse_option("endless", "void, illegal", ENDLESS_NAMES, s)
+    }
+}
+
+impl fmt::Display for OnOff {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(option_name(ON_OFF_NAMES, self))
+    }
+}
+
+impl FromStr for OnOff {
+    type Err = OmwesoError;
+    fn from_str(s: &str) -> Result<Self, OmwesoError> {
+        parse_option("okutema", "on, off", ON_OFF_NAMES, s)
+    }
+}
+
+/// Bits of [`LapState::flags`]: what the move has captured so far.
+pub mod flags {
+    /// The move has captured.
+    pub const CAPTURED: u8 = 1;
+    /// Captured with the last seed in inner pit `W` (the column holding the
+    /// opponent's corner pits outer 0 and inner `2W − 1`).
+    pub const CORNERS_A: u8 = 2;
+    /// Captured with the last seed in inner pit `2W − 1` (the opponent's
+    /// corner pits outer `W − 1` and inner `W`).
+    pub const CORNERS_B: u8 = 4;
+    /// The latest capture was from an end column.
+    pub const LAST_FROM_END: u8 = 8;
+}
+
+/// The intra-move state at a lap start: the board with the hand lifted, the
+/// lap's start pit, the seeds in hand and the capture [`flags`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct LapState {
+    pub pits: [u8; MAX_PITS],
+    pub pit: u8,
+    pub hand: u8,
+    pub flags: u8,
+}
+
+/// The lap rules of one move: board width, whether captures are allowed (not
+/// on a player's first turn) and whether reverse laps are open after lap 0.
+#[derive(Clone, Copy, Debug)]
+pub struct Laps {
+    width: usize,
+    captures: bool,
+    reverse_later: bool,
+}
+
+impl Laps {
+    pub fn new(width: usize, rules: &Rules, captures: bool) -> Laps {
+        Laps {
+            width,
+            captures,
+            reverse_later: rules.reverse == Reverse::AllLaps,
+        }
+    }
+
+    /// The state after lifting mover pit `pit`, if it may start a move.
+    pub fn start(&self, pos: &Position, pit: usize) -> Option<LapState> {
+        let hand = *pos.mover().get(pit)?;
+        if hand < 2 {
+            return None;
+        }
+        let mut pits = pos.pits;
+        pits[pit] = 0;
+        Some(LapState {
+            pits,
+            pit: pit as u8,
+            hand,
+            flags: 0,
+        })
+    }
+
+    /// Directions open at the first lap of a move, or any lap start when
+    /// reverse laps are allowed there: counter-clockwise always; clockwise
+    /// from the four leftmost pits iff that lap captures directly.
+    pub fn start_options(&self, s: &LapState) -> Dirs {
+        let n = 2 * self.width;
+        let pit = usize::from(s.pit);
+        let leftmost = pit < 2 || pit >= n - 2;
+        if !self.captures || !leftmost {
+            return Dirs::CCW;
+        }
+        let (last, arriving) = landing(pit, usize::from(s.hand), n, Dir::Cw);
+        let occupied = usize::from(s.pits[last]) + arriving >= 2;
+        if occupied && self.facing(s, last).is_some() {
+            Dirs::BOTH
+        } else {
+            Dirs::CCW
+        }
+    }
+
+    /// The opponent's two pits facing mover pit `last` (board indices), if
+    /// `last` is in the inner row and both hold seeds (rule 3).
+    fn facing(&self, s: &LapState, last: usize) -> Option<(usize, usize)> {
+        let w = self.width;
+        if last < w {
+            return None;
+        }
+        let inner = 2 * w + (3 * w - 1 - last);
+        let outer = 2 * w + (last - w);
+        (s.pits[inner] > 0 && s.pits[outer] > 0).then_some((inner, outer))
+    }
+}
+
+impl RelayRules for Laps {
+    type State = LapState;
+
+    fn options(&self, s: &LapState) -> Dirs {
+        if self.reverse_later {
+            self.start_options(s)
+        } else {
+            Dirs::CCW
+        }
+    }
+
+    fn lap(&self, s: &mut LapState, dir: Dir) -> Lap {
+        let w = self.width;
+        let sown = u32::from(s.hand);
+        let last = sow(
+            &mut s.pits[..2 * w],
+            usize::from(s.pit),
+            usize::from(s.hand),
+            dir,
+        );
+        if s.pits[last] == 1 {
+            return Lap { sown, ended: true };
+        }
+        if self.captures
+            && let Some((inner, outer)) = self.facing(s, last)
+        {
+            // Capture: the landing pit stays; the captured seeds are sown
+            // from the start pit of this lap.
+            s.hand = s.pits[inner] + s.pits[outer];
+            s.pits[inner] = 0;
+            s.pits[outer] = 0;
+            s.flags &= !flags::LAST_FROM_END;
+            s.flags |= flags::CAPTURED;
+            if last == w {
+                s.flags |= flags::CORNERS_A | flags::LAST_FROM_END;
+            } else if last == 2 * w - 1 {
+                s.flags |= flags::CORNERS_B | flags::LAST_FROM_END;
+            }
+            return Lap { sown, ended: false };
+        }
+        s.hand = s.pits[last];
+        s.pits[last] = 0;
+        s.pit = last as u8;
+        Lap { sown, ended: false }
+    }
+
+    fn pit(&self, s: &LapState) -> usize {
+        usize::from(s.pit)
+    }
+}
+
+/// An immediate win (rule 6, and akakyala of rule 7 in [`game`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum WinKind {
+    Akawumbi,
+    Okutema,
+    Akakyala,
+    Bulijo,
+}
+
+impl WinKind {
+    pub fn points(self) -> u32 {
+        match self {
+            WinKind::Akawumbi => 12,
+            WinKind::Okutema | WinKind::Akakyala => 2,
+            WinKind::Bulijo => 1,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            WinKind::Akawumbi => "akawumbi",
+            WinKind::Okutema => "okutema",
+            WinKind::Akakyala => "akakyala",
+            WinKind::Bulijo => "bulijo",
+        }
+    }
+}
+
+/// The immediate win of a finished move (rule 6, in its order): `after` is
+/// the board seen from the player who moved, `move_flags` the move's
+/// capture [`flags`].
+pub fn win_after(after: &Position, move_flags: u8, rules: &Rules) -> Option<WinKind> {
+    let w = after.width();
+    let opponent = after.opponent();
+    let captured = move_flags & flags::CAPTURED != 0;
+    if rules.okutema {
+        if move_flags & flags::LAST_FROM_END != 0 && opponent.iter().all(|&p| p == 0) {
+            return Some(WinKind::Akawumbi);
+        }
+        // A capture takes from a non-empty inner pit, so the inner row was
+        // not empty before this move: the "already empty" case cannot arise.
+        let corners = flags::CORNERS_A | flags::CORNERS_B;
+        let inner_empty = opponent[w..].iter().all(|&p| p == 0);
+        if captured && (inner_empty || move_flags & corners == corners) {
+            return Some(WinKind::Okutema);
+        }
+    }
+    if !after.flipped().has_move() {
+        return Some(WinKind::Bulijo);
+    }
+    None
+}
+
+/// How a move turns out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Outcome {
+    /// The move ends: `after` is the board seen from the player who moved.
+    Ends {
+        after: Position,
+        captured: bool,
+        win: Option<WinKind>,
+    },
+    /// The move never ends (it voids the game, or is illegal).
+    NeverEnds(Cycle),
+}
+
+/// One move (a complete path through the lap choices) and its outcome.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Move {
+    pub outcome: Outcome,
+    /// Laps sown until the move ended (0 for a never-ending move).
+    pub laps: u64,
+    /// Seeds sown until the move ended (0 for a never-ending move).
+    pub sown: u64,
+    path: (u32, u32),
+}
+
+impl Move {
+    pub fn ends(&self) -> bool {
+        matches!(self.outcome, Outcome::Ends { .. })
+    }
+
+    /// The position the opponent faces after the move, if it ends.
+    pub fn child(&self) -> Option<Position> {
+        match self.outcome {
+            Outcome::Ends { after, .. } => Some(after.flipped()),
+            Outcome::NeverEnds(_) => None,
+        }
+    }
+}
+
+/// Which moves count as the same when listing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dedup {
+    /// One move per distinct outcome of the position (children once).
+    Position,
+    /// One move per distinct outcome of each starting choice (pit, direction).
+    StartChoice,
+}
+
+/// Move generator. Keep one per thread and reuse it: after warm-up it does
+/// not allocate for moves without lap choices.
+#[derive(Default)]
+pub struct MoveGen {
+    explorer: Explorer<LapState>,
+    moves: Vec<Move>,
+    paths: Vec<Choice>,
+    endless: Endless,
+}
+
+impl MoveGen {
+    pub fn new() -> MoveGen {
+        MoveGen::default()
+    }
+
+    /// Lists the moves of `pos` under `rules`; `captures` is false on a
+    /// player's first turn. Never-ending paths are listed (use
+    /// [`MoveGen::legal`] for the legal moves); children reached by several
+    /// paths are listed once, with the first path found.
+    pub fn generate(&mut self, pos: &Position, rules: &Rules, captures: bool, dedup: Dedup) {
+        self.moves.clear();
+        self.paths.clear();
+        self.endless = rules.endless;
+        let laps = Laps::new(pos.width(), rules, captures);
+        for pit in 0..2 * pos.width() {
+            let Some(root) = laps.start(pos, pit) else {
+                continue;
+            };
+            let options = laps.start_options(&root);
+            let (moves, paths) = (&mut self.moves, &mut self.paths);
+            self.explorer.explore(&laps, root, options, |event| {
+                let (outcome, laps, sown, path) = match event {
+                    Event::Ends {
+                        path,
+                        laps,
+                        sown,
+                        end,
+                    } => {
+                        let after = Position::with_pits(pos.width, end.pits);
+                        let outcome = Outcome::Ends {
+                            after,
+                            captured: end.flags & flags::CAPTURED != 0,
+                            win: win_after(&after, end.flags, rules),
+                        };
+                        (outcome, laps, sown, path)
+                    }
+                    Event::NeverEnds { path, cycle } => (Outcome::NeverEnds(cycle), 0, 0, path),
+                };
+                let start = path[0];
+                let duplicate = moves.iter().any(|m| {
+                    m.outcome == outcome
+                        && (dedup == Dedup::Position
+                            || same_start(&paths[m.path.0 as usize], &start))
+                });
+                if !duplicate {
+                    let from = paths.len() as u32;
+                    paths.extend_from_slice(path);
+                    moves.push(Move {
+                        outcome,
+                        laps,
+                        sown,
+                        path: (from, paths.len() as u32),
+                    });
+                }
+            });
+        }
+    }
+
+    /// Every move found by the last [`MoveGen::generate`], legal or not.
+    pub fn moves(&self) -> &[Move] {
+        &self.moves
+    }
+
+    /// The legal moves: never-ending ones only under `endless = void`.
+    pub fn legal(&self) -> impl Iterator<Item = &Move> {
+        let void = self.endless == Endless::Void;
+        self.moves.iter().filter(move |m| void || m.ends())
+    }
+
+    /// The choices of a move's representative path.
+    pub fn path(&self, m: &Move) -> &[Choice] {
+        &self.paths[m.path.0 as usize..m.path.1 as usize]
+    }
+}
+
+fn same_start(a: &Choice, b: &Choice) -> bool {
+    a.pit == b.pit && a.dir == b.dir
+}

@@ -1,0 +1,201 @@
+//! Census of never-ending moves in pure relay: one player's `2W` pits, no
+//! captures possible (for instance, the opponent's board is empty). For each
+//! seed total, how many seed configurations have at least one starting pit
+//! whose relay never ends. This is the Mayer test at scale: every move of
+//! every configuration is decided exactly.
+
+use rayon::prelude::*;
+
+use super::super::relay::{Cycle, Dir, Dirs, Lap, RelayRules, Stretch, follow, sow};
+use super::{MAX_SEEDS, MAX_WIDTH, OmwesoError, check_width};
+
+/// A lap start in pure relay on a ring of up to `2 × MAX_WIDTH` pits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct RingState {
+    pits: [u8; 2 * MAX_WIDTH],
+    pit: u8,
+    hand: u8,
+}
+
+/// Counter-clockwise relay on a ring of `n` pits, without captures.
+struct PureRelay {
+    n: usize,
+}
+
+impl RelayRules for PureRelay {
+    type State = RingState;
+
+    fn options(&self, _: &RingState) -> Dirs {
+        Dirs::CCW
+    }
+
+    fn lap(&self, s: &mut RingState, dir: Dir) -> Lap {
+        let sown = u32::from(s.hand);
+        let last = sow(
+            &mut s.pits[..self.n],
+            usize::from(s.pit),
+            usize::from(s.hand),
+            dir,
+        );
+        if s.pits[last] == 1 {
+            return Lap { sown, ended: true };
+        }
+        s.hand = s.pits[last];
+        s.pits[last] = 0;
+        s.pit = last as u8;
+        Lap { sown, ended: false }
+    }
+
+    fn pit(&self, s: &RingState) -> usize {
+        usize::from(s.pit)
+    }
+}
+
+/// The cycle of the pure-relay move from `pit` of `side` (a player's `2W`
+/// pits in sowing order, at most 16 pits, at most 255 seeds), or `None` if
+/// the move ends or cannot be played.
+pub fn pure_relay_cycle(side: &[u8], pit: usize) -> Option<Cycle> {
+    if side.len() > 2 * MAX_WIDTH || side.get(pit).is_none_or(|&h| h < 2) {
+        return None;
+    }
+    let mut pits = [0u8; 2 * MAX_WIDTH];
+    pits[..side.len()].copy_from_slice(side);
+    relay_cycle(&PureRelay { n: side.len() }, pits, pit)
+}
+
+fn relay_cycle(rules: &PureRelay, mut pits: [u8; 2 * MAX_WIDTH], pit: usize) -> Option<Cycle> {
+    let hand = pits[pit];
+    pits[pit] = 0;
+    let start = RingState {
+        pits,
+        pit: pit as u8,
+        hand,
+    };
+    match follow(rules, &start, Dir::Ccw, 0, 0) {
+        Stretch::Cycle(cycle) => Some(cycle),
+        _ => None,
+    }
+}
+
+/// The census of one seed total.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CensusRow {
+    pub seeds: u32,
+    /// Seed configurations of this total on the `2W` pits.
+    pub configurations: u64,
+    /// Configurations with at least one never-ending move.
+    pub never_ending: u64,
+}
+
+/// Census results for totals `0..=max_seeds`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Census {
+    pub width: usize,
+    pub rows: Vec<CensusRow>,
+}
+
+impl Census {
+    /// The smallest total with a never-ending move, if any was found.
+    pub fn smallest(&self) -> Option<u32> {
+        self.rows
+            .iter()
+            .find(|r| r.never_ending > 0)
+            .map(|r| r.seeds)
+    }
+}
+
+/// Number of configurations of `seeds` seeds on `pits` pits, C(seeds+pits−1, pits−1).
+pub fn configurations(seeds: u32, pits: usize) -> u64 {
+    let (n, k) = (u64::from(seeds) + pits as u64 - 1, pits as u64 - 1);
+    (0..k).fold(1u64, |acc, i| acc * (n - i) / (i + 1))
+}
+
+/// Runs the census for board width `width` and totals up to `max_seeds`, in
+/// parallel. `progress` is called with the number of configurations done
+/// since its last call.
+pub fn census(
+    width: usize,
+    max_seeds: u32,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<Census, OmwesoError> {
+    check_width(width)?;
+    if max_seeds > MAX_SEEDS {
+        return Err(OmwesoError::TooManySeeds(u64::from(max_seeds)));
+    }
+    let n = 2 * width;
+    let rules = PureRelay { n };
+    let rows = (0..=max_seeds)
+        .map(|seeds| {
+            // Work items: every way to fill the first `prefix` pits; each
+            // item walks the configurations of the remaining pits in place.
+            let prefix = (n - 1).min(3);
+            let items = prefixes(prefix, seeds);
+            let never_ending = items
+                .par_iter()
+                .map(|head| {
+                    let (count, done) = count_suffixes(&rules, head, prefix, seeds);
+                    progress(done);
+                    count
+                })
+                .sum();
+            CensusRow {
+                seeds,
+                configurations: configurations(seeds, n),
+                never_ending,
+            }
+        })
+        .collect();
+    Ok(Census { width, rows })
+}
+
+/// All fillings of `len` pits with at most `seeds` seeds in all.
+fn prefixes(len: usize, seeds: u32) -> Vec<[u8; 2 * MAX_WIDTH]> {
+    let mut out = vec![[0u8; 2 * MAX_WIDTH]];
+    for i in 0..len {
+        out = out
+            .into_iter()
+            .flat_map(|head| {
+                let used: u32 = head.iter().map(|&p| u32::from(p)).sum();
+                (0..=seeds - used).map(move |v| {
+                    let mut next = head;
+                    next[i] = v as u8;
+                    next
+                })
+            })
+            .collect();
+    }
+    out
+}
+
+/// Walks every configuration that starts with `head` (its first `prefix`
+/// pits) and holds `seeds` seeds; returns how many have a never-ending move
+/// and how many were walked.
+fn count_suffixes(
+    rules: &PureRelay,
+    head: &[u8; 2 * MAX_WIDTH],
+    prefix: usize,
+    seeds: u32,
+) -> (u64, u64) {
+    let n = rules.n;
+    let used: u32 = head.iter().map(|&p| u32::from(p)).sum();
+    let mut pits = *head;
+    // Compositions of the rest over pits prefix..n, starting with all in
+    // the first of them: take the last pit's seeds, move one seed from the
+    // rightmost other non-empty pit one step right, together with them.
+    pits[prefix] = (seeds - used) as u8;
+    let (mut found, mut walked) = (0, 0);
+    loop {
+        walked += 1;
+        if (0..n).any(|k| pits[k] >= 2 && relay_cycle(rules, pits, k).is_some()) {
+            found += 1;
+        }
+        let tail = pits[n - 1];
+        pits[n - 1] = 0;
+        let Some(j) = (prefix..n - 1).rev().find(|&j| pits[j] > 0) else {
+            break;
+        };
+        pits[j] -= 1;
+        pits[j + 1] = tail + 1;
+    }
+    (found, walked)
+}

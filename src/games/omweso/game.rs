@@ -1,0 +1,174 @@
+//! One game of Omweso as played, with the match-start rules that need the
+//! history (RULES.md rule 7): no capture on a player's first turn, okwesera
+//! before the first capture of the game, and the optional akakyala win.
+//!
+//! Readings where RULES.md is silent: the first-turn and okwesera rules apply
+//! per game (each game starts from a fresh set-up); okwesera sows
+//! counter-clockwise; akakyala counts capturing *turns* ("two separate
+//! captures"), so a second capturing move while the opponent has not captured
+//! wins 2 points, ranked after okutema and before bulijo; a player whose
+//! every move is never-ending under `endless = illegal` has no legal move
+//! and loses as by bulijo.
+
+use super::{Choice, Dedup, MoveGen, OmwesoError, Outcome, Position, Rules, WinKind, win_after};
+
+/// A move as offered to a player.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum GameMove {
+    /// A sowing move: its representative path and its outcome.
+    Sow { path: Vec<Choice>, outcome: Outcome },
+    /// Okwesera: the three seeds of `pit` go two into the next pit and one
+    /// into the pit after it, and the turn ends. `after` is seen from the
+    /// player who moved.
+    Okwesera { pit: usize, after: Position },
+}
+
+/// Where the game stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    Playing,
+    /// Player 0 or 1 won the game with `kind` (worth `kind.points()`).
+    Won {
+        player: usize,
+        kind: WinKind,
+    },
+    /// A never-ending move was chosen: the game is void.
+    Void,
+}
+
+/// One game. Players are 0 (moves first) and 1.
+pub struct Game {
+    rules: Rules,
+    akakyala: bool,
+    position: Position,
+    to_move: usize,
+    turns: [u32; 2],
+    capturing_turns: [u32; 2],
+    status: Status,
+    movegen: MoveGen,
+}
+
+impl Game {
+    /// A game from the set-up `start`, seen from player 0, who moves first.
+    pub fn new(start: Position, rules: Rules, akakyala: bool) -> Game {
+        let mut game = Game {
+            rules,
+            akakyala,
+            position: start,
+            to_move: 0,
+            turns: [0; 2],
+            capturing_turns: [0; 2],
+            status: Status::Playing,
+            movegen: MoveGen::new(),
+        };
+        if game.legal_moves().is_empty() {
+            game.status = Status::Won {
+                player: 1,
+                kind: WinKind::Bulijo,
+            };
+        }
+        game
+    }
+
+    /// The board seen from the player to move.
+    pub fn position(&self) -> &Position {
+        &self.position
+    }
+
+    pub fn to_move(&self) -> usize {
+        self.to_move
+    }
+
+    pub fn status(&self) -> Status {
+        self.status
+    }
+
+    /// The legal moves of the player to move (none once the game is over).
+    pub fn legal_moves(&mut self) -> Vec<GameMove> {
+        if self.status != Status::Playing {
+            return Vec::new();
+        }
+        let captures = self.turns[self.to_move] > 0;
+        self.movegen
+            .generate(&self.position, &self.rules, captures, Dedup::Position);
+        let mut moves: Vec<GameMove> = self
+            .movegen
+            .legal()
+            .map(|m| GameMove::Sow {
+                path: self.movegen.path(m).to_vec(),
+                outcome: m.outcome,
+            })
+            .collect();
+        if self.capturing_turns == [0, 0] {
+            moves.extend(okwesera_moves(&self.position));
+        }
+        moves
+    }
+
+    /// Plays a legal move and returns the new status.
+    pub fn play(&mut self, mv: &GameMove) -> Result<Status, OmwesoError> {
+        if self.status != Status::Playing {
+            return Err(OmwesoError::GameOver);
+        }
+        if !self.legal_moves().contains(mv) {
+            return Err(OmwesoError::IllegalMove);
+        }
+        let player = self.to_move;
+        let (after, captured, win) = match *mv {
+            GameMove::Sow {
+                outcome: Outcome::NeverEnds(_),
+                ..
+            } => {
+                self.status = Status::Void;
+                return Ok(self.status);
+            }
+            GameMove::Sow {
+                outcome:
+                    Outcome::Ends {
+                        after,
+                        captured,
+                        win,
+                    },
+                ..
+            } => (after, captured, win),
+            GameMove::Okwesera { after, .. } => (after, false, win_after(&after, 0, &self.rules)),
+        };
+        self.turns[player] += 1;
+        if captured {
+            self.capturing_turns[player] += 1;
+        }
+        let akakyala = self.akakyala
+            && captured
+            && self.capturing_turns[player] == 2
+            && self.capturing_turns[1 - player] == 0;
+        let win = match win {
+            Some(WinKind::Akawumbi | WinKind::Okutema) => win,
+            _ if akakyala => Some(WinKind::Akakyala),
+            _ => win,
+        };
+        self.position = after.flipped();
+        self.to_move = 1 - player;
+        if let Some(kind) = win {
+            self.status = Status::Won { player, kind };
+        } else if self.legal_moves().is_empty() {
+            self.status = Status::Won {
+                player,
+                kind: WinKind::Bulijo,
+            };
+        }
+        Ok(self.status)
+    }
+}
+
+/// Okwesera moves of `pos`: every mover pit holding exactly three seeds.
+fn okwesera_moves(pos: &Position) -> impl Iterator<Item = GameMove> + '_ {
+    let n = pos.mover().len();
+    (0..n).filter(|&k| pos.mover()[k] == 3).map(move |pit| {
+        let mut after = *pos;
+        let pits = after.mover_mut();
+        pits[pit] = 0;
+        pits[(pit + 1) % n] += 2;
+        pits[(pit + 2) % n] += 1;
+        GameMove::Okwesera { pit, after }
+    })
+}
