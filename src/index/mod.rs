@@ -1,1 +1,2 @@
 pub mod oware;
+pub mod stars_bars;

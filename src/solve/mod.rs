@@ -1,1 +1,3 @@
+pub mod explicit;
 pub mod oware;
+pub mod threshold;

@@ -26,15 +26,13 @@ use rayon::prelude::*;
 
 use crate::games::oware::{self, Board, Ruleset};
 use crate::index::oware as index;
+use crate::solve::threshold::{self, NO_EXIT, Verdict};
 
 /// Positions per parallel work unit (a multiple of 16: one state word holds 16).
 const CHUNK: usize = 1 << 15;
 /// Resolved positions kept on a worker's stack before it leaves them to the
 /// next scan of the pending bits.
 const STACK_LIMIT: usize = 1 << 16;
-
-/// `values` entry of an unresolved position without any capturing move.
-const NO_EXIT: i8 = i8::MIN;
 
 /// 4-bit position states. Unresolved: bits 0..=2 count the non-capturing
 /// children not yet known to be won. Resolved: `RESOLVED`, plus `PENDING`
@@ -212,12 +210,12 @@ impl Layer {
                         state & !FRESH
                     } else if state & RESOLVED != 0 || exits & (1 << slot) == 0 {
                         continue;
-                    } else if *value == t {
-                        RESOLVED | PENDING
-                    } else if state & COUNTER == 0 {
-                        RESOLVED | PENDING | LOSS
                     } else {
-                        continue;
+                        match threshold::seed(*value, state & COUNTER != 0, t) {
+                            Some(Verdict::Won) => RESOLVED | PENDING,
+                            Some(Verdict::Lost) => RESOLVED | PENDING | LOSS,
+                            None => continue,
+                        }
                     };
                     *word = (*word & !(NIBBLE << shift)) | (new << shift);
                 }
@@ -337,7 +335,7 @@ impl Layer {
             }
             debug_assert!(state & COUNTER > 0, "counter underflow at rank {rank}");
             let left = (state & COUNTER) - 1;
-            lost = left == 0 && self.values[rank] <= -t;
+            lost = left == 0 && threshold::lost_when_closed(self.values[rank], t);
             let new = if lost {
                 RESOLVED | FRESH | PENDING | LOSS
             } else {

@@ -1,0 +1,591 @@
+//! The explicit-graph retrograde engine, for games whose moves cannot be
+//! undone cheaply (relay sowing: Omweso, En Gehé) and as an independent check
+//! of the Oware engine.
+//!
+//! A layer is any set of positions numbered `0..size` (the games number them
+//! by stars-and-bars rank) whose moves either leave it with a known value
+//! (*exits*: a capture into a finished layer, the end of the game, a voided
+//! game) or lead to another position of the layer. The engine generates every
+//! position's moves forward in parallel, stores the reversed same-layer edges
+//! in compressed sparse row form, and runs the threshold propagation of
+//! [`super::threshold`] frontier by frontier.
+//!
+//! Because the frontiers are processed in order, the round in which a
+//! position resolves is its distance to the end: a position without moves is
+//! 0 moves from the end, an exit that wins or loses is 1, a parent of a lost
+//! child wins one move later than the child's shortest loss and a position
+//! whose last open child is won loses one move after the longest of those
+//! wins. With a single threshold (win/draw/loss games) this is the usual
+//! distance to the end: wins as short, losses as long as possible.
+//!
+//! Memory: per position 9 bytes while solving (a 4-byte state, the 1-byte
+//! best exit, a 4-byte CSR offset), plus 4 bytes of in-degree counters during
+//! set-up and up to 4 bytes per position in the current frontier; per
+//! same-layer edge 4 bytes (the parent's rank), plus 4 bytes of forward list
+//! while the reversed lists are filled. The results take 1 byte per position
+//! (+2 with distances).
+
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use rayon::prelude::*;
+
+use super::threshold::{self, NO_EXIT, Verdict};
+
+/// Positions per parallel set-up unit.
+const CHUNK: usize = 1 << 13;
+/// Frontier entries per parallel propagation unit.
+const FRONTIER_CHUNK: usize = 1 << 12;
+
+/// State word of a position. Unresolved: `TERMINAL` (no moves at all) and
+/// the count of children not yet known to be won. Resolved: `RESOLVED`,
+/// `LOST`, the threshold in bits 16..24 and the distance in bits 0..16.
+const RESOLVED: u32 = 1 << 31;
+const LOST: u32 = 1 << 30;
+const TERMINAL: u32 = 1 << 29;
+const COUNT: u32 = TERMINAL - 1;
+const T_SHIFT: u32 = 16;
+/// Largest distance a state word holds.
+pub const MAX_DEPTH: u32 = u16::MAX as u32;
+
+/// Positions at most: ranks and edge targets are `u32`.
+pub const MAX_POSITIONS: u64 = u32::MAX as u64;
+
+/// Progress callback: called with a number of work steps done; a layer of
+/// `P` positions takes `2P` steps (one to set up, one to resolve).
+pub type Progress<'a> = &'a (dyn Fn(u64) + Sync);
+
+/// A layer as the engine sees it.
+pub trait Layer: Sync {
+    /// Positions in the layer, numbered `0..size`.
+    fn size(&self) -> u64;
+    /// Lists the moves of positions `first..first + count`, in order: one
+    /// [`MoveLists::start`] per position, then its exits and children.
+    fn moves(&self, first: u64, count: usize, out: &mut MoveLists);
+}
+
+/// The moves of consecutive positions, as a [`Layer`] lists them.
+#[derive(Default)]
+pub struct MoveLists {
+    exits: Vec<i8>,
+    terminal: Vec<bool>,
+    /// End of each closed position's children in `children`.
+    ends: Vec<u32>,
+    children: Vec<u32>,
+}
+
+impl MoveLists {
+    /// Begins the next position.
+    pub fn start(&mut self) {
+        self.close();
+        self.exits.push(NO_EXIT);
+        self.terminal.push(false);
+    }
+
+    /// A move whose value for the mover is known.
+    pub fn exit(&mut self, value: i8) {
+        debug_assert!(value != NO_EXIT, "exit values are above {NO_EXIT}");
+        if let Some(best) = self.exits.last_mut() {
+            *best = (*best).max(value);
+        }
+    }
+
+    /// A move to position `rank` of the layer (worth minus its value).
+    pub fn child(&mut self, rank: u64) {
+        debug_assert!(rank <= MAX_POSITIONS);
+        self.children.push(rank as u32);
+    }
+
+    /// The position has no move; the game is over and worth `value`.
+    pub fn end(&mut self, value: i8) {
+        self.exit(value);
+        if let Some(t) = self.terminal.last_mut() {
+            *t = true;
+        }
+    }
+
+    /// Closes the current position: its children, each once.
+    fn close(&mut self) {
+        if self.ends.len() == self.exits.len() {
+            return;
+        }
+        let from = self.ends.last().map_or(0, |&e| e as usize);
+        self.children[from..].sort_unstable();
+        let mut kept = from;
+        for i in from..self.children.len() {
+            if kept == from || self.children[kept - 1] != self.children[i] {
+                self.children[kept] = self.children[i];
+                kept += 1;
+            }
+        }
+        self.children.truncate(kept);
+        self.ends.push(kept as u32);
+    }
+
+    fn clear(&mut self) {
+        self.exits.clear();
+        self.terminal.clear();
+        self.ends.clear();
+        self.children.clear();
+    }
+
+    fn children_of(&self, i: usize) -> &[u32] {
+        let from = if i == 0 { 0 } else { self.ends[i - 1] as usize };
+        &self.children[from..self.ends[i] as usize]
+    }
+}
+
+/// Errors of the explicit engine: layers it cannot hold.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ExplicitError {
+    #[error(
+        "a layer of {0} positions is too large for the explicit engine (at most {MAX_POSITIONS})"
+    )]
+    TooManyPositions(u64),
+    #[error(
+        "the layer has {0} moves between its positions; the explicit engine stores at most {MAX_POSITIONS}"
+    )]
+    TooManyEdges(u64),
+    #[error("a position has {0} distinct children, more than the explicit engine counts")]
+    TooManyChildren(usize),
+    #[error(
+        "a position is more than {MAX_DEPTH} moves from the end; such distances are not stored"
+    )]
+    TooDeep,
+}
+
+/// A solved layer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Solved {
+    /// The value of every position, in rank order.
+    pub values: Vec<i8>,
+    /// Moves to the end of the game for resolved positions (0 for draws), if
+    /// asked for.
+    pub depths: Option<Vec<u16>>,
+}
+
+/// Solves a layer on the current rayon pool; `depths` asks for the distance
+/// of every position to the end.
+pub fn solve(layer: &dyn Layer, depths: bool, progress: Progress) -> Result<Solved, ExplicitError> {
+    let size = layer.size();
+    if size > MAX_POSITIONS {
+        return Err(ExplicitError::TooManyPositions(size));
+    }
+    let graph = Graph::build(layer, progress)?;
+    let mut mask = graph.mask;
+    // Win/draw/loss layers have the single threshold 1 even when only
+    // draws and wins by exit exist.
+    if depths {
+        mask |= 1 << 1;
+    }
+    for t in threshold::thresholds(mask) {
+        graph.run_threshold(t, depths, progress)?;
+    }
+    Ok(graph.finish(depths, progress))
+}
+
+struct Graph {
+    exits: Vec<i8>,
+    states: Vec<AtomicU32>,
+    /// `parents[offsets[c]..offsets[c + 1]]`: the positions with a move to `c`.
+    offsets: Vec<u32>,
+    parents: Vec<AtomicU32>,
+    /// Threshold mask of the exit values.
+    mask: u128,
+}
+
+impl Graph {
+    /// Generates every position's moves and reverses the same-layer edges.
+    fn build(layer: &dyn Layer, progress: Progress) -> Result<Graph, ExplicitError> {
+        let size = layer.size() as usize;
+        let mut exits = vec![NO_EXIT; size];
+        let mut states: Vec<AtomicU32> = (0..size)
+            .into_par_iter()
+            .map(|_| AtomicU32::new(0))
+            .collect();
+        let indegree: Vec<AtomicU32> = (0..size)
+            .into_par_iter()
+            .map(|_| AtomicU32::new(0))
+            .collect();
+        let forward = exits
+            .par_chunks_mut(CHUNK)
+            .zip(states.par_chunks_mut(CHUNK))
+            .enumerate()
+            .map(|(c, (exits, states))| {
+                let mut lists = MoveLists::default();
+                layer.moves((c * CHUNK) as u64, exits.len(), &mut lists);
+                lists.close();
+                assert_eq!(lists.exits.len(), exits.len(), "one start() per position");
+                let mut mask = 0;
+                for (i, (exit, state)) in exits.iter_mut().zip(states.iter_mut()).enumerate() {
+                    *exit = lists.exits[i];
+                    mask |= threshold::mask_bit(*exit);
+                    let children = lists.children_of(i);
+                    if children.len() > COUNT as usize {
+                        return Err(ExplicitError::TooManyChildren(children.len()));
+                    }
+                    for &child in children {
+                        indegree[child as usize].fetch_add(1, Ordering::Relaxed);
+                    }
+                    let terminal = if lists.terminal[i] { TERMINAL } else { 0 };
+                    *state.get_mut() = terminal | children.len() as u32;
+                }
+                progress(exits.len() as u64);
+                lists.exits.clear();
+                lists.terminal.clear();
+                Ok((lists, mask))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let mask = forward.iter().fold(0, |m, (_, chunk)| m | chunk);
+
+        // Offsets by an exclusive prefix sum; the in-degree counters become
+        // the fill cursors.
+        let mut offsets = Vec::with_capacity(size + 1);
+        let mut total = 0u64;
+        for cursor in &indegree {
+            offsets.push(total as u32);
+            total += u64::from(cursor.load(Ordering::Relaxed));
+            if total > MAX_POSITIONS {
+                return Err(ExplicitError::TooManyEdges(total));
+            }
+            cursor.store(
+                total as u32 - cursor.load(Ordering::Relaxed),
+                Ordering::Relaxed,
+            );
+        }
+        offsets.push(total as u32);
+        let parents: Vec<AtomicU32> = (0..total)
+            .into_par_iter()
+            .map(|_| AtomicU32::new(0))
+            .collect();
+        forward
+            .into_par_iter()
+            .enumerate()
+            .for_each(|(c, (mut lists, _))| {
+                for i in 0..lists.ends.len() {
+                    let parent = (c * CHUNK + i) as u32;
+                    for &child in lists.children_of(i) {
+                        let slot = indegree[child as usize].fetch_add(1, Ordering::Relaxed);
+                        parents[slot as usize].store(parent, Ordering::Relaxed);
+                    }
+                }
+                lists.clear();
+            });
+        Ok(Graph {
+            exits,
+            states,
+            offsets,
+            parents,
+            mask,
+        })
+    }
+
+    /// Resolves every position won or lost at threshold `t`.
+    fn run_threshold(&self, t: i8, depths: bool, progress: Progress) -> Result<(), ExplicitError> {
+        // Positions resolved by their own exits: at distance 0 without
+        // moves, 1 otherwise.
+        let seeds: Vec<(Vec<u32>, Vec<u32>)> = self
+            .states
+            .par_chunks(CHUNK)
+            .zip(self.exits.par_chunks(CHUNK))
+            .enumerate()
+            .map(|(c, (states, exits))| {
+                let (mut at0, mut at1) = (Vec::new(), Vec::new());
+                for (i, (state, &exit)) in states.iter().zip(exits).enumerate() {
+                    let word = state.load(Ordering::Relaxed);
+                    if word & RESOLVED != 0 {
+                        continue;
+                    }
+                    let Some(verdict) = threshold::seed(exit, word & COUNT != 0, t) else {
+                        continue;
+                    };
+                    let depth = u32::from(word & TERMINAL == 0);
+                    state.store(resolved(verdict, t, depth), Ordering::Relaxed);
+                    let rank = (c * CHUNK + i) as u32;
+                    if depth == 0 {
+                        at0.push(rank)
+                    } else {
+                        at1.push(rank)
+                    }
+                }
+                (at0, at1)
+            })
+            .collect();
+        let mut current: Vec<u32> = Vec::new();
+        let mut next: Vec<u32> = Vec::new();
+        for (at0, at1) in seeds {
+            current.extend(at0);
+            next.extend(at1);
+        }
+        let mut depth = 0u32;
+        while !current.is_empty() || !next.is_empty() {
+            // Parents resolve one move further from the end.
+            let parent_depth = if depth < MAX_DEPTH {
+                depth + 1
+            } else if depths && !current.is_empty() {
+                return Err(ExplicitError::TooDeep);
+            } else {
+                MAX_DEPTH
+            };
+            let found: Vec<Vec<u32>> = current
+                .par_chunks(FRONTIER_CHUNK)
+                .map(|chunk| {
+                    let mut found = Vec::new();
+                    for &rank in chunk {
+                        self.tell_parents(rank, t, parent_depth, &mut found);
+                    }
+                    progress(chunk.len() as u64);
+                    found
+                })
+                .collect();
+            for f in found {
+                next.extend(f);
+            }
+            current.clear();
+            std::mem::swap(&mut current, &mut next);
+            depth += 1;
+        }
+        Ok(())
+    }
+
+    /// Tells the parents of a resolved position; the ones it resolves go to
+    /// `found`.
+    fn tell_parents(&self, rank: u32, t: i8, depth: u32, found: &mut Vec<u32>) {
+        let lost = self.states[rank as usize].load(Ordering::Acquire) & LOST != 0;
+        let range = self.offsets[rank as usize] as usize..self.offsets[rank as usize + 1] as usize;
+        for parent in &self.parents[range] {
+            let parent = parent.load(Ordering::Relaxed);
+            let exit = self.exits[parent as usize];
+            let update = self.states[parent as usize].fetch_update(
+                Ordering::AcqRel,
+                Ordering::Acquire,
+                |word| {
+                    if word & RESOLVED != 0 {
+                        None
+                    } else if lost {
+                        Some(resolved(Verdict::Won, t, depth))
+                    } else {
+                        let left = (word & COUNT) - 1;
+                        if left == 0 && threshold::lost_when_closed(exit, t) {
+                            Some(resolved(Verdict::Lost, t, depth))
+                        } else {
+                            Some((word & !COUNT) | left)
+                        }
+                    }
+                },
+            );
+            if let Ok(before) = update
+                && (lost || (before & COUNT == 1 && threshold::lost_when_closed(exit, t)))
+            {
+                found.push(parent);
+            }
+        }
+    }
+
+    /// The values (unresolved positions are draws) and, if asked, distances.
+    fn finish(self, depths: bool, progress: Progress) -> Solved {
+        let values = self
+            .states
+            .par_chunks(CHUNK)
+            .flat_map_iter(|chunk| {
+                let draws = chunk
+                    .iter()
+                    .filter(|s| s.load(Ordering::Relaxed) & RESOLVED == 0)
+                    .count();
+                progress(draws as u64);
+                chunk.iter().map(|s| value_of(s.load(Ordering::Relaxed)))
+            })
+            .collect();
+        let depths = depths.then(|| {
+            self.states
+                .par_iter()
+                .map(|s| {
+                    let word = s.load(Ordering::Relaxed);
+                    if word & RESOLVED == 0 { 0 } else { word as u16 }
+                })
+                .collect()
+        });
+        Solved { values, depths }
+    }
+}
+
+fn resolved(verdict: Verdict, t: i8, depth: u32) -> u32 {
+    let lost = if verdict == Verdict::Lost { LOST } else { 0 };
+    RESOLVED | lost | (u32::from(t as u8) << T_SHIFT) | depth
+}
+
+fn value_of(word: u32) -> i8 {
+    if word & RESOLVED == 0 {
+        return 0;
+    }
+    let t = ((word >> T_SHIFT) & 0xff) as i8;
+    let verdict = if word & LOST != 0 {
+        Verdict::Lost
+    } else {
+        Verdict::Won
+    };
+    threshold::value(verdict, t)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A layer given as explicit lists: `(exits, children)` per position,
+    /// `None` exits meaning no move at all when there are no children.
+    struct Lists(Vec<(Vec<i8>, Vec<u32>, Option<i8>)>);
+
+    impl Layer for Lists {
+        fn size(&self) -> u64 {
+            self.0.len() as u64
+        }
+        fn moves(&self, first: u64, count: usize, out: &mut MoveLists) {
+            for (exits, children, end) in &self.0[first as usize..first as usize + count] {
+                out.start();
+                if let Some(v) = end {
+                    out.end(*v);
+                }
+                for &e in exits {
+                    out.exit(e);
+                }
+                for &c in children {
+                    out.child(u64::from(c));
+                }
+            }
+        }
+    }
+
+    /// The definition, by sweeping to a fixpoint for each threshold.
+    fn naive(layer: &Lists, max: i8) -> Vec<i8> {
+        let n = layer.0.len();
+        let mut value = vec![0i8; n];
+        for t in (1..=max).rev() {
+            let (mut win, mut lose) = (vec![false; n], vec![false; n]);
+            loop {
+                let mut changed = false;
+                for (i, (exits, children, end)) in layer.0.iter().enumerate() {
+                    let best = exits.iter().chain(end).copied().max();
+                    let w =
+                        best.is_some_and(|e| e >= t) || children.iter().any(|&c| lose[c as usize]);
+                    let l =
+                        best.is_none_or(|e| e <= -t) && children.iter().all(|&c| win[c as usize]);
+                    changed |= (w && !win[i]) || (l && !lose[i]);
+                    win[i] |= w;
+                    lose[i] |= l;
+                }
+                if !changed {
+                    break;
+                }
+            }
+            for i in 0..n {
+                if value[i] == 0 && win[i] {
+                    value[i] = t;
+                } else if value[i] == 0 && lose[i] {
+                    value[i] = -t;
+                }
+            }
+        }
+        value
+    }
+
+    fn lcg(state: &mut u64) -> u64 {
+        *state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        *state >> 33
+    }
+
+    fn random_layer(seed: u64, n: usize, max: i8) -> Lists {
+        let mut s = seed;
+        let lists = (0..n)
+            .map(|_| {
+                let moves = lcg(&mut s) % 4;
+                if moves == 0 {
+                    return (
+                        vec![],
+                        vec![],
+                        Some((lcg(&mut s) % (2 * max as u64 + 1)) as i8 - max),
+                    );
+                }
+                let mut exits = vec![];
+                let mut children = vec![];
+                for _ in 0..moves {
+                    if lcg(&mut s).is_multiple_of(4) {
+                        exits.push((lcg(&mut s) % (2 * max as u64 + 1)) as i8 - max);
+                    } else {
+                        children.push((lcg(&mut s) % n as u64) as u32);
+                    }
+                }
+                (exits, children, None)
+            })
+            .collect();
+        Lists(lists)
+    }
+
+    #[test]
+    fn values_match_the_definition_on_random_graphs() {
+        for seed in 0..40 {
+            let layer = random_layer(seed, 300 + seed as usize * 37, 5);
+            let solved = solve(&layer, false, &|_| {}).unwrap();
+            assert_eq!(solved.values, naive(&layer, 5), "graph {seed}");
+            assert_eq!(solved.depths, None);
+        }
+    }
+
+    #[test]
+    fn values_match_across_chunks_and_threads() {
+        let layer = random_layer(99, 3 * CHUNK + 17, 7);
+        let steps = AtomicU32::new(0);
+        let solved = solve(&layer, false, &|s| {
+            steps.fetch_add(s as u32, Ordering::Relaxed);
+        })
+        .unwrap();
+        assert_eq!(solved.values, naive(&layer, 7));
+        assert_eq!(steps.into_inner() as usize, 2 * layer.0.len());
+    }
+
+    #[test]
+    fn distances_prefer_short_wins_and_long_losses() {
+        // 0: no move (lost, 0). 1 → 0 (won, 1). 2 → {1, 3}; 3 → 0: both
+        // children won in 1, so 2 is lost in 2. 4 → {2, 0}: won in 1 via 0.
+        // 5 → 2: won in 3. 6 → {5, 1}: lost in 4 (the longer loss).
+        // 7 has a winning exit (1) and a move to 2. 8: a void exit and a
+        // move to 1: a draw. 9 ↔ 10: endless, draws.
+        let layer = Lists(vec![
+            (vec![], vec![], Some(-1)),
+            (vec![], vec![0], None),
+            (vec![], vec![1, 3], None),
+            (vec![], vec![0], None),
+            (vec![], vec![2, 0], None),
+            (vec![], vec![2], None),
+            (vec![], vec![5, 1], None),
+            (vec![1], vec![2], None),
+            (vec![0], vec![1], None),
+            (vec![], vec![10], None),
+            (vec![], vec![9], None),
+        ]);
+        let solved = solve(&layer, true, &|_| {}).unwrap();
+        assert_eq!(solved.values, vec![-1, 1, -1, 1, 1, 1, -1, 1, 0, 0, 0]);
+        assert_eq!(
+            solved.depths.unwrap(),
+            vec![0, 1, 2, 1, 1, 3, 4, 1, 0, 0, 0]
+        );
+    }
+
+    #[test]
+    fn move_lists_keep_each_child_once() {
+        let mut lists = MoveLists::default();
+        lists.start();
+        lists.child(5);
+        lists.child(2);
+        lists.child(5);
+        lists.exit(3);
+        lists.exit(-1);
+        lists.start();
+        lists.end(-4);
+        lists.close();
+        assert_eq!(lists.children_of(0), &[2, 5]);
+        assert_eq!(lists.children_of(1), &[] as &[u32]);
+        assert_eq!(lists.exits, vec![3, -4]);
+        assert_eq!(lists.terminal, vec![false, true]);
+    }
+}
