@@ -14,6 +14,8 @@ use crate::tablebase::oware::{self as tb, BuildObserver, LayerReport};
 pub enum BuildGame {
     /// Oware / Awari score tables, one layer per seed count
     Oware(BuildOware),
+    /// En Gehé score tables for a 2 × W board, one layer per counter count
+    Engehe(super::engehe::BuildEngehe),
 }
 
 #[derive(Debug, Args)]
@@ -35,16 +37,22 @@ pub struct BuildOware {
 pub fn run(game: BuildGame) -> anyhow::Result<()> {
     match game {
         BuildGame::Oware(args) => build_oware(args),
+        BuildGame::Engehe(args) => super::engehe::build(args),
     }
 }
 
-fn build_oware(args: BuildOware) -> anyhow::Result<()> {
+/// The worker pool of a build: `threads` workers, or one per core.
+pub(super) fn thread_pool(threads: Option<usize>) -> anyhow::Result<rayon::ThreadPool> {
     let mut pool = rayon::ThreadPoolBuilder::new();
-    if let Some(threads) = args.threads {
+    if let Some(threads) = threads {
         anyhow::ensure!(threads > 0, "--threads must be at least 1");
         pool = pool.num_threads(threads);
     }
-    let pool = pool.build().context("cannot start the worker threads")?;
+    pool.build().context("cannot start the worker threads")
+}
+
+fn build_oware(args: BuildOware) -> anyhow::Result<()> {
+    let pool = thread_pool(args.threads)?;
     eprintln!(
         "Building {} layers 0..={} in {} with {} threads",
         args.rules,
@@ -61,7 +69,7 @@ fn build_oware(args: BuildOware) -> anyhow::Result<()> {
 
 /// One progress bar per layer being built.
 #[derive(Default)]
-struct Bars {
+pub(super) struct Bars {
     bar: std::sync::Mutex<Option<ProgressBar>>,
 }
 
@@ -99,7 +107,7 @@ impl BuildObserver for Bars {
     }
 }
 
-fn print_summary(reports: &[LayerReport]) {
+pub(super) fn print_summary(reports: &[LayerReport]) {
     println!(
         "{:>5} {:>13} {:>13} {:>13} {:>13} {:>9} {:>12}",
         "seeds", "positions", "wins", "draws", "losses", "seconds", "positions/s"

@@ -5,6 +5,7 @@ use clap::{Parser, Subcommand};
 
 mod build;
 mod common;
+mod engehe;
 mod loops;
 mod moves;
 mod omweso;

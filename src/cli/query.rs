@@ -9,6 +9,8 @@ use crate::tablebase::oware::OwareTablebase;
 pub enum QueryGame {
     /// Query Oware tables
     Oware(QueryOware),
+    /// Query En Gehé tables
+    Engehe(super::engehe::QueryEngehe),
 }
 
 #[derive(Debug, Args)]
@@ -25,7 +27,10 @@ pub struct QueryOware {
 }
 
 pub fn run(game: QueryGame) -> anyhow::Result<()> {
-    let QueryGame::Oware(args) = game;
+    let args = match game {
+        QueryGame::Oware(args) => args,
+        QueryGame::Engehe(args) => return super::engehe::query(args),
+    };
     let board = oware_board(&args.pits)?;
     let tables = OwareTablebase::open(&args.tables.dir, args.tables.rules)?;
     let value = tables.value(&board)?;

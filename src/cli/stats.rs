@@ -12,6 +12,8 @@ use crate::tablebase::oware::OwareTablebase;
 pub enum StatsGame {
     /// Value histogram of one Oware layer
     Oware(StatsOware),
+    /// Value histogram of one En Gehé layer
+    Engehe(super::engehe::StatsEngehe),
 }
 
 #[derive(Debug, Args)]
@@ -27,7 +29,10 @@ pub struct StatsOware {
 }
 
 pub fn run(game: StatsGame) -> anyhow::Result<()> {
-    let StatsGame::Oware(args) = game;
+    let args = match game {
+        StatsGame::Oware(args) => args,
+        StatsGame::Engehe(args) => return super::engehe::stats(args),
+    };
     let tables = OwareTablebase::open(&args.tables.dir, args.tables.rules)?;
     let values = tables.layer(args.seeds as usize)?.values();
     let mut histogram = BTreeMap::<i8, u64>::new();

@@ -1,1 +1,3 @@
+pub mod engehe;
 pub mod oware;
+pub mod store;

@@ -1,0 +1,159 @@
+//! The En Gehé commands: `build engehe`, `query engehe`, `stats engehe`.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use clap::Args;
+
+use super::build::{Bars, print_summary, thread_pool};
+use super::common::parse_pit;
+use crate::games::engehe::{self, MAX_COUNTERS, Position, Rules};
+use crate::games::omweso::Endless;
+use crate::tablebase::engehe::{self as tb, Config, EngeheTablebase};
+
+/// Which En Gehé tables to use.
+#[derive(Debug, Args)]
+pub struct EngeheTables {
+    /// Holes per row (the board is 2 × WIDTH)
+    #[arg(long, value_parser = clap::value_parser!(u32).range(engehe::MIN_WIDTH as i64..=engehe::MAX_WIDTH as i64))]
+    width: u32,
+    /// Never-ending moves: void (the game is void, worth 0) or illegal
+    #[arg(long, default_value = "void")]
+    endless: Endless,
+    /// Tablebase folder; the layers go to DIR/engehe-wWIDTH-ENDLESS/
+    #[arg(long, default_value = "tablebases")]
+    dir: PathBuf,
+}
+
+impl EngeheTables {
+    fn config(&self) -> Config {
+        Config {
+            width: self.width as usize,
+            rules: Rules {
+                endless: self.endless,
+            },
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct BuildEngehe {
+    #[command(flatten)]
+    tables: EngeheTables,
+    /// Build every layer from 0 up to this many counters on the board
+    #[arg(long, value_parser = clap::value_parser!(u32).range(0..=MAX_COUNTERS as i64))]
+    max_seeds: u32,
+    /// Worker threads (default: one per core)
+    #[arg(long)]
+    threads: Option<usize>,
+}
+
+pub fn build(args: BuildEngehe) -> anyhow::Result<()> {
+    let pool = thread_pool(args.threads)?;
+    let config = args.tables.config();
+    eprintln!(
+        "Building En Gehé 2×{} ({}) layers 0..={} in {} with {} threads",
+        config.width,
+        config.rules,
+        args.max_seeds,
+        config.folder(&args.tables.dir).display(),
+        pool.current_num_threads()
+    );
+    let observer = Bars::default();
+    let reports =
+        pool.install(|| tb::build(&args.tables.dir, config, args.max_seeds as usize, &observer))?;
+    print_summary(&reports);
+    Ok(())
+}
+
+#[derive(Debug, Args)]
+pub struct QueryEngehe {
+    #[command(flatten)]
+    tables: EngeheTables,
+    /// Print JSON: {"value": v, "moves": [{"hole": 0, "captured": 1, "value": -1}, ...]}
+    #[arg(long)]
+    json: bool,
+    /// 2 × WIDTH hole counts, counter-clockwise from the mover's leftmost
+    /// hole (the mover's row, then the opponent's)
+    #[arg(required = true, num_args = 1.., value_parser = parse_pit, allow_negative_numbers = true)]
+    holes: Vec<u32>,
+}
+
+pub fn query(args: QueryEngehe) -> anyhow::Result<()> {
+    let config = args.tables.config();
+    let pos = Position::new(config.width, &args.holes)?;
+    let tables = EngeheTablebase::open(&args.tables.dir, config)?;
+    let value = tables.value(&pos)?;
+    let moves = tables.move_values(&pos)?;
+    if args.json {
+        let moves: Vec<_> = moves
+            .iter()
+            .map(|m| serde_json::json!({"hole": m.hole, "captured": m.captured, "value": m.value}))
+            .collect();
+        println!("{}", serde_json::json!({"value": value, "moves": moves}));
+        return Ok(());
+    }
+    println!("{pos}: value {value:+}");
+    if moves.is_empty() {
+        println!("no legal move: the game is over");
+    }
+    for m in &moves {
+        let best = if m.value == value { "  best" } else { "" };
+        match (m.captured, m.child) {
+            (Some(c), Some(child)) => println!(
+                "  hole {}: {:+} (captures {c}, then {child}){best}",
+                m.hole, m.value
+            ),
+            _ => println!(
+                "  hole {}: {:+} (never ends: the game is void){best}",
+                m.hole, m.value
+            ),
+        }
+    }
+    Ok(())
+}
+
+#[derive(Debug, Args)]
+pub struct StatsEngehe {
+    #[command(flatten)]
+    tables: EngeheTables,
+    /// The layer: counters on the board
+    #[arg(long, value_parser = clap::value_parser!(u32).range(0..=MAX_COUNTERS as i64))]
+    seeds: u32,
+    /// Print JSON: {"seeds": N, "positions": P, "histogram": {"-3": 12, ...}}
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn stats(args: StatsEngehe) -> anyhow::Result<()> {
+    let config = args.tables.config();
+    let tables = EngeheTablebase::open(&args.tables.dir, config)?;
+    let values = tables.layer_values(args.seeds as usize)?;
+    let mut histogram = BTreeMap::<i8, u64>::new();
+    for &v in &values {
+        *histogram.entry(v).or_default() += 1;
+    }
+    if args.json {
+        let hist: serde_json::Map<String, serde_json::Value> = histogram
+            .iter()
+            .map(|(v, n)| (v.to_string(), (*n).into()))
+            .collect();
+        let out =
+            serde_json::json!({"seeds": args.seeds, "positions": values.len(), "histogram": hist});
+        println!("{out}");
+        return Ok(());
+    }
+    println!(
+        "En Gehé 2×{} ({}) layer {}: {} positions",
+        config.width,
+        config.rules,
+        args.seeds,
+        values.len()
+    );
+    println!("{:>6} {:>13} {:>8}", "value", "positions", "share");
+    for (v, n) in &histogram {
+        let share = 100.0 * *n as f64 / values.len() as f64;
+        println!("{v:>6} {n:>13} {share:>7.3}%");
+    }
+    Ok(())
+}
