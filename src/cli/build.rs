@@ -16,6 +16,8 @@ pub enum BuildGame {
     Oware(BuildOware),
     /// En Gehé score tables for a 2 × W board, one layer per counter count
     Engehe(super::engehe::BuildEngehe),
+    /// Omweso tables for a 4 × W board with S seeds (one layer)
+    Omweso(super::omweso_tables::BuildOmweso),
 }
 
 #[derive(Debug, Args)]
@@ -38,6 +40,7 @@ pub fn run(game: BuildGame) -> anyhow::Result<()> {
     match game {
         BuildGame::Oware(args) => build_oware(args),
         BuildGame::Engehe(args) => super::engehe::build(args),
+        BuildGame::Omweso(args) => super::omweso_tables::build(args),
     }
 }
 

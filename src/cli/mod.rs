@@ -9,6 +9,7 @@ mod engehe;
 mod loops;
 mod moves;
 mod omweso;
+mod omweso_tables;
 mod query;
 mod stats;
 

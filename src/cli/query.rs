@@ -11,6 +11,8 @@ pub enum QueryGame {
     Oware(QueryOware),
     /// Query En Gehé tables
     Engehe(super::engehe::QueryEngehe),
+    /// Query an Omweso table
+    Omweso(super::omweso_tables::QueryOmweso),
 }
 
 #[derive(Debug, Args)]
@@ -30,6 +32,7 @@ pub fn run(game: QueryGame) -> anyhow::Result<()> {
     let args = match game {
         QueryGame::Oware(args) => args,
         QueryGame::Engehe(args) => return super::engehe::query(args),
+        QueryGame::Omweso(args) => return super::omweso_tables::query(args),
     };
     let board = oware_board(&args.pits)?;
     let tables = OwareTablebase::open(&args.tables.dir, args.tables.rules)?;

@@ -14,6 +14,8 @@ pub enum StatsGame {
     Oware(StatsOware),
     /// Value histogram of one En Gehé layer
     Engehe(super::engehe::StatsEngehe),
+    /// Wins, draws, losses and value histogram of an Omweso table
+    Omweso(super::omweso_tables::StatsOmweso),
 }
 
 #[derive(Debug, Args)]
@@ -32,6 +34,7 @@ pub fn run(game: StatsGame) -> anyhow::Result<()> {
     let args = match game {
         StatsGame::Oware(args) => args,
         StatsGame::Engehe(args) => return super::engehe::stats(args),
+        StatsGame::Omweso(args) => return super::omweso_tables::stats(args),
     };
     let tables = OwareTablebase::open(&args.tables.dir, args.tables.rules)?;
     let values = tables.layer(args.seeds as usize)?.values();

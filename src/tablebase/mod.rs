@@ -1,3 +1,4 @@
 pub mod engehe;
+pub mod omweso;
 pub mod oware;
 pub mod store;

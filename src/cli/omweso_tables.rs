@@ -1,0 +1,206 @@
+//! The Omweso table commands: `build omweso`, `query omweso`, `stats omweso`.
+
+use std::path::PathBuf;
+
+use clap::Args;
+use serde_json::json;
+
+use super::build::{Bars, print_summary, thread_pool};
+use super::common::parse_pit;
+use super::omweso::{RulesArgs, path_json, path_text};
+use crate::games::omweso::{MAX_SEEDS, MAX_WIDTH, MIN_WIDTH, Position};
+use crate::tablebase::omweso::{
+    self as tb, Config, MoveResult, MoveValue, Objective, OmwesoTablebase, Value,
+};
+
+/// Which Omweso table to use (the seeds come from the command or the position).
+#[derive(Debug, Args)]
+pub struct OmwesoTable {
+    /// Columns of the 4 × WIDTH board
+    #[arg(long, value_parser = clap::value_parser!(u32).range(MIN_WIDTH as i64..=MAX_WIDTH as i64))]
+    width: u32,
+    /// wdl (win/draw/loss with distance) or points (−12 … 12)
+    #[arg(long, value_enum, default_value_t = Objective::Wdl)]
+    objective: Objective,
+    #[command(flatten)]
+    rules: RulesArgs,
+    /// Tablebase folder
+    #[arg(long, default_value = "tablebases")]
+    dir: PathBuf,
+}
+
+impl OmwesoTable {
+    fn config(&self, seeds: u32) -> Config {
+        Config {
+            width: self.width as usize,
+            seeds: seeds as usize,
+            rules: self.rules.rules(),
+            objective: self.objective,
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct BuildOmweso {
+    #[command(flatten)]
+    table: OmwesoTable,
+    /// Seeds on the board (constant in Omweso: one layer)
+    #[arg(long, value_parser = clap::value_parser!(u32).range(0..=MAX_SEEDS as i64))]
+    seeds: u32,
+    /// Worker threads (default: one per core)
+    #[arg(long)]
+    threads: Option<usize>,
+}
+
+pub fn build(args: BuildOmweso) -> anyhow::Result<()> {
+    let pool = thread_pool(args.threads)?;
+    let config = args.table.config(args.seeds);
+    eprintln!(
+        "Building Omweso 4×{} with {} seeds ({}, {}) in {} with {} threads",
+        config.width,
+        config.seeds,
+        config.objective,
+        config.rules,
+        config.path(&args.table.dir).display(),
+        pool.current_num_threads()
+    );
+    let observer = Bars::default();
+    let report = pool.install(|| tb::build(&args.table.dir, config, &observer))?;
+    print_summary(std::slice::from_ref(&report.layer));
+    if let Some(d) = report.longest_win {
+        println!("longest win: {d} moves");
+    }
+    Ok(())
+}
+
+#[derive(Debug, Args)]
+pub struct QueryOmweso {
+    #[command(flatten)]
+    table: OmwesoTable,
+    /// Print JSON: {"value": …, "moves": [{"path": …, "value": …}], "pv": […]}
+    #[arg(long)]
+    json: bool,
+    /// Longest principal variation shown
+    #[arg(long, default_value_t = 40)]
+    pv_moves: usize,
+    /// 4 × WIDTH pit counts: the mover's 2W pits in sowing order (outer row
+    /// from the left, then the inner row), then the opponent's
+    #[arg(required = true, num_args = 1.., value_parser = parse_pit, allow_negative_numbers = true)]
+    pits: Vec<u32>,
+}
+
+pub fn query(args: QueryOmweso) -> anyhow::Result<()> {
+    let pos = Position::new(args.table.width as usize, &args.pits)?;
+    let tables = OmwesoTablebase::open(&args.table.dir, args.table.config(pos.seeds()))?;
+    let value = tables.value(&pos)?;
+    let moves = tables.move_values(&pos)?;
+    let pv = tables.principal_variation(&pos, args.pv_moves)?;
+    if args.json {
+        let moves: Vec<_> = moves.iter().map(move_json).collect();
+        let pv: Vec<_> = pv.iter().map(move_json).collect();
+        println!(
+            "{}",
+            json!({"value": value_json(value), "moves": moves, "pv": pv})
+        );
+        return Ok(());
+    }
+    println!("{pos}: {value}");
+    if moves.is_empty() {
+        println!("no legal move: the mover has lost (bulijo)");
+    }
+    for m in &moves {
+        let best = if m.value == value { "  best" } else { "" };
+        println!(
+            "  {}: {}{} {best}",
+            path_text(&m.path),
+            m.value,
+            result_text(m)
+        );
+    }
+    if !pv.is_empty() {
+        println!("principal variation:");
+        for (ply, m) in pv.iter().enumerate() {
+            println!("  {:>3}. {}{}", ply + 1, path_text(&m.path), result_text(m));
+        }
+    }
+    Ok(())
+}
+
+fn result_text(m: &MoveValue) -> String {
+    match m.result {
+        MoveResult::Wins(kind) => format!(" (wins: {}, {} points)", kind.name(), kind.points()),
+        MoveResult::Void => " (never ends: the game is void)".into(),
+        MoveResult::Child(child) => format!(" → {child}"),
+    }
+}
+
+fn value_json(v: Value) -> serde_json::Value {
+    use crate::tablebase::omweso::Wdl;
+    match v {
+        Value::Wdl(Wdl::Win(d)) => json!({"result": "win", "moves": d}),
+        Value::Wdl(Wdl::Draw) => json!({"result": "draw"}),
+        Value::Wdl(Wdl::Loss(d)) => json!({"result": "loss", "moves": d}),
+        Value::Points(p) => json!(p),
+    }
+}
+
+fn move_json(m: &MoveValue) -> serde_json::Value {
+    let result = match m.result {
+        MoveResult::Wins(kind) => json!({"wins": kind.name(), "points": kind.points()}),
+        MoveResult::Void => json!("void"),
+        MoveResult::Child(child) => json!({"child": child.pits()}),
+    };
+    json!({"path": path_json(&m.path), "value": value_json(m.value), "result": result})
+}
+
+#[derive(Debug, Args)]
+pub struct StatsOmweso {
+    #[command(flatten)]
+    table: OmwesoTable,
+    /// Seeds on the board
+    #[arg(long, value_parser = clap::value_parser!(u32).range(0..=MAX_SEEDS as i64))]
+    seeds: u32,
+    /// Print JSON: {"positions": P, "wins": …, "longest_win": …, "histogram": {…}}
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn stats(args: StatsOmweso) -> anyhow::Result<()> {
+    let config = args.table.config(args.seeds);
+    let tables = OmwesoTablebase::open(&args.table.dir, config)?;
+    let stats = tables.stats();
+    let histogram = tables.histogram();
+    let positions: u64 = histogram.values().sum();
+    if args.json {
+        let hist: serde_json::Map<String, serde_json::Value> = histogram
+            .iter()
+            .map(|(&v, &n)| (tables.decode(v).to_string(), n.into()))
+            .collect();
+        let o = stats.outcomes;
+        println!(
+            "{}",
+            json!({"positions": positions, "wins": o.wins, "draws": o.draws, "losses": o.losses,
+                   "longest_win": stats.longest_win, "longest_loss": stats.longest_loss, "histogram": hist})
+        );
+        return Ok(());
+    }
+    println!(
+        "Omweso 4×{} with {} seeds ({}, {}): {positions} positions",
+        config.width, config.seeds, config.objective, config.rules
+    );
+    let share = |n: u64| 100.0 * n as f64 / positions.max(1) as f64;
+    let o = stats.outcomes;
+    println!("wins {:>12} ({:.3}%)", o.wins, share(o.wins));
+    println!("draws {:>11} ({:.3}%)", o.draws, share(o.draws));
+    println!("losses {:>10} ({:.3}%)", o.losses, share(o.losses));
+    if let (Some(w), Some(l)) = (stats.longest_win, stats.longest_loss) {
+        println!("longest win {w} moves, longest loss {l} moves");
+    }
+    if config.objective == Objective::Points {
+        println!("{:>6} {:>13} {:>8}", "points", "positions", "share");
+        for (&v, &n) in &histogram {
+            println!("{v:>+6} {n:>13} {:>7.3}%", share(n));
+        }
+    }
+    Ok(())
+}
