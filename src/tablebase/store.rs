@@ -5,7 +5,8 @@
 //! Layout, little-endian: magic `MTBX`, format version (u32), bytes per
 //! value (u8: 1 or 2), three zero bytes, descriptor length (u32), the
 //! descriptor (UTF-8: game, rules, layer, value encoding), position count
-//! (u64), CRC-32 of the payload (u32), then the values in rank order.
+//! (u64), CRC-32 of the descriptor and the payload (u32), then the values
+//! in rank order.
 //! Files are written to a temporary name and renamed when complete.
 
 use std::fs::File;
@@ -76,7 +77,7 @@ pub fn write(path: &Path, descriptor: &str, values: Values) -> Result<(), StoreE
     header.extend_from_slice(&(descriptor.len() as u32).to_le_bytes());
     header.extend_from_slice(descriptor.as_bytes());
     header.extend_from_slice(&(values.len() as u64).to_le_bytes());
-    header.extend_from_slice(&crc32fast::hash(&payload).to_le_bytes());
+    header.extend_from_slice(&checksum(descriptor.as_bytes(), &payload).to_le_bytes());
     let tmp = path.with_extension("tmp");
     raw::write_atomically(path, &tmp, |file| {
         file.write_all(&header)?;
@@ -167,21 +168,8 @@ pub fn open(path: &Path, descriptor: &str, positions: u64) -> Result<Table, Stor
         .u32()
         .and_then(|n| reader.take(n as usize))
         .ok_or_else(|| damaged("truncated header"))?;
-    let found = String::from_utf8_lossy(found).into_owned();
-    if found != descriptor {
-        return Err(StoreError::Foreign {
-            path: path.to_path_buf(),
-            found,
-            expected: descriptor.to_string(),
-        });
-    }
     let len = reader.u64().ok_or_else(|| damaged("truncated header"))?;
     let crc = reader.u32().ok_or_else(|| damaged("truncated header"))?;
-    if len != positions {
-        return Err(damaged(&format!(
-            "{len} positions, the layer has {positions}"
-        )));
-    }
     let start = reader.at;
     let expected_bytes = len.checked_mul(u64::from(width));
     if expected_bytes != Some((map.len() - start) as u64) {
@@ -190,8 +178,21 @@ pub fn open(path: &Path, descriptor: &str, positions: u64) -> Result<Table, Stor
             map.len() - start
         )));
     }
-    if crc32fast::hash(&map[start..]) != crc {
+    if checksum(found, &map[start..]) != crc {
         return Err(damaged("checksum mismatch"));
+    }
+    let found = String::from_utf8_lossy(found).into_owned();
+    if found != descriptor {
+        return Err(StoreError::Foreign {
+            path: path.to_path_buf(),
+            found,
+            expected: descriptor.to_string(),
+        });
+    }
+    if len != positions {
+        return Err(damaged(&format!(
+            "{len} positions, the layer has {positions}"
+        )));
     }
     Ok(Table {
         map,
@@ -199,6 +200,15 @@ pub fn open(path: &Path, descriptor: &str, positions: u64) -> Result<Table, Stor
         len,
         width,
     })
+}
+
+/// CRC-32 of the descriptor and the payload: a damaged header reads as
+/// damaged, not as a table of other rules.
+fn checksum(descriptor: &[u8], payload: &[u8]) -> u32 {
+    let mut hasher = crc32fast::Hasher::new();
+    hasher.update(descriptor);
+    hasher.update(payload);
+    hasher.finalize()
 }
 
 struct Reader<'a> {
@@ -255,6 +265,11 @@ mod tests {
         bytes.truncate(bytes.len() - 1);
         std::fs::write(&path, &bytes).unwrap();
         assert!(err(open(&path, "test a", 3)).contains("payload bytes"));
+        let mut bytes = std::fs::read(&path).unwrap();
+        bytes.push(0);
+        bytes[17] ^= 2; // inside the descriptor
+        std::fs::write(&path, &bytes).unwrap();
+        assert!(err(open(&path, "test a", 3)).contains("checksum mismatch"));
         std::fs::write(&path, b"MTBY0000").unwrap();
         assert!(err(open(&path, "test a", 3)).contains("bad magic"));
         std::fs::write(&path, b"").unwrap();

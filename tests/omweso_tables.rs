@@ -1,0 +1,339 @@
+//! Omweso tables against a naive solver over the same move generator
+//! (sweeps to a fixpoint: level by level for win/draw/loss with distance,
+//! threshold by threshold for points), consistency of every table with its
+//! moves, and the command line.
+
+use std::collections::HashMap;
+use std::process::Command;
+
+use mancala_tb::games::omweso::{Dedup, Endless, MoveGen, Outcome, Position, Reverse, Rules};
+use mancala_tb::tablebase::omweso::{
+    self as tb, Config, MoveResult, Objective, OmwesoTablebase, Value, Wdl,
+};
+use mancala_tb::tablebase::oware::Quiet;
+
+/// Every position with `seeds` seeds on a 4 × `width` board.
+fn all_positions(width: usize, seeds: u32) -> Vec<Position> {
+    fn fill(p: &mut Vec<u32>, left: u32, n: usize, out: &mut Vec<Vec<u32>>) {
+        if p.len() + 1 == n {
+            p.push(left);
+            out.push(p.clone());
+            p.pop();
+            return;
+        }
+        for k in 0..=left {
+            p.push(k);
+            fill(p, left - k, n, out);
+            p.pop();
+        }
+    }
+    let mut out = Vec::new();
+    fill(&mut Vec::new(), seeds, 4 * width, &mut out);
+    out.iter()
+        .map(|p| Position::new(width, p).unwrap())
+        .collect()
+}
+
+/// A move: an immediate win worth these points, a void game, or a child.
+enum Succ {
+    Win(i8),
+    Void,
+    Child(usize),
+}
+
+fn successors(positions: &[Position], rules: &Rules) -> Vec<Vec<Succ>> {
+    let at: HashMap<Position, usize> = positions.iter().enumerate().map(|(i, p)| (*p, i)).collect();
+    let mut moves = MoveGen::new();
+    positions
+        .iter()
+        .map(|p| {
+            moves.generate(p, rules, true, Dedup::StartChoice);
+            moves
+                .legal()
+                .map(|m| match m.outcome {
+                    Outcome::Ends { win: Some(k), .. } => Succ::Win(k.points() as i8),
+                    Outcome::Ends { after, .. } => Succ::Child(at[&after.flipped()]),
+                    Outcome::NeverEnds(_) => Succ::Void,
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// Win/draw/loss with distance, level by level: losses in 0 have no move;
+/// wins in `d` have a win at once (`d = 1`) or a child lost in `d − 1`;
+/// losses in `d` have only children won in at most `d − 1`.
+fn naive_wdl(succ: &[Vec<Succ>]) -> Vec<Wdl> {
+    let mut v: Vec<Option<Wdl>> = succ
+        .iter()
+        .map(|s| s.is_empty().then_some(Wdl::Loss(0)))
+        .collect();
+    for d in 1u16.. {
+        let before = v.clone();
+        for (i, moves) in succ.iter().enumerate() {
+            if before[i].is_some() {
+                continue;
+            }
+            let win = moves.iter().any(|m| match m {
+                Succ::Win(_) => d == 1,
+                Succ::Void => false,
+                Succ::Child(c) => before[*c] == Some(Wdl::Loss(d - 1)),
+            });
+            let loss = moves.iter().all(|m| match m {
+                Succ::Child(c) => matches!(before[*c], Some(Wdl::Win(e)) if e < d),
+                _ => false,
+            });
+            if win {
+                v[i] = Some(Wdl::Win(d));
+            } else if loss {
+                v[i] = Some(Wdl::Loss(d));
+            }
+        }
+        if v == before {
+            break;
+        }
+    }
+    v.into_iter().map(|x| x.unwrap_or(Wdl::Draw)).collect()
+}
+
+/// Points by thresholds, each a fixpoint: won at `t` if a move is worth at
+/// least `t` at once or leads to a child lost at `t`; lost at `−t` if every
+/// move is a child won at `t` (a position without moves is lost at −1).
+fn naive_points(succ: &[Vec<Succ>]) -> Vec<i8> {
+    let n = succ.len();
+    let mut value = vec![0i8; n];
+    for t in (1..=12).rev() {
+        let (mut win, mut lose) = (vec![false; n], vec![false; n]);
+        loop {
+            let mut changed = false;
+            for (i, moves) in succ.iter().enumerate() {
+                let w = moves.iter().any(|m| match m {
+                    Succ::Win(p) => *p >= t,
+                    Succ::Void => false,
+                    Succ::Child(c) => lose[*c],
+                });
+                let l = if moves.is_empty() {
+                    t == 1
+                } else {
+                    moves.iter().all(|m| match m {
+                        Succ::Child(c) => win[*c],
+                        _ => false,
+                    })
+                };
+                changed |= (w && !win[i]) || (l && !lose[i]);
+                win[i] |= w;
+                lose[i] |= l;
+            }
+            if !changed {
+                break;
+            }
+        }
+        for i in 0..n {
+            if value[i] == 0 && win[i] {
+                value[i] = t;
+            } else if value[i] == 0 && lose[i] {
+                value[i] = -t;
+            }
+        }
+    }
+    value
+}
+
+fn cross_check(width: usize, seeds: u32, rules: Rules) {
+    let dir = tempfile::tempdir().unwrap();
+    let positions = all_positions(width, seeds);
+    let succ = successors(&positions, &rules);
+    let wdl = naive_wdl(&succ);
+    let points = naive_points(&succ);
+    for objective in [Objective::Wdl, Objective::Points] {
+        let config = Config {
+            width,
+            seeds: seeds as usize,
+            rules,
+            objective,
+        };
+        let report = tb::build(dir.path(), config, &Quiet).unwrap();
+        assert_eq!(report.layer.positions, positions.len() as u64);
+        let tables = OmwesoTablebase::open(dir.path(), config).unwrap();
+        for (i, p) in positions.iter().enumerate() {
+            let expected = match objective {
+                Objective::Wdl => Value::Wdl(wdl[i]),
+                Objective::Points => Value::Points(points[i]),
+            };
+            assert_eq!(
+                tables.value(p).unwrap(),
+                expected,
+                "{p} ({objective}, {rules})"
+            );
+        }
+        tables.check_consistency().unwrap();
+        if objective == Objective::Wdl {
+            let longest = wdl.iter().filter_map(|w| match w {
+                Wdl::Win(d) => Some(*d),
+                _ => None,
+            });
+            assert_eq!(report.longest_win, longest.max());
+        }
+    }
+}
+
+#[test]
+fn default_rules_match_the_naive_solver() {
+    cross_check(2, 8, Rules::default());
+    cross_check(3, 6, Rules::default());
+}
+
+#[test]
+fn rule_options_match_the_naive_solver() {
+    let options = [
+        Rules {
+            endless: Endless::Illegal,
+            ..Rules::default()
+        },
+        Rules {
+            reverse: Reverse::StartOnly,
+            ..Rules::default()
+        },
+        Rules {
+            okutema: false,
+            ..Rules::default()
+        },
+    ];
+    for rules in options {
+        cross_check(2, 7, rules);
+    }
+}
+
+#[test]
+fn the_tables_are_not_trivial() {
+    // 4 × 2 with 8 seeds: wins, draws and losses all occur, wins take more
+    // than one move, and every point value but ±12 is reached... checked
+    // against counts computed by the naive solver.
+    let positions = all_positions(2, 8);
+    let succ = successors(&positions, &Rules::default());
+    let wdl = naive_wdl(&succ);
+    let count = |f: fn(&Wdl) -> bool| wdl.iter().filter(|w| f(w)).count();
+    assert_eq!(positions.len(), 6435);
+    assert!(count(|w| matches!(w, Wdl::Draw)) > 0);
+    assert!(count(|w| matches!(w, Wdl::Win(d) if *d > 3)) > 0);
+    assert!(count(|w| matches!(w, Wdl::Loss(d) if *d > 2)) > 0);
+    let points = naive_points(&succ);
+    for p in [-2, -1, 0, 1, 2] {
+        assert!(points.contains(&p), "{p}");
+    }
+}
+
+#[test]
+fn hand_checked_positions() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = |objective| Config {
+        width: 2,
+        seeds: 6,
+        rules: Rules::default(),
+        objective,
+    };
+    tb::build(dir.path(), config(Objective::Wdl), &Quiet).unwrap();
+    tb::build(dir.path(), config(Objective::Points), &Quiet).unwrap();
+    let wdl = OmwesoTablebase::open(dir.path(), config(Objective::Wdl)).unwrap();
+    let points = OmwesoTablebase::open(dir.path(), config(Objective::Points)).unwrap();
+    // Only singletons for the mover: no move, lost by bulijo.
+    let stuck = Position::new(2, &[1, 1, 0, 0, 2, 2, 0, 0]).unwrap();
+    assert_eq!(wdl.value(&stuck).unwrap(), Value::Wdl(Wdl::Loss(0)));
+    assert_eq!(points.value(&stuck).unwrap(), Value::Points(-1));
+    // 4 × 2, sowing order per side: outer 0 1, inner 2 3 (inner 2 is
+    // column 1, inner 3 column 0). Mover 2 0 0 0: pit 0 sows into 1 and 2;
+    // 2 was empty, the move ends; the opponent (2 2 0 0 seen by them) then
+    // moves. With the opponent's inner row empty no capture is possible.
+    let pos = Position::new(2, &[0, 0, 2, 0, 2, 2, 0, 0]).unwrap();
+    let moves = wdl.move_values(&pos).unwrap();
+    assert_eq!(moves.len(), 1);
+    assert!(matches!(moves[0].result, MoveResult::Child(_)));
+    assert_eq!(moves[0].value, wdl.value(&pos).unwrap());
+    // A principal variation ends in the game's end for a decided position.
+    let v = wdl.value(&pos).unwrap();
+    let pv = wdl.principal_variation(&pos, 100).unwrap();
+    if let Value::Wdl(Wdl::Win(d) | Wdl::Loss(d)) = v {
+        assert_eq!(pv.len(), d as usize, "{v}");
+    }
+}
+
+fn cli(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_mancala-tb"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn command_line_builds_queries_and_reports_bad_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let (ok, out, err) = cli(&[
+        "build", "omweso", "--width", "2", "--seeds", "6", "--dir", d,
+    ]);
+    assert!(ok, "{err}");
+    assert!(out.contains("longest win"), "{out}");
+    let (ok, out, err) = cli(&[
+        "query", "omweso", "--width", "2", "--dir", d, "--json", "0", "0", "2", "0", "2", "2", "0",
+        "0",
+    ]);
+    assert!(ok, "{err}");
+    let json: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(json["moves"].as_array().unwrap().len(), 1);
+    assert_eq!(json["moves"][0]["value"], json["value"]);
+    assert!(json["pv"].is_array());
+    let (ok, out, _) = cli(&[
+        "stats", "omweso", "--width", "2", "--seeds", "6", "--dir", d,
+    ]);
+    assert!(
+        ok && out.contains("1716 positions") && out.contains("longest win"),
+        "{out}"
+    );
+
+    let (ok, _, err) = cli(&["query", "omweso", "--width", "2", "--dir", d, "1", "2"]);
+    assert!(!ok && err.contains("8 pits"), "{err}");
+    let (ok, _, err) = cli(&[
+        "query",
+        "omweso",
+        "--width",
+        "2",
+        "--dir",
+        d,
+        "--objective",
+        "points",
+        "0",
+        "0",
+        "2",
+        "0",
+        "2",
+        "2",
+        "0",
+        "0",
+    ]);
+    assert!(
+        !ok && err.contains("missing") && err.contains("--objective points"),
+        "{err}"
+    );
+    let (ok, _, err) = cli(&[
+        "build", "omweso", "--width", "9", "--seeds", "2", "--dir", d,
+    ]);
+    assert!(!ok && err.contains("--width"), "{err}");
+    let file = dir.path().join("omweso-all-laps-void-okutema-on/w2-s6.wdl");
+    let mut bytes = std::fs::read(&file).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 1;
+    std::fs::write(&file, &bytes).unwrap();
+    let (ok, _, err) = cli(&[
+        "stats", "omweso", "--width", "2", "--seeds", "6", "--dir", d,
+    ]);
+    assert!(
+        !ok && err.contains("w2-s6.wdl") && err.contains("damaged"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+}
