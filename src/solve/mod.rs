@@ -1,1 +1,2 @@
+pub mod array;
 pub mod oware;

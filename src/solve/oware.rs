@@ -24,6 +24,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use rayon::prelude::*;
 
+use super::array::BigArray;
 use crate::games::oware::{self, Board, Ruleset};
 use crate::index::oware as index;
 
@@ -73,20 +74,21 @@ pub struct Outcomes {
 pub type Progress<'a> = &'a (dyn Fn(u64) + Sync);
 
 /// Solves layer `seeds`; returns the value of every indexed position in rank
-/// order. Runs on the current rayon pool.
+/// order, or the system's refusal of the memory. Runs on the current rayon
+/// pool.
 pub fn solve_layer(
     rules: Ruleset,
     seeds: usize,
     lower: &dyn LowerLayers,
     progress: Progress,
-) -> Vec<i8> {
-    let mut layer = Layer::new(rules, seeds);
+) -> std::io::Result<BigArray<i8>> {
+    let mut layer = Layer::new(rules, seeds)?;
     layer.set_up(lower, progress);
     for t in (1..=seeds as i8).rev() {
         layer.scan_threshold(t);
         while layer.propagate(t, progress) > 0 {}
     }
-    layer.finish(progress)
+    Ok(layer.finish(progress))
 }
 
 /// Counts wins, draws and losses of a layer.
@@ -115,9 +117,9 @@ struct Layer {
     rules: Ruleset,
     seeds: usize,
     /// Best capture value while unresolved (`NO_EXIT` if none), then the value.
-    values: Vec<i8>,
+    values: BigArray<i8>,
     /// 4-bit states, 16 per word.
-    states: Vec<AtomicU64>,
+    states: BigArray<AtomicU64>,
 }
 
 /// A resolved position waiting on a worker's stack, with its board so that it
@@ -125,16 +127,14 @@ struct Layer {
 type Resolved = (usize, Board);
 
 impl Layer {
-    fn new(rules: Ruleset, seeds: usize) -> Layer {
+    fn new(rules: Ruleset, seeds: usize) -> std::io::Result<Layer> {
         let size = index::layer_size(seeds) as usize;
-        Layer {
+        Ok(Layer {
             rules,
             seeds,
-            values: vec![0; size],
-            states: (0..size.div_ceil(PER_WORD))
-                .map(|_| AtomicU64::new(0))
-                .collect(),
-        }
+            values: BigArray::zeroed(size)?,
+            states: BigArray::zeroed(size.div_ceil(PER_WORD))?,
+        })
     }
 
     /// The layer cut into work units, each owning its values and state words.
@@ -350,7 +350,7 @@ impl Layer {
 
     /// Writes the values resolved at threshold 1; unresolved positions are
     /// draws. Returns the finished values.
-    fn finish(mut self, progress: Progress) -> Vec<i8> {
+    fn finish(mut self, progress: Progress) -> BigArray<i8> {
         self.chunks_mut().for_each(|(_, values, states)| {
             let mut draws = 0;
             for (values, word) in values.chunks_mut(PER_WORD).zip(states) {

@@ -44,6 +44,12 @@ pub enum TablebaseError {
         stored: i8,
         expected: i8,
     },
+    #[error("cannot get {bytes} bytes of memory to build layer {seeds}: {source}")]
+    Memory {
+        seeds: usize,
+        bytes: u64,
+        source: std::io::Error,
+    },
     #[error("Oware has {MAX_SEEDS} seeds; layers above that do not exist (asked for {0})")]
     TooManySeeds(usize),
 }
@@ -104,7 +110,12 @@ pub fn build(
                 observer.layer_started(seeds, positions);
                 let start = Instant::now();
                 let values =
-                    engine::solve_layer(rules, seeds, &lower, &|steps| observer.advance(steps));
+                    engine::solve_layer(rules, seeds, &lower, &|steps| observer.advance(steps))
+                        .map_err(|source| TablebaseError::Memory {
+                            seeds,
+                            bytes: positions * 3 / 2,
+                            source,
+                        })?;
                 raw::write_layer(&path, &values)?;
                 let seconds = start.elapsed().as_secs_f64();
                 (RawLayer::open(&path, positions)?, Some(seconds))
