@@ -122,9 +122,37 @@ struct Layer {
     states: BigArray<AtomicU64>,
 }
 
-/// A resolved position waiting on a worker's stack, with its board so that it
-/// need not be unranked.
-type Resolved = (usize, Board);
+/// A parent to tell: its rank, its board, and whether the child is lost.
+type Parent = (usize, Board, bool);
+
+/// Pending positions whose parents are told together.
+const BATCH: usize = 16;
+
+/// The pending positions of a range of state words, in rank order.
+struct PendingScan<'a> {
+    states: &'a [AtomicU64],
+    word: usize,
+    end: usize,
+    /// Pending bits of the word before `word` not yet returned.
+    pending: u64,
+}
+
+impl Iterator for PendingScan<'_> {
+    type Item = usize;
+    fn next(&mut self) -> Option<usize> {
+        while self.pending == 0 {
+            if self.word == self.end {
+                return None;
+            }
+            let word = self.states[self.word].load(Ordering::Relaxed);
+            self.pending = word & (word >> 3) & LOW_BITS;
+            self.word += 1;
+        }
+        let slot = self.pending.trailing_zeros() as usize / 4;
+        self.pending &= self.pending - 1;
+        Some((self.word - 1) * PER_WORD + slot)
+    }
+}
 
 impl Layer {
     fn new(rules: Ruleset, seeds: usize) -> std::io::Result<Layer> {
@@ -232,70 +260,71 @@ impl Layer {
         let handled = AtomicUsize::new(0);
         let words = self.states.len();
         let per_chunk = CHUNK / PER_WORD;
-        (0..words.div_ceil(per_chunk))
-            .into_par_iter()
-            .for_each_init(
-                || (Vec::new(), Vec::new()),
-                |(stack, parents), c| {
-                    let mut count = 0;
-                    for w in c * per_chunk..((c + 1) * per_chunk).min(words) {
-                        let word = self.states[w].load(Ordering::Relaxed);
-                        let mut pending = word & (word >> 3) & LOW_BITS;
-                        while pending != 0 {
-                            let rank = w * PER_WORD + pending.trailing_zeros() as usize / 4;
-                            pending &= pending - 1;
-                            self.handle(rank, None, t, stack, parents, &mut count);
-                            while let Some((rank, board)) = stack.pop() {
-                                self.handle(rank, Some(board), t, stack, parents, &mut count);
-                            }
+        (0..words.div_ceil(per_chunk)).into_par_iter().for_each_init(
+            || (Vec::new(), Vec::new()),
+            |(stack, parents), c| {
+                let mut scan = PendingScan {
+                    states: &self.states,
+                    word: c * per_chunk,
+                    end: ((c + 1) * per_chunk).min(words),
+                    pending: 0,
+                };
+                let mut count = 0;
+                loop {
+                    // Gather the parents of a batch of positions first, so
+                    // that their state words are fetched from memory in
+                    // parallel, then tell them.
+                    parents.clear();
+                    let mut batch = 0;
+                    while batch < BATCH {
+                        let (rank, board) = match stack.pop() {
+                            Some((rank, board)) => (rank, Some(board)),
+                            None => match scan.next() {
+                                Some(rank) => (rank, None),
+                                None => break,
+                            },
+                        };
+                        if let Some(lost) = self.take_pending(rank) {
+                            let board = board.unwrap_or_else(|| index::unrank(self.seeds, rank as u64));
+                            self.gather_parents(&board, lost, parents);
+                            batch += 1;
                         }
                     }
-                    handled.fetch_add(count, Ordering::Relaxed);
-                    progress(count as u64);
-                },
-            );
+                    if batch == 0 {
+                        break;
+                    }
+                    count += batch;
+                    for &(parent, parent_board, lost) in parents.iter() {
+                        let resolved = if lost {
+                            // A move to a lost child wins t for the parent.
+                            self.resolve_parent_win(parent)
+                        } else {
+                            self.count_down(parent, t)
+                        };
+                        if resolved && stack.len() < STACK_LIMIT {
+                            stack.push((parent, parent_board));
+                        }
+                    }
+                }
+                handled.fetch_add(count, Ordering::Relaxed);
+                progress(count as u64);
+            },
+        );
         handled.into_inner()
     }
 
-    /// Tells the parents of a pending position about it, if no other worker
-    /// has done so.
-    fn handle(
-        &self,
-        rank: usize,
-        board: Option<Board>,
-        t: i8,
-        stack: &mut Vec<Resolved>,
-        parents: &mut Vec<Resolved>,
-        count: &mut usize,
-    ) {
-        let Some(lost) = self.take_pending(rank) else {
-            return;
-        };
-        *count += 1;
-        let board = board.unwrap_or_else(|| index::unrank(self.seeds, rank as u64));
-        // Gather the parents first so that their state words are fetched from
-        // memory in parallel.
-        parents.clear();
-        oware::for_each_unmove(self.rules, &board, |parent, _pit| {
+    /// Appends the parents of a position (lost or won at the current
+    /// threshold) and asks for their state words.
+    fn gather_parents(&self, board: &Board, lost: bool, parents: &mut Vec<Parent>) {
+        oware::for_each_unmove(self.rules, board, |parent, _pit| {
             let rank = index::rank_indexed(parent, self.seeds) as usize;
             prefetch(&self.states[rank / PER_WORD]);
             if !lost {
                 // Counting down to zero reads the parent's best capture.
                 prefetch(&self.values[rank]);
             }
-            parents.push((rank, *parent));
+            parents.push((rank, *parent, lost));
         });
-        for &(parent, parent_board) in parents.iter() {
-            let resolved = if lost {
-                // A move to a lost child wins t for the parent.
-                self.resolve_parent_win(parent)
-            } else {
-                self.count_down(parent, t)
-            };
-            if resolved && stack.len() < STACK_LIMIT {
-                stack.push((parent, parent_board));
-            }
-        }
     }
 
     /// Clears the pending bit of a resolved position; returns whether it was
