@@ -522,7 +522,7 @@ mod tests {
         for rules in Ruleset::ALL {
             for n in 0..=7u8 {
                 let boards = all_boards(n);
-                let indexed = |b: &Board| b[SIDE..].iter().any(|&p| p == 0);
+                let indexed = |b: &Board| b[SIDE..].contains(&0);
                 let mut forward = HashSet::new();
                 for b in boards.iter().filter(|b| indexed(b)) {
                     for m in legal_moves(rules, b).iter().filter(|m| m.captured == 0) {

@@ -260,56 +260,59 @@ impl Layer {
         let handled = AtomicUsize::new(0);
         let words = self.states.len();
         let per_chunk = CHUNK / PER_WORD;
-        (0..words.div_ceil(per_chunk)).into_par_iter().for_each_init(
-            || (Vec::new(), Vec::new()),
-            |(stack, parents), c| {
-                let mut scan = PendingScan {
-                    states: &self.states,
-                    word: c * per_chunk,
-                    end: ((c + 1) * per_chunk).min(words),
-                    pending: 0,
-                };
-                let mut count = 0;
-                loop {
-                    // Gather the parents of a batch of positions first, so
-                    // that their state words are fetched from memory in
-                    // parallel, then tell them.
-                    parents.clear();
-                    let mut batch = 0;
-                    while batch < BATCH {
-                        let (rank, board) = match stack.pop() {
-                            Some((rank, board)) => (rank, Some(board)),
-                            None => match scan.next() {
-                                Some(rank) => (rank, None),
-                                None => break,
-                            },
-                        };
-                        if let Some(lost) = self.take_pending(rank) {
-                            let board = board.unwrap_or_else(|| index::unrank(self.seeds, rank as u64));
-                            self.gather_parents(&board, lost, parents);
-                            batch += 1;
+        (0..words.div_ceil(per_chunk))
+            .into_par_iter()
+            .for_each_init(
+                || (Vec::new(), Vec::new()),
+                |(stack, parents), c| {
+                    let mut scan = PendingScan {
+                        states: &self.states,
+                        word: c * per_chunk,
+                        end: ((c + 1) * per_chunk).min(words),
+                        pending: 0,
+                    };
+                    let mut count = 0;
+                    loop {
+                        // Gather the parents of a batch of positions first, so
+                        // that their state words are fetched from memory in
+                        // parallel, then tell them.
+                        parents.clear();
+                        let mut batch = 0;
+                        while batch < BATCH {
+                            let (rank, board) = match stack.pop() {
+                                Some((rank, board)) => (rank, Some(board)),
+                                None => match scan.next() {
+                                    Some(rank) => (rank, None),
+                                    None => break,
+                                },
+                            };
+                            if let Some(lost) = self.take_pending(rank) {
+                                let board =
+                                    board.unwrap_or_else(|| index::unrank(self.seeds, rank as u64));
+                                self.gather_parents(&board, lost, parents);
+                                batch += 1;
+                            }
+                        }
+                        if batch == 0 {
+                            break;
+                        }
+                        count += batch;
+                        for &(parent, parent_board, lost) in parents.iter() {
+                            let resolved = if lost {
+                                // A move to a lost child wins t for the parent.
+                                self.resolve_parent_win(parent)
+                            } else {
+                                self.count_down(parent, t)
+                            };
+                            if resolved && stack.len() < STACK_LIMIT {
+                                stack.push((parent, parent_board));
+                            }
                         }
                     }
-                    if batch == 0 {
-                        break;
-                    }
-                    count += batch;
-                    for &(parent, parent_board, lost) in parents.iter() {
-                        let resolved = if lost {
-                            // A move to a lost child wins t for the parent.
-                            self.resolve_parent_win(parent)
-                        } else {
-                            self.count_down(parent, t)
-                        };
-                        if resolved && stack.len() < STACK_LIMIT {
-                            stack.push((parent, parent_board));
-                        }
-                    }
-                }
-                handled.fetch_add(count, Ordering::Relaxed);
-                progress(count as u64);
-            },
-        );
+                    handled.fetch_add(count, Ordering::Relaxed);
+                    progress(count as u64);
+                },
+            );
         handled.into_inner()
     }
 

@@ -29,9 +29,9 @@ pub enum TablebaseError {
         path: PathBuf,
         dir: PathBuf,
     },
-    #[error("{0}")]
+    #[error(transparent)]
     Layer(#[from] RawError),
-    #[error("cannot create the tablebase folder {path}: {source}")]
+    #[error("cannot create the tablebase folder {path}")]
     CreateDir {
         path: PathBuf,
         source: std::io::Error,
@@ -44,7 +44,7 @@ pub enum TablebaseError {
         stored: i8,
         expected: i8,
     },
-    #[error("cannot get {bytes} bytes of memory to build layer {seeds}: {source}")]
+    #[error("cannot get {bytes} bytes of memory to build layer {seeds}")]
     Memory {
         seeds: usize,
         bytes: u64,
