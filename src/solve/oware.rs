@@ -131,10 +131,34 @@ const BATCH: usize = 16;
 /// The pending positions of a range of state words, in rank order.
 struct PendingScan<'a> {
     states: &'a [AtomicU64],
+    seeds: usize,
     word: usize,
     end: usize,
     /// Pending bits of the word before `word` not yet returned.
     pending: u64,
+    /// The last position whose board was asked for.
+    cursor: Option<(usize, Board)>,
+}
+
+/// Ranks a cursor steps forward rather than unranking.
+const STEPS: usize = 8;
+
+impl PendingScan<'_> {
+    /// The board of a position returned by the scan: stepped to from the
+    /// previous one when it is close, unranked otherwise.
+    fn board(&mut self, rank: usize) -> Board {
+        let board = match self.cursor {
+            Some((at, mut board)) if at <= rank && rank - at <= STEPS => {
+                for _ in at..rank {
+                    index::next_indexed(&mut board);
+                }
+                board
+            }
+            _ => index::unrank(self.seeds, rank as u64),
+        };
+        self.cursor = Some((rank, board));
+        board
+    }
 }
 
 impl Iterator for PendingScan<'_> {
@@ -267,9 +291,11 @@ impl Layer {
                 |(stack, parents), c| {
                     let mut scan = PendingScan {
                         states: &self.states,
+                        seeds: self.seeds,
                         word: c * per_chunk,
                         end: ((c + 1) * per_chunk).min(words),
                         pending: 0,
+                        cursor: None,
                     };
                     let mut count = 0;
                     loop {
@@ -287,8 +313,7 @@ impl Layer {
                                 },
                             };
                             if let Some(lost) = self.take_pending(rank) {
-                                let board =
-                                    board.unwrap_or_else(|| index::unrank(self.seeds, rank as u64));
+                                let board = board.unwrap_or_else(|| scan.board(rank));
                                 self.gather_parents(&board, lost, parents);
                                 batch += 1;
                             }
