@@ -160,6 +160,29 @@ pub struct MoveValue {
     pub value: i8,
 }
 
+/// One move of a principal variation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PvStep {
+    pub pit: u8,
+    pub captured: u8,
+    /// The value of the move for the player making it (the value of the
+    /// position it is played from).
+    pub value: i8,
+    /// The position after the move, seen from the new mover.
+    pub board: Board,
+}
+
+/// Why a principal variation stops.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PvEnd {
+    /// The last position has no legal move.
+    GameOver,
+    /// The last position occurred before: best play goes round for ever.
+    Repetition,
+    /// The length limit was reached.
+    Limit,
+}
+
 /// A tablebase folder opened for probing one ruleset.
 pub struct OwareTablebase {
     dir: PathBuf,
@@ -236,9 +259,40 @@ impl OwareTablebase {
             })
             .collect()
     }
-}
 
-impl OwareTablebase {
+    /// The line of best play from `board`: at each step a best move (among
+    /// equals the one capturing most, then the lowest pit), until the game
+    /// ends, a position repeats or `limit` moves are made.
+    pub fn principal_variation(
+        &self,
+        board: &Board,
+        limit: usize,
+    ) -> Result<(Vec<PvStep>, PvEnd), TablebaseError> {
+        let mut line = Vec::new();
+        let mut seen = std::collections::HashSet::from([*board]);
+        let mut board = *board;
+        while line.len() < limit {
+            let moves = self.move_values(&board)?;
+            let Some(best) = moves
+                .iter()
+                .max_by_key(|m| (m.value, m.captured, std::cmp::Reverse(m.pit)))
+            else {
+                return Ok((line, PvEnd::GameOver));
+            };
+            line.push(PvStep {
+                pit: best.pit,
+                captured: best.captured,
+                value: best.value,
+                board: best.child,
+            });
+            board = best.child;
+            if !seen.insert(board) {
+                return Ok((line, PvEnd::Repetition));
+            }
+        }
+        Ok((line, PvEnd::Limit))
+    }
+
     /// Checks every position of a layer against its children: its value must
     /// be the best over its legal moves of (captured − child value). Reports
     /// the first mismatch in rank order.
