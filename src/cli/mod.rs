@@ -12,11 +12,9 @@ pub struct Cli {
 }
 
 #[derive(Debug, Subcommand)]
-pub enum Command {
-}
+pub enum Command {}
 
 /// Runs one parsed command line.
 pub fn run(cli: Cli) -> anyhow::Result<()> {
-    match cli.command {
-    }
+    match cli.command {}
 }

@@ -1,0 +1,401 @@
+//! The table file format: round trips, damaged and foreign files, concurrency
+//! and the write-to-temporary-then-rename guarantee.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use mancala_tb::table::{Table, TableError, TableMeta, TableWriter, ValueEncoding, write_table};
+
+const BS: u32 = 1000;
+
+fn meta() -> TableMeta {
+    TableMeta {
+        game: "oware".into(),
+        ruleset: "awari".into(),
+        options: "".into(),
+        seeds: 12,
+        board_width: 6,
+        encoding: ValueEncoding::Score,
+    }
+}
+
+/// Deterministic pseudo-random values, mostly small like real layers.
+fn random_values(n: usize, seed: u64) -> Vec<i8> {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            match x % 16 {
+                0..=6 => 0,
+                r @ 7..=14 => (r as i8 - 6) * if x & 1 << 20 == 0 { 1 } else { -1 },
+                _ => (x >> 32) as i8,
+            }
+        })
+        .collect()
+}
+
+/// Long runs with a trend: what real layers look like locally.
+fn structured_values(n: usize) -> Vec<i8> {
+    (0..n).map(|i| ((i / 37) % 9) as i8 - 4).collect()
+}
+
+fn write_small(path: &Path, values: &[i8]) {
+    TableWriter::new(meta())
+        .block_size(BS)
+        .write(path, values)
+        .unwrap();
+}
+
+fn check_round_trip(values: &[i8], block_size: u32) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.mtb");
+    TableWriter::new(meta())
+        .block_size(block_size)
+        .write(&path, values)
+        .unwrap();
+    let t = Table::open(&path).unwrap();
+    assert_eq!(t.meta(), &meta());
+    assert_eq!(t.len(), values.len() as u64);
+    assert_eq!(
+        t.block_count(),
+        (values.len() as u64).div_ceil(u64::from(block_size))
+    );
+    t.verify().unwrap();
+    assert_eq!(t.decode_all().unwrap(), values);
+    for (rank, &v) in values.iter().enumerate() {
+        assert_eq!(t.get(rank as u64).unwrap(), v, "rank {rank}");
+    }
+    assert!(matches!(
+        t.get(values.len() as u64),
+        Err(TableError::OutOfRange { .. })
+    ));
+    let names: Vec<_> = fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, ["t.mtb"], "no temporary file left behind");
+}
+
+#[test]
+fn round_trips_at_block_boundaries() {
+    let n = BS as usize;
+    for len in [0, 1, n - 1, n, n + 1, 2 * n, 3 * n + 5] {
+        check_round_trip(&random_values(len, len as u64), BS);
+        check_round_trip(&structured_values(len), BS);
+    }
+}
+
+#[test]
+fn round_trips_with_default_block_size() {
+    let values = random_values(200_000, 7);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.mtb");
+    write_table(&path, &meta(), &values).unwrap();
+    let t = Table::open(&path).unwrap();
+    assert_eq!(t.block_size(), mancala_tb::table::DEFAULT_BLOCK_SIZE);
+    assert_eq!(t.decode_all().unwrap(), values);
+}
+
+#[test]
+fn round_trips_extreme_values_and_long_strings() {
+    let values: Vec<i8> = (0..=255u8).map(|b| b as i8).cycle().take(5000).collect();
+    let m = TableMeta {
+        game: "omweso".into(),
+        ruleset: "standard".into(),
+        options: "reverse=all-laps,endless=void,okutema=on".into(),
+        seeds: 64,
+        board_width: 8,
+        encoding: ValueEncoding::Score,
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.mtb");
+    TableWriter::new(m.clone())
+        .block_size(333)
+        .write(&path, &values)
+        .unwrap();
+    let t = Table::open(&path).unwrap();
+    assert_eq!(t.meta(), &m);
+    assert_eq!(t.decode_all().unwrap(), values);
+}
+
+/// A table of several blocks, its bytes, and its header length.
+fn sample(dir: &Path) -> (PathBuf, Vec<i8>, Vec<u8>) {
+    let values = random_values(4 * BS as usize + 123, 3);
+    let path = dir.join("t.mtb");
+    write_small(&path, &values);
+    let bytes = fs::read(&path).unwrap();
+    (path, values, bytes)
+}
+
+fn header_len(bytes: &[u8]) -> usize {
+    u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize
+}
+
+fn index_offset(bytes: &[u8]) -> usize {
+    u64::from_le_bytes(bytes[24..32].try_into().unwrap()) as usize
+}
+
+/// Every probe of a damaged table gives the right value or an error.
+fn never_wrong(path: &Path, values: &[i8]) -> usize {
+    let t = Table::open(path).unwrap();
+    let mut errors = 0;
+    for (rank, &v) in values.iter().enumerate() {
+        match t.get(rank as u64) {
+            Ok(got) => assert_eq!(got, v, "wrong value at rank {rank}"),
+            Err(e) => {
+                assert!(e.to_string().contains(&path.display().to_string()));
+                errors += 1;
+            }
+        }
+    }
+    errors
+}
+
+#[test]
+fn damaged_header_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, _, bytes) = sample(dir.path());
+    for i in 0..header_len(&bytes) {
+        for bit in [0x01, 0x80] {
+            let mut damaged = bytes.clone();
+            damaged[i] ^= bit;
+            fs::write(&path, &damaged).unwrap();
+            let err = Table::open(&path)
+                .err()
+                .unwrap_or_else(|| panic!("byte {i} accepted"));
+            assert!(
+                err.to_string().contains(&path.display().to_string()),
+                "{err}"
+            );
+        }
+    }
+}
+
+#[test]
+fn damaged_block_gives_errors_not_wrong_values() {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, values, bytes) = sample(dir.path());
+    let (start, end) = (header_len(&bytes), index_offset(&bytes));
+    let step = (end - start) / 40;
+    for i in (start..end).step_by(step).chain([start, end - 1]) {
+        let mut damaged = bytes.clone();
+        damaged[i] ^= 0x10;
+        fs::write(&path, &damaged).unwrap();
+        assert!(never_wrong(&path, &values) > 0, "damage at {i} unnoticed");
+        let t = Table::open(&path).unwrap();
+        assert!(matches!(
+            t.verify(),
+            Err(TableError::PayloadChecksum { .. })
+        ));
+    }
+}
+
+#[test]
+fn damaged_block_with_fixed_payload_checksum_fails_block_checksum() {
+    // Damage that also fixes up the payload checksum still cannot pass as data.
+    let dir = tempfile::tempdir().unwrap();
+    let (path, values, bytes) = sample(dir.path());
+    let (start, end) = (header_len(&bytes), index_offset(&bytes));
+    let mut damaged = bytes.clone();
+    damaged[(start + end) / 2] ^= 0x04;
+    let payload_crc = crc32fast::hash(&damaged[start..]);
+    damaged[60..64].copy_from_slice(&payload_crc.to_le_bytes());
+    let h = header_len(&damaged);
+    let header_crc = crc32fast::hash(&damaged[..h - 4]);
+    damaged[h - 4..h].copy_from_slice(&header_crc.to_le_bytes());
+    fs::write(&path, &damaged).unwrap();
+    assert!(never_wrong(&path, &values) > 0);
+    let err = Table::open(&path).unwrap().verify().unwrap_err();
+    assert!(
+        matches!(
+            err,
+            TableError::BlockChecksum { .. } | TableError::BadBlock { .. }
+        ),
+        "{err}"
+    );
+}
+
+#[test]
+fn damaged_index_gives_errors_not_wrong_values() {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, values, bytes) = sample(dir.path());
+    for i in index_offset(&bytes)..bytes.len() {
+        let mut damaged = bytes.clone();
+        damaged[i] ^= 0x41;
+        fs::write(&path, &damaged).unwrap();
+        never_wrong(&path, &values);
+        assert!(Table::open(&path).unwrap().verify().is_err(), "byte {i}");
+    }
+}
+
+#[test]
+fn truncated_file_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, _, bytes) = sample(dir.path());
+    let h = header_len(&bytes);
+    for len in [0, 5, 8, 12, 20, h - 1, h, h + 10, bytes.len() - 1] {
+        fs::write(&path, &bytes[..len]).unwrap();
+        let err = Table::open(&path)
+            .err()
+            .unwrap_or_else(|| panic!("length {len} accepted"));
+        assert!(
+            matches!(err, TableError::Truncated { .. }),
+            "length {len}: {err}"
+        );
+    }
+    // Bytes appended after the index are refused too.
+    let mut longer = bytes.clone();
+    longer.push(0);
+    fs::write(&path, &longer).unwrap();
+    assert!(matches!(
+        Table::open(&path),
+        Err(TableError::BadHeader { .. })
+    ));
+}
+
+#[test]
+fn foreign_file_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("scores.12");
+    for content in [
+        b"hello, world\n".to_vec(),
+        random_values(10_000, 5).iter().map(|&v| v as u8).collect(),
+        vec![0; 100],
+    ] {
+        fs::write(&path, content).unwrap();
+        let err = Table::open(&path).err().unwrap();
+        assert!(matches!(err, TableError::NotATable { .. }), "{err}");
+        assert!(err.to_string().contains("scores.12"), "{err}");
+    }
+    let missing = dir.path().join("missing");
+    assert!(matches!(
+        Table::open(&missing),
+        Err(TableError::NotFound { .. })
+    ));
+}
+
+#[test]
+fn other_version_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, _, mut bytes) = sample(dir.path());
+    bytes[8..12].copy_from_slice(&2u32.to_le_bytes());
+    fs::write(&path, &bytes).unwrap();
+    assert!(matches!(
+        Table::open(&path),
+        Err(TableError::UnsupportedVersion { version: 2, .. })
+    ));
+}
+
+#[test]
+fn expected_meta_is_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, values, _) = sample(dir.path());
+    let t = Table::open(&path).unwrap();
+    t.expect_meta(&meta()).unwrap();
+    t.expect_len(values.len() as u64).unwrap();
+    let other = TableMeta {
+        ruleset: "abapa".into(),
+        ..meta()
+    };
+    match t.expect_meta(&other) {
+        Err(TableError::MetaMismatch {
+            field,
+            expected,
+            found,
+            ..
+        }) => {
+            assert_eq!((field, &*expected, &*found), ("ruleset", "abapa", "awari"));
+        }
+        other => panic!("{other:?}"),
+    }
+    let err = t.expect_len(7).unwrap_err();
+    assert!(matches!(
+        err,
+        TableError::MetaMismatch {
+            field: "position count",
+            ..
+        }
+    ));
+}
+
+#[test]
+fn concurrent_probes_agree() {
+    fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<Table>();
+
+    let values = random_values(20 * BS as usize + 7, 11);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.mtb");
+    write_small(&path, &values);
+    // A cache smaller than the table, so threads race on misses and evictions.
+    let t = Table::open_with_cache(&path, 6).unwrap();
+    std::thread::scope(|s| {
+        for thread in 0..8u64 {
+            let (t, values) = (&t, &values);
+            s.spawn(move || {
+                let mut x = thread * 7919 + 1;
+                for _ in 0..20_000 {
+                    x = x
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    let rank = (x >> 33) % values.len() as u64;
+                    assert_eq!(t.get(rank).unwrap(), values[rank as usize]);
+                }
+            });
+        }
+    });
+}
+
+#[test]
+fn failed_write_leaves_no_file() {
+    let dir = tempfile::tempdir().unwrap();
+    // The final name is taken by a non-empty directory: the rename fails
+    // after the temporary file was written and verified.
+    let path = dir.path().join("t.mtb");
+    fs::create_dir(&path).unwrap();
+    fs::write(path.join("keep"), b"x").unwrap();
+    let err = TableWriter::new(meta())
+        .block_size(BS)
+        .write(&path, &random_values(5000, 1))
+        .unwrap_err();
+    assert!(err.to_string().contains("t.mtb"), "{err}");
+    assert!(path.join("keep").exists());
+    let names: Vec<_> = fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, ["t.mtb"], "temporary file removed");
+
+    // A missing directory fails before anything is written.
+    let nowhere = dir.path().join("no/such/dir/t.mtb");
+    assert!(write_table(&nowhere, &meta(), &[1, 2, 3]).is_err());
+    assert!(!nowhere.exists());
+}
+
+#[test]
+fn failed_rewrite_keeps_the_old_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, values, _) = sample(dir.path());
+    let bad = TableWriter::new(meta())
+        .block_size(0)
+        .write(&path, &[1, 2, 3]);
+    assert!(matches!(bad, Err(TableError::InvalidInput { .. })));
+    assert_eq!(Table::open(&path).unwrap().decode_all().unwrap(), values);
+}
+
+#[test]
+fn rewrite_replaces_an_open_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, values, _) = sample(dir.path());
+    let old = Table::open(&path).unwrap();
+    let new_values = structured_values(2500);
+    write_small(&path, &new_values);
+    // The old map still reads the old (renamed-over) file.
+    assert_eq!(old.decode_all().unwrap(), values);
+    assert_eq!(
+        Table::open(&path).unwrap().decode_all().unwrap(),
+        new_values
+    );
+}
