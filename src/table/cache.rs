@@ -5,7 +5,7 @@
 
 use std::sync::{Mutex, MutexGuard};
 
-const MAX_SHARDS: usize = 16;
+const MAX_SHARDS: usize = 64;
 
 type Shard = Vec<(u64, Box<[u8]>)>;
 
@@ -62,5 +62,43 @@ impl BlockCache {
             shard.pop();
         }
         shard.insert(0, (block, bytes));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn block(tag: u8) -> Box<[u8]> {
+        vec![tag; 4].into_boxed_slice()
+    }
+
+    #[test]
+    fn evicts_the_least_recently_used_block_of_a_shard() {
+        let cache = BlockCache::new(2); // 2 shards of 1 way
+        cache.insert(0, block(10));
+        cache.insert(1, block(11));
+        assert_eq!(cache.get(0, 3), Some(10));
+        assert_eq!(cache.get(1, 0), Some(11));
+        cache.insert(2, block(12)); // same shard as block 0
+        assert_eq!(cache.get(0, 0), None);
+        assert_eq!(cache.get(2, 0), Some(12));
+        assert_eq!(cache.get(2, 4), None, "past the block's end");
+
+        let cache = BlockCache::new(64 * 2); // 2 ways per shard
+        for b in [0, 64, 0, 128] {
+            cache.insert(b, block(b as u8));
+            cache.get(0, 0);
+        }
+        assert_eq!(cache.get(0, 0), Some(0), "recently used, kept");
+        assert_eq!(cache.get(64, 0), None, "least recently used, evicted");
+        assert_eq!(cache.get(128, 0), Some(128));
+    }
+
+    #[test]
+    fn zero_blocks_disables_caching() {
+        let cache = BlockCache::new(0);
+        cache.insert(3, block(1));
+        assert_eq!(cache.get(3, 0), None);
     }
 }

@@ -12,9 +12,9 @@ use super::cache::BlockCache;
 use super::error::TableError;
 use super::header::{Header, INDEX_ENTRY_LEN, IndexEntry, TableMeta};
 
-/// Decoded blocks cached per table by [`Table::open`]: with 64 Ki-position
-/// blocks, 4 MiB, so a solver can keep every lower layer open.
-pub const DEFAULT_CACHE_BLOCKS: usize = 64;
+/// Decoded blocks cached per table by [`Table::open`]: with the default
+/// 16 Ki-position blocks, 4 MiB, so a solver can keep every lower layer open.
+pub const DEFAULT_CACHE_BLOCKS: usize = 256;
 
 /// An open table file. `Send + Sync`: probe it from many threads at once.
 pub struct Table {
