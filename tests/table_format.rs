@@ -399,3 +399,36 @@ fn rewrite_replaces_an_open_table() {
         new_values
     );
 }
+
+#[test]
+fn pushing_in_pieces_writes_the_same_file() {
+    let values = random_values(BS as usize * 700 + 17, 9); // several batches
+    let dir = tempfile::tempdir().unwrap();
+    let whole = dir.path().join("whole.mtb");
+    let pieces = dir.path().join("pieces.mtb");
+    let writer = TableWriter::new(meta()).block_size(BS).level(3);
+    writer.write(&whole, &values).unwrap();
+    let mut table = writer.create(&pieces).unwrap();
+    let mut rest = &values[..];
+    for size in [0, 1, 999, 1001, 300_000, 5].into_iter().cycle() {
+        if rest.is_empty() {
+            break;
+        }
+        let (piece, tail) = rest.split_at(size.min(rest.len()));
+        table.push(piece).unwrap();
+        rest = tail;
+    }
+    assert!(!pieces.exists(), "nothing at the final name before finish");
+    table.finish().unwrap();
+    assert_eq!(fs::read(&whole).unwrap(), fs::read(&pieces).unwrap());
+}
+
+#[test]
+fn unfinished_table_leaves_no_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.mtb");
+    let mut table = TableWriter::new(meta()).create(&path).unwrap();
+    table.push(&random_values(100_000, 2)).unwrap();
+    drop(table);
+    assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 0);
+}

@@ -50,4 +50,4 @@ mod writer;
 pub use error::TableError;
 pub use header::{MAGIC, TableMeta, VERSION, ValueEncoding};
 pub use reader::{DEFAULT_CACHE_BLOCKS, Table};
-pub use writer::{DEFAULT_BLOCK_SIZE, DEFAULT_LEVEL, TableWriter, write_table};
+pub use writer::{DEFAULT_BLOCK_SIZE, DEFAULT_LEVEL, PendingTable, TableWriter, write_table};

@@ -3,7 +3,7 @@
 
 use std::ffi::OsString;
 use std::fs::{self, File};
-use std::io::{BufWriter, Seek, SeekFrom, Write};
+use std::io::{self, BufWriter, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
@@ -23,9 +23,9 @@ pub const DEFAULT_BLOCK_SIZE: u32 = 1 << 14;
 /// than 15 at half the speed (a few MB/s per core), and 22 gains nothing on
 /// blocks this small.
 pub const DEFAULT_LEVEL: i32 = 19;
-/// Blocks compressed in one parallel batch: bounds the memory held for
-/// compressed output, which is written in order between batches.
-const BATCH_BLOCKS: usize = 512;
+/// Blocks compressed in one parallel batch: enough to keep every core busy,
+/// few enough that the values and frames held in memory stay small.
+const BATCH_BLOCKS: usize = 256;
 
 /// Writes `values` (in rank order) as a table at `path` with default settings.
 pub fn write_table(
@@ -36,7 +36,7 @@ pub fn write_table(
     TableWriter::new(meta.clone()).write(path, values)
 }
 
-/// Table writer with adjustable block size and compression level.
+/// Table writer settings: metadata, block size and compression level.
 #[derive(Clone, Debug)]
 pub struct TableWriter {
     meta: TableMeta,
@@ -68,6 +68,15 @@ impl TableWriter {
     /// Writes the table. On success `path` holds a complete, verified table;
     /// on failure `path` is untouched and the temporary file is removed.
     pub fn write(&self, path: impl AsRef<Path>, values: &[i8]) -> Result<(), TableError> {
+        let mut table = self.create(path)?;
+        table.push(values)?;
+        table.finish()
+    }
+
+    /// Starts a table whose values are pushed in rank order, in pieces of any
+    /// size: for layers that are produced, or imported, piece by piece.
+    /// Nothing appears at `path` before [`PendingTable::finish`] succeeds.
+    pub fn create(&self, path: impl AsRef<Path>) -> Result<PendingTable, TableError> {
         let path = path.as_ref();
         header::check_meta(&self.meta, path)?;
         if self.block_size == 0 || self.block_size > MAX_BLOCK_SIZE {
@@ -77,78 +86,183 @@ impl TableWriter {
             });
         }
         let tmp = temp_path(path);
-        let result = self
-            .write_file(&tmp, values)
-            .and_then(|()| Table::open_with_cache(&tmp, 0)?.verify())
-            .and_then(|()| fs::rename(&tmp, path).map_err(|e| TableError::io(path, e)))
-            .and_then(|()| sync_dir(path));
-        if result.is_err() {
-            // Best effort: the file is invalid anyway (no rename happened).
-            let _ = fs::remove_file(&tmp);
-        }
-        result
-    }
-
-    /// Writes the whole file at `tmp` and syncs it to disk.
-    fn write_file(&self, tmp: &Path, values: &[i8]) -> Result<(), TableError> {
-        let io = |e| TableError::io(tmp, e);
-        let file = File::create(tmp).map_err(io)?;
-        let mut out = BufWriter::with_capacity(1 << 20, file);
-        let header_len = header::header_len(&self.meta);
-        out.write_all(&vec![0; header_len as usize]).map_err(io)?;
-
-        let mut payload = crc32fast::Hasher::new();
-        let mut index = Vec::new();
-        let mut offset = header_len;
-        let blocks: Vec<&[i8]> = values.chunks(self.block_size as usize).collect();
-        for batch in blocks.chunks(BATCH_BLOCKS) {
-            let frames = self.compress(batch).map_err(io)?;
-            for (frame, crc) in frames {
-                out.write_all(&frame).map_err(io)?;
-                payload.update(&frame);
-                let len = frame.len() as u32; // < zstd bound of a MAX_BLOCK_SIZE block
-                index.push(IndexEntry { offset, len, crc });
-                offset += u64::from(len);
-            }
-        }
-        let index_offset = offset;
-        for entry in &index {
-            let bytes = entry.encode();
-            out.write_all(&bytes).map_err(io)?;
-            payload.update(&bytes);
-        }
-
-        let header = Header {
-            meta: self.meta.clone(),
-            positions: values.len() as u64,
-            block_size: self.block_size,
-            block_count: index.len() as u64,
-            header_len,
-            index_offset,
-            file_len: index_offset + header::INDEX_ENTRY_LEN * index.len() as u64,
-            payload_crc: payload.finalize(),
+        let file = File::create(&tmp).map_err(|e| TableError::io(&tmp, e))?;
+        let mut table = PendingTable {
+            settings: self.clone(),
+            path: path.to_owned(),
+            out: BufWriter::with_capacity(1 << 20, file),
+            tmp,
+            header_len: header::header_len(&self.meta),
+            pending: Vec::new(),
+            positions: 0,
+            index: Vec::new(),
+            payload: crc32fast::Hasher::new(),
+            state: State::Open,
         };
-        out.seek(SeekFrom::Start(0)).map_err(io)?;
-        out.write_all(&header.encode()).map_err(io)?;
-        let file = out.into_inner().map_err(|e| io(e.into_error()))?;
-        file.sync_all().map_err(io)
+        // Room for the header, written last once the sizes are known.
+        let zeros = vec![0; table.header_len as usize];
+        table.io(|out| out.write_all(&zeros))?;
+        Ok(table)
+    }
+}
+
+/// A table being written: push values, then [`PendingTable::finish`].
+/// Dropped unfinished (or after an error), it removes its temporary file.
+pub struct PendingTable {
+    settings: TableWriter,
+    path: PathBuf,
+    tmp: PathBuf,
+    out: BufWriter<File>,
+    header_len: u64,
+    /// Values of an incomplete batch, waiting for more.
+    pending: Vec<i8>,
+    /// Values pushed so far, pending included.
+    positions: u64,
+    index: Vec<IndexEntry>,
+    payload: crc32fast::Hasher,
+    state: State,
+}
+
+#[derive(PartialEq)]
+enum State {
+    Open,
+    /// A write failed: the file lacks data, so it must never be finished.
+    Failed,
+    Renamed,
+}
+
+impl PendingTable {
+    /// Appends values (the next ranks).
+    pub fn push(&mut self, mut values: &[i8]) -> Result<(), TableError> {
+        self.check_open()?;
+        self.positions += values.len() as u64;
+        let batch = self.settings.block_size as usize * BATCH_BLOCKS;
+        if !self.pending.is_empty() {
+            let take = (batch - self.pending.len()).min(values.len());
+            self.pending.extend_from_slice(&values[..take]);
+            values = &values[take..];
+            if self.pending.len() < batch {
+                return Ok(());
+            }
+            let full = std::mem::take(&mut self.pending);
+            self.write_batch(&full)?;
+        }
+        let whole = values.len() - values.len() % batch;
+        for chunk in values[..whole].chunks(batch) {
+            self.write_batch(chunk)?;
+        }
+        self.pending.extend_from_slice(&values[whole..]);
+        Ok(())
     }
 
-    /// Compresses a batch of blocks in parallel: (frame, CRC of the values).
-    fn compress(&self, batch: &[&[i8]]) -> std::io::Result<Vec<(Vec<u8>, u32)>> {
-        batch
-            .par_iter()
-            .map_init(
-                || Compressor::new(self.level),
-                |compressor, values| {
-                    let compressor = compressor
-                        .as_mut()
-                        .map_err(|e| std::io::Error::new(e.kind(), e.to_string()))?;
-                    let bytes = block::to_bytes(values);
-                    Ok((block::compress(compressor, &bytes)?, block::crc(&bytes)))
-                },
-            )
-            .collect()
+    /// Writes the index and header, syncs, re-opens and verifies the file,
+    /// then renames it to its final name and syncs the directory.
+    pub fn finish(mut self) -> Result<(), TableError> {
+        self.check_open()?;
+        let rest = std::mem::take(&mut self.pending);
+        self.write_batch(&rest)?;
+
+        let index_offset =
+            self.header_len + self.index.iter().map(|e| u64::from(e.len)).sum::<u64>();
+        let index: Vec<u8> = self.index.iter().flat_map(|e| e.encode()).collect();
+        self.payload.update(&index);
+        self.io(|out| out.write_all(&index))?;
+        let header = Header {
+            meta: self.settings.meta.clone(),
+            positions: self.positions,
+            block_size: self.settings.block_size,
+            block_count: self.index.len() as u64,
+            header_len: self.header_len,
+            index_offset,
+            file_len: index_offset + index.len() as u64,
+            payload_crc: self.payload.clone().finalize(),
+        };
+        self.io(|out| {
+            out.seek(SeekFrom::Start(0))?;
+            out.write_all(&header.encode())?;
+            out.flush()?;
+            out.get_ref().sync_all()
+        })?;
+
+        let verified = Table::open_with_cache(&self.tmp, 0).and_then(|t| t.verify());
+        if verified.is_err() {
+            self.state = State::Failed;
+        }
+        verified?;
+        fs::rename(&self.tmp, &self.path).map_err(|e| {
+            self.state = State::Failed;
+            TableError::io(&self.path, e)
+        })?;
+        self.state = State::Renamed;
+        sync_dir(&self.path)
+    }
+
+    fn check_open(&self) -> Result<(), TableError> {
+        match self.state {
+            State::Open => Ok(()),
+            _ => Err(TableError::InvalidInput {
+                path: self.path.clone(),
+                reason: "an earlier write of this table failed".into(),
+            }),
+        }
+    }
+
+    /// Runs a write on the temporary file, marking the table failed on error.
+    fn io<T>(
+        &mut self,
+        f: impl FnOnce(&mut BufWriter<File>) -> io::Result<T>,
+    ) -> Result<T, TableError> {
+        f(&mut self.out).map_err(|e| self.fail(e))
+    }
+
+    fn fail(&mut self, e: io::Error) -> TableError {
+        self.state = State::Failed;
+        TableError::io(&self.tmp, e)
+    }
+
+    /// Compresses whole blocks (the last may be partial only at the end of
+    /// the table) in parallel and appends them in order.
+    fn write_batch(&mut self, values: &[i8]) -> Result<(), TableError> {
+        let frames = compress_blocks(values, self.settings.block_size, self.settings.level)
+            .map_err(|e| self.fail(e))?;
+        let mut offset = self
+            .index
+            .last()
+            .map_or(self.header_len, |e| e.offset + u64::from(e.len));
+        for (frame, crc) in frames {
+            self.payload.update(&frame);
+            self.io(|out| out.write_all(&frame))?;
+            let len = frame.len() as u32; // < zstd's bound for a MAX_BLOCK_SIZE block
+            self.index.push(IndexEntry { offset, len, crc });
+            offset += u64::from(len);
+        }
+        Ok(())
+    }
+}
+
+/// Each block's zstd frame and the CRC-32 of its values, compressed in parallel.
+fn compress_blocks(values: &[i8], block_size: u32, level: i32) -> io::Result<Vec<(Vec<u8>, u32)>> {
+    values
+        .par_chunks(block_size as usize)
+        .map_init(
+            || Compressor::new(level),
+            |compressor, block| {
+                let compressor = compressor
+                    .as_mut()
+                    .map_err(|e| io::Error::new(e.kind(), e.to_string()))?;
+                let bytes = block::to_bytes(block);
+                Ok((block::compress(compressor, &bytes)?, block::crc(&bytes)))
+            },
+        )
+        .collect()
+}
+
+impl Drop for PendingTable {
+    fn drop(&mut self) {
+        if self.state != State::Renamed {
+            // Best effort: without the rename the file was never a table.
+            let _ = fs::remove_file(&self.tmp);
+        }
     }
 }
 
