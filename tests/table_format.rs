@@ -432,3 +432,79 @@ fn unfinished_table_leaves_no_file() {
     drop(table);
     assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 0);
 }
+
+/// Rewrites header bytes and fixes the header checksum, as a buggy writer would.
+fn forge_header(bytes: &[u8], patch: impl FnOnce(&mut [u8])) -> Vec<u8> {
+    let mut forged = bytes.to_vec();
+    patch(&mut forged);
+    let h = header_len(&forged);
+    let crc = crc32fast::hash(&forged[..h - 4]);
+    forged[h - 4..h].copy_from_slice(&crc.to_le_bytes());
+    forged
+}
+
+#[test]
+fn inconsistent_header_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, _, bytes) = sample(dir.path());
+    let patches: [(&str, usize, Vec<u8>); 10] = [
+        ("file length", 16, 1u64.to_le_bytes().into()),
+        ("index offset", 24, 100u64.to_le_bytes().into()),
+        ("positions", 32, u64::MAX.to_le_bytes().into()),
+        ("block count", 40, 6u64.to_le_bytes().into()),
+        ("block size 0", 48, 0u32.to_le_bytes().into()),
+        ("block size huge", 48, u32::MAX.to_le_bytes().into()),
+        ("encoding", 64, vec![9]),
+        ("reserved", 65, vec![1]),
+        ("string length", 66, 1000u16.to_le_bytes().into()),
+        ("game not UTF-8", 72, vec![0xff]),
+    ];
+    for (what, at, patch) in patches {
+        let forged = forge_header(&bytes, |b| b[at..at + patch.len()].copy_from_slice(&patch));
+        fs::write(&path, forged).unwrap();
+        let err = Table::open(&path)
+            .err()
+            .unwrap_or_else(|| panic!("{what} accepted"));
+        assert!(
+            matches!(
+                err,
+                TableError::BadHeader { .. } | TableError::Truncated { .. }
+            ),
+            "{what}: {err}"
+        );
+    }
+}
+
+#[test]
+fn forged_index_entry_gives_an_error() {
+    // An index entry pointing outside the data, with both checksums fixed up.
+    let dir = tempfile::tempdir().unwrap();
+    let (path, values, bytes) = sample(dir.path());
+    let at = index_offset(&bytes) + 16; // block 1
+    for offset in [0u64, u64::MAX - 3, bytes.len() as u64] {
+        let mut forged = bytes.clone();
+        forged[at..at + 8].copy_from_slice(&offset.to_le_bytes());
+        let payload_crc = crc32fast::hash(&forged[header_len(&forged)..]);
+        let forged = forge_header(&forged, |b| {
+            b[60..64].copy_from_slice(&payload_crc.to_le_bytes())
+        });
+        fs::write(&path, forged).unwrap();
+        let t = Table::open(&path).unwrap();
+        assert!(matches!(
+            t.get(BS.into()),
+            Err(TableError::BadBlock { block: 1, .. })
+        ));
+        assert!(t.verify().is_err());
+        assert_eq!(t.get(0).unwrap(), values[0]);
+    }
+}
+
+#[test]
+fn directory_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let err = Table::open(dir.path()).err().unwrap();
+    assert!(
+        err.to_string().contains(&dir.path().display().to_string()),
+        "{err}"
+    );
+}
