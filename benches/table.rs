@@ -4,7 +4,8 @@
 //! per position, e.g. the published `scores.N`). Without files it measures
 //! approximate Awari values of layer `AWARI_SEEDS` (default 12): see
 //! [`awari_layers`]. Prints the value histogram, compressed size per block
-//! size and zstd level, and probe latencies of a table written with defaults.
+//! size and zstd level, and probe latencies of a table written with defaults
+//! (or with block size `BLOCK_SIZE`; `SIZES=0` skips the size table).
 //! With `EXPERIMENTS=1` it also prints conditional entropies (a bound for
 //! context-modelling coders) and the size after candidate value transforms
 //! and with a trained zstd dictionary: none of them paid for itself, which is
@@ -46,7 +47,9 @@ fn main() {
         if std::env::var_os("EXPERIMENTS").is_some() {
             experiments(values);
         }
-        sizes(values);
+        if std::env::var("SIZES").as_deref() != Ok("0") {
+            sizes(values);
+        }
         probes(values);
     }
 }
@@ -198,7 +201,8 @@ fn sizes(values: &[i8]) {
     }
 }
 
-/// Probe latencies of a table written with the default settings.
+/// Probe latencies of a table written with the default settings (block size
+/// `BLOCK_SIZE` if set).
 fn probes(values: &[i8]) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("bench.mtb");
@@ -211,11 +215,15 @@ fn probes(values: &[i8]) {
         encoding: ValueEncoding::Score,
     };
     let start = Instant::now();
-    TableWriter::new(meta).write(&path, values).unwrap();
+    let mut writer = TableWriter::new(meta);
+    if let Ok(size) = std::env::var("BLOCK_SIZE") {
+        writer = writer.block_size(size.parse().expect("BLOCK_SIZE"));
+    }
+    writer.write(&path, values).unwrap();
     let write = start.elapsed();
     let file_len = std::fs::metadata(&path).unwrap().len();
     println!(
-        "default table: {file_len} bytes = {:.4} B/pos, written (compress + verify) in {write:.2?}",
+        "table: {file_len} bytes = {:.4} B/pos, written (compress + verify) in {write:.2?}",
         file_len as f64 / values.len() as f64
     );
     let n = values.len() as u64;

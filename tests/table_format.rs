@@ -508,3 +508,56 @@ fn directory_is_refused() {
         "{err}"
     );
 }
+
+/// A reader written from the layout table in the `table` module docs alone.
+#[test]
+fn documented_layout_is_readable_by_hand() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, values, f) = sample(dir.path());
+    let u16_at = |at: usize| u16::from_le_bytes(f[at..at + 2].try_into().unwrap()) as usize;
+    let u32_at = |at: usize| u32::from_le_bytes(f[at..at + 4].try_into().unwrap());
+    let u64_at = |at: usize| u64::from_le_bytes(f[at..at + 8].try_into().unwrap());
+
+    assert_eq!(&f[0..8], b"\x89MTB\r\n\x1a\n");
+    assert_eq!(u32_at(8), 1);
+    let header_len = u32_at(12) as usize;
+    assert_eq!(header_len % 8, 0);
+    assert_eq!(
+        u32_at(header_len - 4),
+        crc32fast::hash(&f[..header_len - 4])
+    );
+    assert_eq!(u64_at(16), f.len() as u64);
+    let (index_offset, positions) = (u64_at(24) as usize, u64_at(32) as usize);
+    let (block_count, block_size) = (u64_at(40) as usize, u32_at(48) as usize);
+    assert_eq!(
+        (positions, block_count),
+        (values.len(), positions.div_ceil(block_size))
+    );
+    assert_eq!(index_offset, f.len() - 16 * block_count);
+    assert_eq!((u32_at(52), u32_at(56)), (12, 6));
+    assert_eq!(u32_at(60), crc32fast::hash(&f[header_len..]));
+    assert_eq!((f[64], f[65]), (1, 0));
+    let (g, r, o) = (u16_at(66), u16_at(68), u16_at(70));
+    assert_eq!(&f[72..72 + g], b"oware");
+    assert_eq!(&f[72 + g..72 + g + r], b"awari");
+    assert_eq!(o, 0);
+
+    let mut next = header_len;
+    for (i, expected) in values.chunks(block_size).enumerate() {
+        let entry = index_offset + 16 * i;
+        let (offset, len, crc) = (
+            u64_at(entry) as usize,
+            u32_at(entry + 8) as usize,
+            u32_at(entry + 12),
+        );
+        assert_eq!(offset, next);
+        let decoded = zstd::bulk::decompress(&f[offset..offset + len], block_size).unwrap();
+        assert_eq!(crc32fast::hash(&decoded), crc);
+        assert_eq!(
+            decoded,
+            expected.iter().map(|&v| v as u8).collect::<Vec<u8>>()
+        );
+        next += len;
+    }
+    assert_eq!(next, index_offset);
+}
