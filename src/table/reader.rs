@@ -116,11 +116,18 @@ impl Table {
 
     /// All values, decoded in parallel.
     pub fn decode_all(&self) -> Result<Vec<i8>, TableError> {
-        let blocks: Vec<Vec<i8>> = (0..self.block_count())
-            .into_par_iter()
-            .map(|b| self.decode_block(b))
-            .collect::<Result<_, _>>()?;
-        Ok(blocks.concat())
+        let mut values = vec![0; self.len() as usize];
+        values
+            .par_chunks_mut(self.header.block_size as usize)
+            .enumerate()
+            .try_for_each(|(block, out)| {
+                let bytes = self.decode_bytes(block as u64)?;
+                for (v, b) in out.iter_mut().zip(bytes) {
+                    *v = b as i8;
+                }
+                Ok(())
+            })?;
+        Ok(values)
     }
 
     /// Checks the whole file: the payload checksum, that the index tiles the

@@ -184,15 +184,9 @@ impl PendingTable {
             out.get_ref().sync_all()
         })?;
 
-        let verified = Table::open_with_cache(&self.tmp, 0).and_then(|t| t.verify());
-        if verified.is_err() {
-            self.state = State::Failed;
-        }
-        verified?;
-        fs::rename(&self.tmp, &self.path).map_err(|e| {
-            self.state = State::Failed;
-            TableError::io(&self.path, e)
-        })?;
+        // On an error below, dropping `self` removes the temporary file.
+        Table::open_with_cache(&self.tmp, 0)?.verify()?;
+        fs::rename(&self.tmp, &self.path).map_err(|e| TableError::io(&self.path, e))?;
         self.state = State::Renamed;
         sync_dir(&self.path)
     }
