@@ -38,7 +38,19 @@
 //! frame; decoded, it is one byte per value (the `i8` as two's complement).
 //!
 //! A reader checks the magic, the version, the header CRC and that the sizes
-//! agree before trusting any offset, and each block's CRC when decoding it.
+//! agree before trusting any offset, and each block's CRC when decoding it, so
+//! damage gives an error rather than a wrong value (short of a CRC-32
+//! collision). [`Table::verify`] also checks the payload CRC and that the
+//! index entries tile the data exactly.
+//!
+//! # Completeness
+//!
+//! There is no "complete" flag: a writer builds `<name>.tmp` in the same
+//! directory, syncs it, re-opens and verifies it, and only then renames it to
+//! `<name>` and syncs the directory. A file at its final name is therefore
+//! complete; a crash leaves at most a `.tmp` file (removed on the next error
+//! or overwritten by the next write). Two processes must not write the same
+//! table at once.
 
 mod block;
 mod cache;
