@@ -143,7 +143,7 @@ impl Header {
         b.extend_from_slice(&m.board_width.to_le_bytes());
         b.extend_from_slice(&self.payload_crc.to_le_bytes());
         b.push(m.encoding as u8);
-        b.push(0); // reserved
+        b.push(0); // value transform: none
         for s in [&m.game, &m.ruleset, &m.options] {
             b.extend_from_slice(&(s.len() as u16).to_le_bytes());
         }
@@ -209,8 +209,9 @@ impl Header {
         let block_size = u32_at(48);
         let encoding = ValueEncoding::from_id(file[64])
             .ok_or_else(|| bad(format!("unknown value encoding {}", file[64])))?;
+        // No transform is defined yet: values are stored as they are.
         if file[65] != 0 {
-            return Err(bad(format!("reserved byte is {}", file[65])));
+            return Err(bad(format!("unknown value transform {}", file[65])));
         }
 
         if actual_len < file_len {

@@ -22,7 +22,7 @@
 //! | 56 | 4 | `board_width` `u32`: pits per row |
 //! | 60 | 4 | `payload_crc` `u32`: CRC-32 of bytes `header_len .. file_len` |
 //! | 64 | 1 | value encoding: 1 = score (`i8`, the mover's result) |
-//! | 65 | 1 | reserved, 0 |
+//! | 65 | 1 | value transform: 0 = none (values stored as they are); other ids are reserved for reversible transforms such as predictors |
 //! | 66 | 2 | `g` `u16`: length of the game name |
 //! | 68 | 2 | `r` `u16`: length of the ruleset name |
 //! | 70 | 2 | `o` `u16`: length of the ruleset options |
