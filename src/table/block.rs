@@ -26,27 +26,33 @@ thread_local! {
     static DECOMPRESSOR: RefCell<Option<Decompressor<'static>>> = const { RefCell::new(None) };
 }
 
+/// Why a block cannot be used.
+pub enum Fault {
+    /// It decoded, but not to the values that were written.
+    Checksum,
+    /// It does not decode to a block of the right size.
+    Damaged(String),
+}
+
 /// Decompresses a block that must hold exactly `len` values with checksum `crc`.
-/// The error says why the block is unusable; `Err(None)` means a checksum mismatch.
-pub fn decompress(frame: &[u8], len: usize, crc: u32) -> Result<Vec<u8>, Option<String>> {
+pub fn decompress(frame: &[u8], len: usize, crc: u32) -> Result<Vec<u8>, Fault> {
     let mut out = Vec::with_capacity(len);
-    DECOMPRESSOR.with(|cell| {
-        let mut slot = cell.borrow_mut();
-        let d = match &mut *slot {
-            Some(d) => d,
-            empty => empty.insert(Decompressor::new().map_err(|e| Some(e.to_string()))?),
-        };
-        d.decompress_to_buffer(frame, &mut out)
-            .map_err(|e| Some(format!("zstd: {e}")))
-    })?;
+    DECOMPRESSOR
+        .with(|cell| {
+            let mut slot = cell.borrow_mut();
+            let d = match &mut *slot {
+                Some(d) => d,
+                empty => empty.insert(Decompressor::new()?),
+            };
+            d.decompress_to_buffer(frame, &mut out)
+        })
+        .map_err(|e| Fault::Damaged(format!("zstd: {e}")))?;
     if out.len() != len {
-        return Err(Some(format!(
-            "decodes to {} values, expected {len}",
-            out.len()
-        )));
+        let reason = format!("decodes to {} values, expected {len}", out.len());
+        return Err(Fault::Damaged(reason));
     }
     if self::crc(&out) != crc {
-        return Err(None);
+        return Err(Fault::Checksum);
     }
     Ok(out)
 }

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use memmap2::Mmap;
 use rayon::prelude::*;
 
-use super::block;
+use super::block::{self, Fault};
 use super::cache::BlockCache;
 use super::error::TableError;
 use super::header::{Header, INDEX_ENTRY_LEN, IndexEntry, TableMeta};
@@ -234,8 +234,8 @@ impl Table {
         let frame = &self.map[entry.offset as usize..][..entry.len as usize];
         let len = (range.end - range.start) as usize;
         block::decompress(frame, len, entry.crc).map_err(|fault| match fault {
-            Some(reason) => self.bad_block(block, reason),
-            None => TableError::BlockChecksum {
+            Fault::Damaged(reason) => self.bad_block(block, reason),
+            Fault::Checksum => TableError::BlockChecksum {
                 path: self.path.clone(),
                 block,
             },
