@@ -24,6 +24,17 @@ pub struct Table {
     cache: BlockCache,
 }
 
+impl std::fmt::Debug for Table {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Table")
+            .field("path", &self.path)
+            .field("meta", self.meta())
+            .field("positions", &self.len())
+            .field("block_size", &self.block_size())
+            .finish_non_exhaustive()
+    }
+}
+
 impl Table {
     /// Opens and validates a table (header and layout; block contents are
     /// checked as they are decoded, or all at once by [`Table::verify`]).
