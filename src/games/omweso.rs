@@ -558,43 +558,65 @@ impl MoveGen {
                 continue;
             };
             let options = laps.start_options(&root);
-            let (moves, paths) = (&mut self.moves, &mut self.paths);
-            self.explorer.explore(&laps, root, options, |event| {
-                let (outcome, laps, sown, path) = match event {
-                    Event::Ends {
-                        path,
-                        laps,
-                        sown,
-                        end,
-                    } => {
-                        let after = Position::with_pits(pos.width, end.pits);
-                        let outcome = Outcome::Ends {
-                            after,
-                            captured: end.flags & flags::CAPTURED != 0,
-                            win: win_after(&after, end.flags, rules),
-                        };
-                        (outcome, laps, sown, path)
-                    }
-                    Event::NeverEnds { path, cycle } => (Outcome::NeverEnds(cycle), 0, 0, path),
-                };
-                let start = path[0];
-                let duplicate = moves.iter().any(|m| {
-                    m.outcome == outcome
-                        && (dedup == Dedup::Position
-                            || same_start(&paths[m.path.0 as usize], &start))
-                });
-                if !duplicate {
-                    let from = paths.len() as u32;
-                    paths.extend_from_slice(path);
-                    moves.push(Move {
-                        outcome,
-                        laps,
-                        sown,
-                        path: (from, paths.len() as u32),
-                    });
-                }
-            });
+            // Per starting choice, each direction gets a walk of its own, so
+            // outcomes shared with the other direction are listed for both.
+            let walks: &[Dirs] = match dedup {
+                Dedup::StartChoice if options == Dirs::BOTH => &[Dirs::CCW, Dirs::CW],
+                _ => &[options],
+            };
+            for &options in walks {
+                self.walk(pos, rules, &laps, root, options, dedup);
+            }
         }
+    }
+
+    fn walk(
+        &mut self,
+        pos: &Position,
+        rules: &Rules,
+        laps: &Laps,
+        root: LapState,
+        options: Dirs,
+        dedup: Dedup,
+    ) {
+        let (moves, paths) = (&mut self.moves, &mut self.paths);
+        self.explorer.explore(laps, root, options, |event| {
+            let (outcome, laps, sown, path) = match event {
+                Event::Ends {
+                    path,
+                    laps,
+                    sown,
+                    end,
+                } => {
+                    let after = Position::with_pits(pos.width, end.pits);
+                    let outcome = Outcome::Ends {
+                        after,
+                        captured: end.flags & flags::CAPTURED != 0,
+                        win: win_after(&after, end.flags, rules),
+                    };
+                    (outcome, laps, sown, path)
+                }
+                Event::NeverEnds { path, cycle } => (Outcome::NeverEnds(cycle), 0, 0, path),
+            };
+            // Never-ending moves stay apart per starting choice: they are
+            // all "void", but each is shown with its own cycle.
+            let per_start = dedup == Dedup::StartChoice || !matches!(outcome, Outcome::Ends { .. });
+            let start = path[0];
+            let duplicate = moves.iter().any(|m| {
+                m.outcome == outcome
+                    && (!per_start || same_start(&paths[m.path.0 as usize], &start))
+            });
+            if !duplicate {
+                let from = paths.len() as u32;
+                paths.extend_from_slice(path);
+                moves.push(Move {
+                    outcome,
+                    laps,
+                    sown,
+                    path: (from, paths.len() as u32),
+                });
+            }
+        });
     }
 
     /// Every move found by the last [`MoveGen::generate`], legal or not.
