@@ -3,7 +3,7 @@
 use clap::{Args, Subcommand};
 use serde_json::json;
 
-use super::omweso::{RulesArgs, path_json, path_text, position};
+use super::omweso::{DEFAULT_MAX_SEEDS, RulesArgs, path_json, path_text, position};
 use crate::games::omweso::{Dedup, MoveGen, Outcome};
 
 #[derive(Debug, Subcommand)]
@@ -23,6 +23,9 @@ pub struct MovesOmwesoArgs {
     /// Check that the position holds this many seeds
     #[arg(long)]
     seeds: Option<u32>,
+    /// Most seeds accepted (never-ending moves take longer to decide with more seeds)
+    #[arg(long, default_value_t = DEFAULT_MAX_SEEDS)]
+    max_seeds: u32,
     /// The mover's first turn: no captures (landings relay instead)
     #[arg(long)]
     first_turn: bool,
@@ -34,7 +37,7 @@ pub struct MovesOmwesoArgs {
 
 pub fn run(game: MovesGame) -> anyhow::Result<()> {
     let MovesGame::Omweso(args) = game;
-    let pos = position(args.width, &args.pits, args.seeds)?;
+    let pos = position(args.width, &args.pits, args.seeds, args.max_seeds)?;
     let rules = args.rules.rules();
     let mut movegen = MoveGen::new();
     movegen.generate(&pos, &rules, !args.first_turn, Dedup::Position);

@@ -31,9 +31,33 @@ impl RulesArgs {
     }
 }
 
+/// Default for `--max-seeds` on a position: the standard seed total. The
+/// Mayer test is exact, so its time grows with the longest relay cycle,
+/// and those grow steeply with the seeds on the mover's side (periods of
+/// millions of laps at 30 to 60 seeds); raising the cap is allowed up to
+/// the engine's 255.
+pub const DEFAULT_MAX_SEEDS: u32 = 64;
+
 /// Builds the position from the command line, checking everything a user
 /// can get wrong.
-pub fn position(width: usize, pits: &[u32], seeds: Option<u32>) -> Result<Position, OmwesoError> {
+pub fn position(
+    width: usize,
+    pits: &[u32],
+    seeds: Option<u32>,
+    max_seeds: u32,
+) -> anyhow::Result<Position> {
+    let total: u64 = pits.iter().map(|&p| u64::from(p)).sum();
+    if total > u64::from(max_seeds) {
+        anyhow::bail!("the position holds {total} seeds, more than --max-seeds {max_seeds} allows");
+    }
+    Ok(checked_position(width, pits, seeds)?)
+}
+
+fn checked_position(
+    width: usize,
+    pits: &[u32],
+    seeds: Option<u32>,
+) -> Result<Position, OmwesoError> {
     let pos = Position::new(width, pits)?;
     if let Some(expected) = seeds
         && pos.seeds() != expected

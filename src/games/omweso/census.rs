@@ -104,10 +104,12 @@ impl Census {
     }
 }
 
-/// Number of configurations of `seeds` seeds on `pits` pits, C(seeds+pits−1, pits−1).
+/// Number of configurations of `seeds` seeds on `pits` pits,
+/// C(seeds + pits − 1, pits − 1), saturating at `u64::MAX`.
 pub fn configurations(seeds: u32, pits: usize) -> u64 {
-    let (n, k) = (u64::from(seeds) + pits as u64 - 1, pits as u64 - 1);
-    (0..k).fold(1u64, |acc, i| acc * (n - i) / (i + 1))
+    let (n, k) = (u128::from(seeds) + pits as u128 - 1, pits as u128 - 1);
+    let exact = (0..k).fold(1u128, |acc, i| acc * (n - i) / (i + 1));
+    u64::try_from(exact).unwrap_or(u64::MAX)
 }
 
 /// Runs the census for board width `width` and totals up to `max_seeds`, in
