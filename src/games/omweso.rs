@@ -6,6 +6,30 @@
 //! row from the owner's left, `k ≥ W` inner row, column `2W − 1 − k`).
 //! [`MoveGen`] lists the legal moves of a position; the relay and the Mayer
 //! test are in [`super::relay`]. Match-start rules live in [`game`].
+//!
+//! Readings where RULES.md leaves room (tests in `tests/omweso_rules.rs`):
+//! - A lap's last seed lands in an *occupied* pit if the pit held seeds when
+//!   it arrived, including seeds dropped by the same lap on an earlier
+//!   circuit. A lap of `2W` seeds or more passes its own start pit (no
+//!   skipping, unlike Oware).
+//! - Every lap is counter-clockwise unless the player picks clockwise at a
+//!   lap start in one of the four leftmost pits, which is allowed only if
+//!   that very lap captures. So a clockwise lap always captures and a relay
+//!   never follows one; the lap that re-sows captured seeds gets the same
+//!   choice afresh at its start pit.
+//! - A move is a path of choices. A path that returns to an intra-move
+//!   state it has already been in can repeat that loop for ever: it is
+//!   reported once, as never-ending, with the loop-free part of its path;
+//!   paths that go round a loop and then leave it are the same move as the
+//!   one that leaves at once.
+//! - Moves with the same board, capture flag and immediate win are the same
+//!   child ([`Dedup::Position`]); never-ending moves are kept per starting
+//!   choice so each can be shown with its cycle.
+//! - Bulijo is judged as RULES.md words it: the opponent has no pit with two
+//!   seeds or more. Under `endless = illegal` a position can have such pits
+//!   and still no legal move; [`MoveGen::legal`] is then empty and the
+//!   caller decides (the [`game`] scores it as bulijo for the other side).
+//! - Pits and hands are bytes: a board holds at most [`MAX_SEEDS`] seeds.
 
 pub mod census;
 pub mod game;

@@ -36,17 +36,12 @@ impl Dir {
 pub struct Dirs(u8);
 
 impl Dirs {
-    pub const NONE: Dirs = Dirs(0);
     pub const CCW: Dirs = Dirs(1);
     pub const CW: Dirs = Dirs(2);
     pub const BOTH: Dirs = Dirs(3);
 
     pub fn contains(self, dir: Dir) -> bool {
         self.0 & Self::bit(dir) != 0
-    }
-
-    pub fn with(self, dir: Dir) -> Dirs {
-        Dirs(self.0 | Self::bit(dir))
     }
 
     pub fn len(self) -> usize {
