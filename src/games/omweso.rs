@@ -500,7 +500,7 @@ pub fn win_after(after: &Position, move_flags: u8, rules: &Rules) -> Option<WinK
             return Some(WinKind::Okutema);
         }
     }
-    if !after.flipped().has_move() {
+    if opponent.iter().all(|&p| p < 2) {
         return Some(WinKind::Bulijo);
     }
     None

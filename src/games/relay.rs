@@ -110,6 +110,16 @@ pub fn sow(ring: &mut [u8], start: usize, hand: usize, dir: Dir) -> usize {
 /// The pit where the last of `hand` seeds sown from `start` lands, and how
 /// many seeds of the lap land there (the last one included).
 pub fn landing(start: usize, hand: usize, n: usize, dir: Dir) -> (usize, usize) {
+    if hand <= n {
+        // The common short lap: no division.
+        let last = match dir {
+            Dir::Ccw if start + hand >= n => start + hand - n,
+            Dir::Ccw => start + hand,
+            Dir::Cw if hand > start => start + n - hand,
+            Dir::Cw => start - hand,
+        };
+        return (last, 1);
+    }
     let dist = (hand - 1) % n + 1;
     let last = match dir {
         Dir::Ccw => (start + dist) % n,
