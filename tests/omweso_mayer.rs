@@ -57,7 +57,7 @@ fn endless_option_decides_legality() {
 #[derive(Default)]
 struct Brute {
     /// Final boards with the capture flags.
-    ends: HashSet<([u8; 32], u8)>,
+    ends: HashSet<(Vec<u8>, u8)>,
     /// (first lap, period) of every repeat on every path.
     cycles: HashSet<(u64, u64)>,
 }
@@ -95,7 +95,10 @@ fn walk(
         added.push((s, dir));
         lap += 1;
         if laps.lap(&mut s, dir).ended {
-            out.ends.insert((s.pits, s.flags));
+            let n = 2 * laps.width();
+            let mut board = s.mover.to_le_bytes()[..n].to_vec();
+            board.extend_from_slice(&s.opponent[..n]);
+            out.ends.insert((board, s.flags));
             break;
         }
         let options = laps.options(&s);
@@ -164,11 +167,7 @@ fn explorer_agrees_with_brute_force() {
                     Outcome::NeverEnds(_) => None,
                 })
                 .collect();
-            let brute_ends: HashSet<_> = brute
-                .ends
-                .iter()
-                .map(|(p, _)| p[..4 * width].to_vec())
-                .collect();
+            let brute_ends: HashSet<_> = brute.ends.iter().map(|(p, _)| p.clone()).collect();
             assert_eq!(ends, brute_ends, "{pits:?} pit {pit}");
             let cycles: Vec<Cycle> = moves
                 .iter()

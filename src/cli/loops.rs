@@ -7,7 +7,7 @@ use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
 
-use super::omweso::{DEFAULT_MAX_SEEDS, RulesArgs, path_json, path_text, position};
+use super::omweso::{DEFAULT_MAX_SEEDS, RulesArgs, path_json, path_text, position, with_spinner};
 use crate::games::omweso::census::{Census, census, configurations};
 use crate::games::omweso::{Dedup, MAX_SEEDS, MoveGen, Outcome, check_width};
 
@@ -50,8 +50,12 @@ pub fn run(game: LoopsGame) -> anyhow::Result<()> {
 fn run_position(args: &LoopsOmwesoArgs) -> anyhow::Result<()> {
     let max_seeds = args.max_seeds.unwrap_or(DEFAULT_MAX_SEEDS);
     let pos = position(args.width, &args.pits, args.seeds, max_seeds)?;
-    let mut movegen = MoveGen::new();
-    movegen.generate(&pos, &args.rules.rules(), true, Dedup::StartChoice);
+    let rules = args.rules.rules();
+    let movegen = with_spinner(|| {
+        let mut movegen = MoveGen::new();
+        movegen.generate(&pos, &rules, true, Dedup::StartChoice);
+        movegen
+    })?;
     let mut entries = Vec::new();
     for m in movegen.moves() {
         let path = movegen.path(m);

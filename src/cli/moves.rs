@@ -3,7 +3,7 @@
 use clap::{Args, Subcommand};
 use serde_json::json;
 
-use super::omweso::{DEFAULT_MAX_SEEDS, RulesArgs, path_json, path_text, position};
+use super::omweso::{DEFAULT_MAX_SEEDS, RulesArgs, path_json, path_text, position, with_spinner};
 use crate::games::omweso::{Dedup, MoveGen, Outcome};
 
 #[derive(Debug, Subcommand)]
@@ -39,8 +39,11 @@ pub fn run(game: MovesGame) -> anyhow::Result<()> {
     let MovesGame::Omweso(args) = game;
     let pos = position(args.width, &args.pits, args.seeds, args.max_seeds)?;
     let rules = args.rules.rules();
-    let mut movegen = MoveGen::new();
-    movegen.generate(&pos, &rules, !args.first_turn, Dedup::Position);
+    let movegen = with_spinner(|| {
+        let mut movegen = MoveGen::new();
+        movegen.generate(&pos, &rules, !args.first_turn, Dedup::Position);
+        movegen
+    })?;
     let mut entries = Vec::new();
     for m in movegen.legal() {
         let path = movegen.path(m);

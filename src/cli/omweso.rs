@@ -1,7 +1,11 @@
 //! Command-line arguments shared by the Omweso commands: board, position and
 //! rules options, and their JSON/text rendering.
 
+use std::thread;
+use std::time::{Duration, Instant};
+
 use clap::Args;
+use indicatif::ProgressBar;
 use serde_json::{Value, json};
 
 use crate::games::omweso::{Endless, OmwesoError, OnOff, Position, Reverse, Rules};
@@ -91,4 +95,30 @@ pub fn path_text(path: &[Choice]) -> String {
         })
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// Runs `work` on a helper thread and, if it takes more than a second, shows
+/// a spinner: the Mayer test is exact, and a relay cycle of hundreds of
+/// millions of laps takes seconds to close.
+pub fn with_spinner<T: Send>(work: impl FnOnce() -> T + Send) -> anyhow::Result<T> {
+    thread::scope(|scope| {
+        let handle = scope.spawn(work);
+        let started = Instant::now();
+        let mut spinner: Option<ProgressBar> = None;
+        while !handle.is_finished() {
+            thread::sleep(Duration::from_millis(20));
+            if spinner.is_none() && started.elapsed() > Duration::from_secs(1) {
+                let bar = ProgressBar::new_spinner()
+                    .with_message("following long relay cycles (exact Mayer test)");
+                bar.enable_steady_tick(Duration::from_millis(120));
+                spinner = Some(bar);
+            }
+        }
+        if let Some(bar) = spinner {
+            bar.finish_and_clear();
+        }
+        handle
+            .join()
+            .map_err(|_| anyhow::anyhow!("move generation failed"))
+    })
 }

@@ -37,7 +37,10 @@ pub mod game;
 use std::fmt;
 use std::str::FromStr;
 
-use super::relay::{Choice, Cycle, Dir, Dirs, Event, Explorer, Lap, RelayRules, landing, sow};
+use super::relay::{
+    Choice, Cycle, Dir, Dirs, Event, Explorer, Lap, RelayRules, landing, pack, packed_clear,
+    packed_pit, sow_packed,
+};
 
 pub const MIN_WIDTH: usize = 2;
 pub const MAX_WIDTH: usize = 8;
@@ -160,7 +163,12 @@ impl Position {
         &mut self.pits[..half]
     }
 
-    fn with_pits(width: u8, pits: [u8; MAX_PITS]) -> Position {
+    /// The position of a finished move's state.
+    fn from_lap_state(width: u8, s: &LapState) -> Position {
+        let half = 2 * usize::from(width);
+        let mut pits = [0u8; MAX_PITS];
+        pits[..16].copy_from_slice(&s.mover.to_le_bytes());
+        pits[half..half + 16].copy_from_slice(&s.opponent);
         Position { width, pits }
     }
 }
@@ -327,10 +335,14 @@ pub mod flags {
 }
 
 /// The intra-move state at a lap start: the board with the hand lifted, the
-/// lap's start pit, the seeds in hand and the capture [`flags`].
+/// lap's start pit, the seeds in hand and the capture [`flags`]. The
+/// mover's side is packed (pit `k` in byte `k`, see
+/// [`super::relay::sow_packed`]) so that a lap is a few word operations.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct LapState {
-    pub pits: [u8; MAX_PITS],
+    pub mover: u128,
+    /// The opponent's pits in the opponent's numbering (bytes `2W..` zero).
+    pub opponent: [u8; 16],
     pub pit: u8,
     pub hand: u8,
     pub flags: u8,
@@ -354,16 +366,21 @@ impl Laps {
         }
     }
 
+    pub fn width(&self) -> usize {
+        self.width
+    }
+
     /// The state after lifting mover pit `pit`, if it may start a move.
     pub fn start(&self, pos: &Position, pit: usize) -> Option<LapState> {
         let hand = *pos.mover().get(pit)?;
         if hand < 2 {
             return None;
         }
-        let mut pits = pos.pits;
-        pits[pit] = 0;
+        let mut opponent = [0u8; 16];
+        opponent[..pos.opponent().len()].copy_from_slice(pos.opponent());
         Some(LapState {
-            pits,
+            mover: packed_clear(pack(pos.mover()), pit),
+            opponent,
             pit: pit as u8,
             hand,
             flags: 0,
@@ -381,7 +398,7 @@ impl Laps {
             return Dirs::CCW;
         }
         let (last, arriving) = landing(pit, usize::from(s.hand), n, Dir::Cw);
-        let occupied = usize::from(s.pits[last]) + arriving >= 2;
+        let occupied = usize::from(packed_pit(s.mover, last)) + arriving >= 2;
         if occupied && self.facing(s, last).is_some() {
             Dirs::BOTH
         } else {
@@ -389,16 +406,17 @@ impl Laps {
         }
     }
 
-    /// The opponent's two pits facing mover pit `last` (board indices), if
-    /// `last` is in the inner row and both hold seeds (rule 3).
+    /// The opponent's two pits facing mover pit `last` (opponent
+    /// numbering), if `last` is in the inner row and both hold seeds
+    /// (rule 3).
     fn facing(&self, s: &LapState, last: usize) -> Option<(usize, usize)> {
         let w = self.width;
         if last < w {
             return None;
         }
-        let inner = 2 * w + (3 * w - 1 - last);
-        let outer = 2 * w + (last - w);
-        (s.pits[inner] > 0 && s.pits[outer] > 0).then_some((inner, outer))
+        let inner = 3 * w - 1 - last;
+        let outer = last - w;
+        (s.opponent[inner] > 0 && s.opponent[outer] > 0).then_some((inner, outer))
     }
 }
 
@@ -416,13 +434,10 @@ impl RelayRules for Laps {
     fn lap(&self, s: &mut LapState, dir: Dir) -> Lap {
         let w = self.width;
         let sown = u32::from(s.hand);
-        let last = sow(
-            &mut s.pits[..2 * w],
-            usize::from(s.pit),
-            usize::from(s.hand),
-            dir,
-        );
-        if s.pits[last] == 1 {
+        let (mover, last) = sow_packed(s.mover, 2 * w, s.pit.into(), s.hand.into(), dir);
+        s.mover = mover;
+        let landed = packed_pit(mover, last);
+        if landed == 1 {
             return Lap { sown, ended: true };
         }
         if self.captures
@@ -430,9 +445,9 @@ impl RelayRules for Laps {
         {
             // Capture: the landing pit stays; the captured seeds are sown
             // from the start pit of this lap.
-            s.hand = s.pits[inner] + s.pits[outer];
-            s.pits[inner] = 0;
-            s.pits[outer] = 0;
+            s.hand = s.opponent[inner] + s.opponent[outer];
+            s.opponent[inner] = 0;
+            s.opponent[outer] = 0;
             s.flags &= !flags::LAST_FROM_END;
             s.flags |= flags::CAPTURED;
             if last == w {
@@ -442,8 +457,8 @@ impl RelayRules for Laps {
             }
             return Lap { sown, ended: false };
         }
-        s.hand = s.pits[last];
-        s.pits[last] = 0;
+        s.hand = landed;
+        s.mover = packed_clear(mover, last);
         s.pit = last as u8;
         Lap { sown, ended: false }
     }
@@ -612,7 +627,7 @@ impl MoveGen {
                     sown,
                     end,
                 } => {
-                    let after = Position::with_pits(pos.width, end.pits);
+                    let after = Position::from_lap_state(pos.width, end);
                     let outcome = Outcome::Ends {
                         after,
                         captured: end.flags & flags::CAPTURED != 0,

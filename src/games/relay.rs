@@ -99,12 +99,102 @@ pub fn sow(ring: &mut [u8], start: usize, hand: usize, dir: Dir) -> usize {
         }
         hand % n
     };
-    let mut pit = start;
-    for _ in 0..rem {
-        pit = step(pit, n, dir);
-        ring[pit] += 1;
+    if rem == 0 {
+        return start;
     }
-    pit
+    // One seed into each of the `rem` pits after `start`, as at most two
+    // runs of consecutive pits.
+    let inc = |run: &mut [u8]| run.iter_mut().for_each(|p| *p += 1);
+    match dir {
+        Dir::Ccw => {
+            let end = start + 1 + rem;
+            if end <= n {
+                inc(&mut ring[start + 1..end]);
+                end - 1
+            } else {
+                inc(&mut ring[start + 1..]);
+                inc(&mut ring[..end - n]);
+                end - n - 1
+            }
+        }
+        Dir::Cw => {
+            if rem <= start {
+                inc(&mut ring[start - rem..start]);
+                start - rem
+            } else {
+                inc(&mut ring[..start]);
+                inc(&mut ring[n + start - rem..]);
+                n + start - rem
+            }
+        }
+    }
+}
+
+/// Rings of at most this many pits can be packed into a `u128`, one byte
+/// a pit, for [`sow_packed`].
+pub const PACKED_PITS: usize = 16;
+
+/// Byte `pit` of a packed ring.
+pub fn packed_pit(ring: u128, pit: usize) -> u8 {
+    (ring >> (8 * pit)) as u8
+}
+
+/// A packed ring with pit `pit` emptied.
+pub fn packed_clear(ring: u128, pit: usize) -> u128 {
+    ring & !(0xff << (8 * pit))
+}
+
+/// Packs up to [`PACKED_PITS`] pits (pit `k` in byte `k`).
+pub fn pack(pits: &[u8]) -> u128 {
+    pits.iter()
+        .take(PACKED_PITS)
+        .enumerate()
+        .fold(0, |ring, (k, &p)| ring | u128::from(p) << (8 * k))
+}
+
+/// [`sow`] on a ring of `n ≤ 16` pits packed into a `u128`: a lap is a few
+/// additions whatever its length. Returns the new ring and the last pit.
+/// No pit may overflow (at most 255 seeds on the ring).
+pub fn sow_packed(ring: u128, n: usize, start: usize, hand: usize, dir: Dir) -> (u128, usize) {
+    let (full, rem) = if hand < n {
+        (0, hand)
+    } else {
+        (hand / n, hand % n)
+    };
+    let ring = ring + full as u128 * ones(0, n);
+    if rem == 0 {
+        return (ring, start);
+    }
+    match dir {
+        Dir::Ccw => {
+            let end = start + 1 + rem;
+            if end <= n {
+                (ring + ones(start + 1, end), end - 1)
+            } else {
+                (ring + ones(start + 1, n) + ones(0, end - n), end - n - 1)
+            }
+        }
+        Dir::Cw => {
+            if rem <= start {
+                (ring + ones(start - rem, start), start - rem)
+            } else {
+                let first = n + start - rem;
+                (ring + ones(0, start) + ones(first, n), first)
+            }
+        }
+    }
+}
+
+/// A one in each byte `a..b` (`a ≤ b ≤ 16`).
+fn ones(a: usize, b: usize) -> u128 {
+    let below = |k: usize| {
+        if k >= PACKED_PITS {
+            u128::MAX
+        } else {
+            (1u128 << (8 * k)) - 1
+        }
+    };
+    (u128::MAX / 0xff) & below(b) & !below(a)
 }
 
 /// The pit where the last of `hand` seeds sown from `start` lands, and how
@@ -126,25 +216,6 @@ pub fn landing(start: usize, hand: usize, n: usize, dir: Dir) -> (usize, usize) 
         Dir::Cw => (start + n - dist) % n,
     };
     (last, (hand - dist) / n + 1)
-}
-
-fn step(pit: usize, n: usize, dir: Dir) -> usize {
-    match dir {
-        Dir::Ccw => {
-            if pit + 1 == n {
-                0
-            } else {
-                pit + 1
-            }
-        }
-        Dir::Cw => {
-            if pit == 0 {
-                n - 1
-            } else {
-                pit - 1
-            }
-        }
-    }
 }
 
 /// The rules of one relay game, as far as the lap machinery needs them.
@@ -469,6 +540,25 @@ mod tests {
         assert_eq!(landing(1, 4, 4, Dir::Ccw), (1, 1));
         assert_eq!(landing(1, 9, 4, Dir::Ccw), (2, 3));
         assert_eq!(landing(1, 3, 4, Dir::Cw), (2, 1));
+    }
+
+    #[test]
+    fn packed_sowing_matches_plain_sowing() {
+        for n in [4usize, 7, 16] {
+            for start in 0..n {
+                for hand in 1..40 {
+                    for dir in [Dir::Ccw, Dir::Cw] {
+                        let mut ring: Vec<u8> = (0..n as u8).map(|k| k % 3).collect();
+                        let packed = pack(&ring);
+                        let last = sow(&mut ring, start, hand, dir);
+                        assert_eq!(sow_packed(packed, n, start, hand, dir), (pack(&ring), last));
+                        assert_eq!(landing(start, hand, n, dir).0, last);
+                    }
+                }
+            }
+        }
+        assert_eq!(packed_pit(pack(&[1, 2, 3]), 2), 3);
+        assert_eq!(packed_clear(pack(&[1, 2, 3]), 1), pack(&[1, 0, 3]));
     }
 
     /// A toy rule set: a counter-clockwise lap moves state `s` to

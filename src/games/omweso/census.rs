@@ -6,13 +6,16 @@
 
 use rayon::prelude::*;
 
-use super::super::relay::{Cycle, Dir, Dirs, Lap, RelayRules, follow, sow};
+use super::super::relay::{
+    Cycle, Dir, Dirs, Lap, RelayRules, follow, pack, packed_clear, packed_pit, sow_packed,
+};
 use super::{MAX_SEEDS, MAX_WIDTH, OmwesoError, check_width};
 
-/// A lap start in pure relay on a ring of up to `2 × MAX_WIDTH` pits.
+/// A lap start in pure relay on a ring of up to `2 × MAX_WIDTH` pits,
+/// packed one byte a pit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct RingState {
-    pits: [u8; 2 * MAX_WIDTH],
+    pits: u128,
     pit: u8,
     hand: u8,
 }
@@ -31,17 +34,14 @@ impl RelayRules for PureRelay {
 
     fn lap(&self, s: &mut RingState, dir: Dir) -> Lap {
         let sown = u32::from(s.hand);
-        let last = sow(
-            &mut s.pits[..self.n],
-            usize::from(s.pit),
-            usize::from(s.hand),
-            dir,
-        );
-        if s.pits[last] == 1 {
+        let (pits, last) = sow_packed(s.pits, self.n, s.pit.into(), s.hand.into(), dir);
+        let landed = packed_pit(pits, last);
+        if landed == 1 {
+            s.pits = pits;
             return Lap { sown, ended: true };
         }
-        s.hand = s.pits[last];
-        s.pits[last] = 0;
+        s.hand = landed;
+        s.pits = packed_clear(pits, last);
         s.pit = last as u8;
         Lap { sown, ended: false }
     }
@@ -60,16 +60,14 @@ pub fn pure_relay_cycle(side: &[u8], pit: usize) -> Option<Cycle> {
     }
     let mut pits = [0u8; 2 * MAX_WIDTH];
     pits[..side.len()].copy_from_slice(side);
-    relay_cycle(&PureRelay { n: side.len() }, pits, pit)
+    relay_cycle(&PureRelay { n: side.len() }, &pits, pit)
 }
 
-fn relay_cycle(rules: &PureRelay, mut pits: [u8; 2 * MAX_WIDTH], pit: usize) -> Option<Cycle> {
-    let hand = pits[pit];
-    pits[pit] = 0;
+fn relay_cycle(rules: &PureRelay, pits: &[u8; 2 * MAX_WIDTH], pit: usize) -> Option<Cycle> {
     let start = RingState {
-        pits,
+        pits: packed_clear(pack(pits), pit),
         pit: pit as u8,
-        hand,
+        hand: pits[pit],
     };
     follow(rules, &start, Dir::Ccw, 0, 0).cycle()
 }
@@ -188,7 +186,7 @@ fn count_suffixes(
         // Pure relay looks the same from every pit of the ring: only the
         // smallest rotation of each configuration is sown, for all of them.
         if let Some(orbit) = rotations_if_smallest(&pits, n)
-            && (0..n).any(|k| pits[k] >= 2 && relay_cycle(rules, pits, k).is_some())
+            && (0..n).any(|k| pits[k] >= 2 && relay_cycle(rules, &pits, k).is_some())
         {
             found += orbit;
         }
