@@ -5,7 +5,7 @@
 //! mover's inner pit p faces the opponent's inner pit 11 − p and outer pit
 //! p − 4 (opponent numbering; board index 8 + j). Leftmost pits: 0, 1, 6, 7.
 
-use mancala_tb::games::omweso::game::{Game, GameMove, History, Status};
+use mancala_tb::games::omweso::game::{Game, GameMove, History, Match, Status};
 use mancala_tb::games::omweso::{
     Dedup, Endless, MoveGen, OmwesoError, Outcome, Position, Reverse, Rules, WinKind,
 };
@@ -357,6 +357,73 @@ fn first_turn_captures_relay_instead() {
         board(&[0, 0, 0, 1, 0, 1, 1, 0], &[3, 0, 2, 0, 0, 1, 1, 2])
     );
     assert!(!listed[0].2);
+    // The game applies it on each player's first turn only.
+    let mut game = Game::new(p, Rules::default(), false);
+    let first = game.legal_moves();
+    assert_eq!(first.len(), 1);
+    let GameMove::Sow {
+        outcome: Outcome::Ends {
+            after, captured, ..
+        },
+        ..
+    } = &first[0]
+    else {
+        panic!("expected an ending sowing move: {first:?}")
+    };
+    assert_eq!(after.pits(), &listed[0].1[..]);
+    assert!(!captured);
+    let later = History {
+        turns: [1, 1],
+        capturing_turns: [0, 0],
+    };
+    let mut game = Game::resume(p, 0, later, Rules::default(), false);
+    assert!(matches!(
+        game.legal_moves()[0],
+        GameMove::Sow {
+            outcome: Outcome::Ends { captured: true, .. },
+            ..
+        }
+    ));
+}
+
+#[test]
+fn okwesera_only_before_the_first_capture() {
+    // Pit 2 holds three seeds; once anyone has captured, okwesera is gone.
+    let p = pos(4, &[0, 0, 3, 0, 0, 0, 0, 0], &[2, 0, 0, 0, 0, 0, 0, 0]);
+    let count = |capturing_turns| {
+        let history = History {
+            turns: [2, 2],
+            capturing_turns,
+        };
+        Game::resume(p, 0, history, Rules::default(), false)
+            .legal_moves()
+            .iter()
+            .filter(|m| matches!(m, GameMove::Okwesera { .. }))
+            .count()
+    };
+    assert_eq!(count([0, 0]), 1);
+    assert_eq!(count([0, 1]), 0);
+}
+
+#[test]
+fn match_to_twelve_points() {
+    let mut score = Match::default();
+    let okutema = Status::Won {
+        player: 1,
+        kind: WinKind::Okutema,
+    };
+    for _ in 0..5 {
+        assert_eq!(score.record(okutema), None);
+    }
+    assert_eq!(score.record(Status::Void), None);
+    assert_eq!(score.points, [0, 10]);
+    assert_eq!(score.record(okutema), Some(1));
+    let mut score = Match::default();
+    let akawumbi = Status::Won {
+        player: 0,
+        kind: WinKind::Akawumbi,
+    };
+    assert_eq!(score.record(akawumbi), Some(0));
 }
 
 #[test]

@@ -59,7 +59,9 @@ fn run_position(args: &LoopsOmwesoArgs) -> anyhow::Result<()> {
     let mut entries = Vec::new();
     for m in movegen.moves() {
         let path = movegen.path(m);
-        let start = path[0];
+        let Some(start) = path.first() else {
+            continue;
+        };
         let mut entry = json!({"pit": start.pit, "direction": start.dir.name()});
         match m.outcome {
             Outcome::Ends { after, .. } => {

@@ -640,10 +640,15 @@ impl MoveGen {
             // Never-ending moves stay apart per starting choice: they are
             // all "void", but each is shown with its own cycle.
             let per_start = dedup == Dedup::StartChoice || !matches!(outcome, Outcome::Ends { .. });
-            let start = path[0];
+            let Some(&start) = path.first() else {
+                return;
+            };
             let duplicate = moves.iter().any(|m| {
                 m.outcome == outcome
-                    && (!per_start || same_start(&paths[m.path.0 as usize], &start))
+                    && (!per_start
+                        || paths
+                            .get(m.path.0 as usize)
+                            .is_some_and(|first| same_start(first, &start)))
             });
             if !duplicate {
                 let from = paths.len() as u32;
@@ -671,7 +676,10 @@ impl MoveGen {
 
     /// The choices of a move's representative path.
     pub fn path(&self, m: &Move) -> &[Choice] {
-        &self.paths[m.path.0 as usize..m.path.1 as usize]
+        // A move from an earlier generation has no path here.
+        self.paths
+            .get(m.path.0 as usize..m.path.1 as usize)
+            .unwrap_or(&[])
     }
 }
 

@@ -8,7 +8,7 @@
 //! captures"), so a second capturing move while the opponent has not captured
 //! wins 2 points, ranked after okutema and before bulijo; a player whose
 //! every move is never-ending under `endless = illegal` has no legal move
-//! and loses as by bulijo.
+//! and loses as by bulijo. [`Match`] adds up games to 12 points.
 
 use super::{Choice, Dedup, MoveGen, OmwesoError, Outcome, Position, Rules, WinKind, win_after};
 
@@ -191,4 +191,28 @@ fn okwesera_moves(pos: &Position) -> impl Iterator<Item = GameMove> + '_ {
         pits[(pit + 2) % n] += 1;
         GameMove::Okwesera { pit, after }
     })
+}
+
+/// Points needed to win a match.
+pub const MATCH_POINTS: u32 = 12;
+
+/// A match: games are played until a player has [`MATCH_POINTS`] points.
+/// A void game scores nothing.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Match {
+    pub points: [u32; 2],
+}
+
+impl Match {
+    /// Adds a finished game; returns the match winner once there is one.
+    pub fn record(&mut self, status: Status) -> Option<usize> {
+        if let Status::Won { player, kind } = status {
+            self.points[player] += kind.points();
+        }
+        self.winner()
+    }
+
+    pub fn winner(&self) -> Option<usize> {
+        (0..2).find(|&p| self.points[p] >= MATCH_POINTS)
+    }
 }
