@@ -44,10 +44,6 @@ impl Dirs {
         self.0 & Self::bit(dir) != 0
     }
 
-    pub fn len(self) -> usize {
-        self.0.count_ones() as usize
-    }
-
     pub fn is_empty(self) -> bool {
         self.0 == 0
     }
@@ -85,8 +81,9 @@ impl Dirs {
 /// Sows `hand` seeds one per pit around `ring`, starting with the pit after
 /// `start` in direction `dir` (the start pit itself gets a seed on every full
 /// circuit), and returns the pit of the last seed. Whole circuits are added in
-/// one pass, so a lap costs O(ring length), not O(hand). `hand` must be at
-/// least 1 and no pit may overflow.
+/// one pass, so a lap costs O(ring length), not O(hand). `start` must be a
+/// pit of the ring, `hand` at least 1, and no pit may overflow. Rings of at
+/// most 16 pits (Omweso's sides) use the faster [`sow_packed`].
 pub fn sow(ring: &mut [u8], start: usize, hand: usize, dir: Dir) -> usize {
     let n = ring.len();
     // Most laps are shorter than the ring: no division on that path.
