@@ -390,6 +390,7 @@ impl Laps {
     /// Directions open at the first lap of a move, or any lap start when
     /// reverse laps are allowed there: counter-clockwise always; clockwise
     /// from the four leftmost pits iff that lap captures directly.
+    #[inline]
     pub fn start_options(&self, s: &LapState) -> Dirs {
         let n = 2 * self.width;
         let pit = usize::from(s.pit);
