@@ -7,6 +7,13 @@
 //! [`MoveGen`] lists the legal moves of a position; the relay and the Mayer
 //! test are in [`super::relay`]. Match-start rules live in [`game`].
 //!
+//! For a table builder: keep one [`MoveGen`] per thread and call
+//! `generate(&pos, &rules, true, Dedup::Position)`; each of
+//! [`MoveGen::legal`] is either [`Outcome::Ends`] (its [`Move::child`] is
+//! the opponent's position, `win` the immediate points) or
+//! [`Outcome::NeverEnds`] (a path that voids the game: value 0). After
+//! warm-up a position without lap choices costs no allocation.
+//!
 //! Readings where RULES.md leaves room (tests in `tests/omweso_rules.rs`):
 //! - A lap's last seed lands in an *occupied* pit if the pit held seeds when
 //!   it arrived, including seeds dropped by the same lap on an earlier
