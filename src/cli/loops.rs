@@ -7,7 +7,9 @@ use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
 
-use super::omweso::{DEFAULT_MAX_SEEDS, RulesArgs, path_json, path_text, position, with_spinner};
+use super::omweso::{
+    DEFAULT_MAX_SEEDS, RulesArgs, laps_text, path_json, path_text, position, with_spinner,
+};
 use crate::games::omweso::census::{Census, census, configurations};
 use crate::games::omweso::{Dedup, MAX_SEEDS, MoveGen, Outcome, check_width};
 
@@ -71,9 +73,9 @@ fn run_position(args: &LoopsOmwesoArgs) -> anyhow::Result<()> {
                 entry["position"] = json!(after.pits());
                 if !args.json {
                     println!(
-                        "{}: ends after {} laps, {} seeds sown: {after}",
+                        "{}: ends after {}, {} seeds sown: {after}",
                         path_text(path),
-                        m.laps,
+                        laps_text(m.laps),
                         m.sown
                     );
                 }
@@ -84,10 +86,10 @@ fn run_position(args: &LoopsOmwesoArgs) -> anyhow::Result<()> {
                 entry["period_laps"] = json!(cycle.period);
                 if !args.json {
                     println!(
-                        "{}: never ends: cycle starts at lap {}, period {} laps",
+                        "{}: never ends: cycle starts at lap {}, period {}",
                         path_text(path),
                         cycle.start_lap,
-                        cycle.period
+                        laps_text(cycle.period)
                     );
                 }
             }

@@ -3,7 +3,9 @@
 use clap::{Args, Subcommand};
 use serde_json::json;
 
-use super::omweso::{DEFAULT_MAX_SEEDS, RulesArgs, path_json, path_text, position, with_spinner};
+use super::omweso::{
+    DEFAULT_MAX_SEEDS, RulesArgs, laps_text, path_json, path_text, position, with_spinner,
+};
 use crate::games::omweso::{Dedup, MoveGen, Outcome};
 
 #[derive(Debug, Subcommand)]
@@ -67,9 +69,9 @@ pub fn run(game: MovesGame) -> anyhow::Result<()> {
                         format!(", wins {} ({} points)", k.name(), k.points())
                     });
                     println!(
-                        "{}: {} laps, {} sown{}{win_text}: {after}",
+                        "{}: {}, {} sown{}{win_text}: {after}",
                         path_text(path),
-                        m.laps,
+                        laps_text(m.laps),
                         m.sown,
                         if captured { ", captures" } else { "" },
                     );
@@ -82,10 +84,10 @@ pub fn run(game: MovesGame) -> anyhow::Result<()> {
                 entry["period_laps"] = json!(cycle.period);
                 if !args.json {
                     println!(
-                        "{}: never ends (cycle from lap {}, period {} laps): voids the game",
+                        "{}: never ends (cycle from lap {}, period {}): voids the game",
                         path_text(path),
                         cycle.start_lap,
-                        cycle.period
+                        laps_text(cycle.period)
                     );
                 }
             }

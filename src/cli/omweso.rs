@@ -83,6 +83,15 @@ pub fn path_json(path: &[Choice]) -> Value {
         .collect()
 }
 
+/// `1 lap`, `5 laps`.
+pub fn laps_text(laps: u64) -> String {
+    if laps == 1 {
+        "1 lap".to_string()
+    } else {
+        format!("{laps} laps")
+    }
+}
+
 /// `0 ccw` for a plain move, `1 cw, lap 3: 14 cw` with later choices.
 pub fn path_text(path: &[Choice]) -> String {
     path.iter()
