@@ -240,7 +240,7 @@ fn long_cycle_is_decided_fast() {
     let cycle = pure_relay_cycle(&side, LONG_PIT).unwrap();
     let elapsed = started.elapsed();
     assert_eq!(cycle, LONG_CYCLE);
-    assert!(elapsed.as_millis() < 500, "{elapsed:?}");
+    assert!(elapsed.as_millis() < 100, "{elapsed:?}");
     // The same answer through the full Omweso move generator.
     let mut pits: Vec<u32> = side.iter().map(|&p| u32::from(p)).collect();
     pits.extend([0; 16]);
