@@ -7,7 +7,7 @@ mod naive_oware;
 
 use mancala_tb::games::oware::Ruleset;
 use mancala_tb::index::oware as index;
-use mancala_tb::tablebase::oware::{self as tb, OwareTablebase, Quiet};
+use mancala_tb::tablebase::oware::{self as tb, OwareTablebase, PvEnd, Quiet};
 use naive_oware::NaiveRules;
 
 const MAX_SEEDS: usize = 10;
@@ -43,4 +43,36 @@ fn awari_matches_the_naive_solver_on_every_position_up_to_10_seeds() {
 #[test]
 fn abapa_matches_the_naive_solver_on_every_position_up_to_10_seeds() {
     cross_check(Ruleset::Abapa, NaiveRules::Abapa);
+}
+
+/// Along a principal variation every step keeps the value: the seeds won so
+/// far plus the value of the position reached equal the starting value, and a
+/// line that ends does so at a position without moves.
+#[test]
+fn principal_variations_keep_the_value() {
+    let dir = tempfile::tempdir().unwrap();
+    tb::build(dir.path(), Ruleset::Awari, 8, &Quiet).unwrap();
+    let tables = OwareTablebase::open(dir.path(), Ruleset::Awari).unwrap();
+    for seeds in 1..=8 {
+        let size = index::layer_size(seeds);
+        for rank in (0..size).step_by(97) {
+            let start = index::unrank(seeds, rank);
+            let value = i32::from(tables.value(&start).unwrap());
+            let (line, end) = tables.principal_variation(&start, 500).unwrap();
+            // Seeds won by the first mover minus the opponent's, so far.
+            let mut won = 0i32;
+            for (i, step) in line.iter().enumerate() {
+                let sign = if i % 2 == 0 { 1 } else { -1 };
+                won += sign * i32::from(step.captured);
+                let rest = i32::from(tables.value(&step.board).unwrap());
+                // The position reached is seen from the next mover.
+                assert_eq!(won - sign * rest, value, "{start:?} step {i}");
+            }
+            assert_ne!(end, PvEnd::Limit, "{start:?}");
+            if end == PvEnd::GameOver {
+                let last = line.last().map_or(start, |s| s.board);
+                assert!(tables.move_values(&last).unwrap().is_empty());
+            }
+        }
+    }
 }

@@ -7,9 +7,11 @@ use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
 
-use super::omweso::{RulesArgs, path_json, path_text, position};
+use super::omweso::{
+    DEFAULT_MAX_SEEDS, RulesArgs, laps_text, path_json, path_text, position, with_spinner,
+};
 use crate::games::omweso::census::{Census, census, configurations};
-use crate::games::omweso::{Dedup, MoveGen, Outcome};
+use crate::games::omweso::{Dedup, MAX_SEEDS, MoveGen, Outcome, check_width};
 
 #[derive(Debug, Subcommand)]
 pub enum LoopsGame {
@@ -28,8 +30,8 @@ pub struct LoopsOmwesoArgs {
     /// Count never-ending pure-relay moves over all seed configurations of one side
     #[arg(long)]
     census: bool,
-    /// Largest seed total of the census
-    #[arg(long, requires = "census")]
+    /// Census: largest seed total (required). Position: most seeds accepted [default: 64]
+    #[arg(long)]
     max_seeds: Option<u32>,
     /// Check that the position holds this many seeds
     #[arg(long, conflicts_with = "census")]
@@ -48,13 +50,20 @@ pub fn run(game: LoopsGame) -> anyhow::Result<()> {
 }
 
 fn run_position(args: &LoopsOmwesoArgs) -> anyhow::Result<()> {
-    let pos = position(args.width, &args.pits, args.seeds)?;
-    let mut movegen = MoveGen::new();
-    movegen.generate(&pos, &args.rules.rules(), true, Dedup::StartChoice);
+    let max_seeds = args.max_seeds.unwrap_or(DEFAULT_MAX_SEEDS);
+    let pos = position(args.width, &args.pits, args.seeds, max_seeds)?;
+    let rules = args.rules.rules();
+    let movegen = with_spinner(|| {
+        let mut movegen = MoveGen::new();
+        movegen.generate(&pos, &rules, true, Dedup::StartChoice);
+        movegen
+    })?;
     let mut entries = Vec::new();
     for m in movegen.moves() {
         let path = movegen.path(m);
-        let start = path[0];
+        let Some(start) = path.first() else {
+            continue;
+        };
         let mut entry = json!({"pit": start.pit, "direction": start.dir.name()});
         match m.outcome {
             Outcome::Ends { after, .. } => {
@@ -64,9 +73,9 @@ fn run_position(args: &LoopsOmwesoArgs) -> anyhow::Result<()> {
                 entry["position"] = json!(after.pits());
                 if !args.json {
                     println!(
-                        "{}: ends after {} laps, {} seeds sown: {after}",
+                        "{}: ends after {}, {} seeds sown: {after}",
                         path_text(path),
-                        m.laps,
+                        laps_text(m.laps),
                         m.sown
                     );
                 }
@@ -77,10 +86,10 @@ fn run_position(args: &LoopsOmwesoArgs) -> anyhow::Result<()> {
                 entry["period_laps"] = json!(cycle.period);
                 if !args.json {
                     println!(
-                        "{}: never ends: cycle starts at lap {}, period {} laps",
+                        "{}: never ends: cycle starts at lap {}, period {}",
                         path_text(path),
                         cycle.start_lap,
-                        cycle.period
+                        laps_text(cycle.period)
                     );
                 }
             }
@@ -101,8 +110,11 @@ fn run_census(args: &LoopsOmwesoArgs) -> anyhow::Result<()> {
     let Some(max_seeds) = args.max_seeds else {
         bail!("--census needs --max-seeds");
     };
-    crate::games::omweso::check_width(args.width)?;
-    let total: u64 = (0..=max_seeds.min(crate::games::omweso::MAX_SEEDS))
+    check_width(args.width)?;
+    if max_seeds > MAX_SEEDS {
+        bail!("--max-seeds {max_seeds} is more than the {MAX_SEEDS} seeds the engine supports");
+    }
+    let total: u64 = (0..=max_seeds)
         .map(|s| configurations(s, 2 * args.width))
         .fold(0, u64::saturating_add);
     let bar = if total > 2_000_000 {

@@ -3,7 +3,9 @@
 use clap::{Args, Subcommand};
 use serde_json::json;
 
-use super::omweso::{RulesArgs, path_json, path_text, position};
+use super::omweso::{
+    DEFAULT_MAX_SEEDS, RulesArgs, laps_text, path_json, path_text, position, with_spinner,
+};
 use crate::games::omweso::{Dedup, MoveGen, Outcome};
 
 #[derive(Debug, Subcommand)]
@@ -23,6 +25,9 @@ pub struct MovesOmwesoArgs {
     /// Check that the position holds this many seeds
     #[arg(long)]
     seeds: Option<u32>,
+    /// Most seeds accepted (never-ending moves take longer to decide with more seeds)
+    #[arg(long, default_value_t = DEFAULT_MAX_SEEDS)]
+    max_seeds: u32,
     /// The mover's first turn: no captures (landings relay instead)
     #[arg(long)]
     first_turn: bool,
@@ -34,10 +39,13 @@ pub struct MovesOmwesoArgs {
 
 pub fn run(game: MovesGame) -> anyhow::Result<()> {
     let MovesGame::Omweso(args) = game;
-    let pos = position(args.width, &args.pits, args.seeds)?;
+    let pos = position(args.width, &args.pits, args.seeds, args.max_seeds)?;
     let rules = args.rules.rules();
-    let mut movegen = MoveGen::new();
-    movegen.generate(&pos, &rules, !args.first_turn, Dedup::Position);
+    let movegen = with_spinner(|| {
+        let mut movegen = MoveGen::new();
+        movegen.generate(&pos, &rules, !args.first_turn, Dedup::Position);
+        movegen
+    })?;
     let mut entries = Vec::new();
     for m in movegen.legal() {
         let path = movegen.path(m);
@@ -61,9 +69,9 @@ pub fn run(game: MovesGame) -> anyhow::Result<()> {
                         format!(", wins {} ({} points)", k.name(), k.points())
                     });
                     println!(
-                        "{}: {} laps, {} sown{}{win_text}: {after}",
+                        "{}: {}, {} sown{}{win_text}: {after}",
                         path_text(path),
-                        m.laps,
+                        laps_text(m.laps),
                         m.sown,
                         if captured { ", captures" } else { "" },
                     );
@@ -76,10 +84,10 @@ pub fn run(game: MovesGame) -> anyhow::Result<()> {
                 entry["period_laps"] = json!(cycle.period);
                 if !args.json {
                     println!(
-                        "{}: never ends (cycle from lap {}, period {} laps): voids the game",
+                        "{}: never ends (cycle from lap {}, period {}): voids the game",
                         path_text(path),
                         cycle.start_lap,
-                        cycle.period
+                        laps_text(cycle.period)
                     );
                 }
             }

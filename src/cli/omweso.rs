@@ -1,7 +1,11 @@
 //! Command-line arguments shared by the Omweso commands: board, position and
 //! rules options, and their JSON/text rendering.
 
+use std::thread;
+use std::time::{Duration, Instant};
+
 use clap::Args;
+use indicatif::ProgressBar;
 use serde_json::{Value, json};
 
 use crate::games::omweso::{Endless, OmwesoError, OnOff, Position, Reverse, Rules};
@@ -31,9 +35,33 @@ impl RulesArgs {
     }
 }
 
+/// Default for `--max-seeds` on a position: the standard seed total. The
+/// Mayer test is exact, so its time grows with the longest relay cycle,
+/// and those grow steeply with the seeds on the mover's side (periods of
+/// millions of laps at 30 to 60 seeds); raising the cap is allowed up to
+/// the engine's 255.
+pub const DEFAULT_MAX_SEEDS: u32 = 64;
+
 /// Builds the position from the command line, checking everything a user
 /// can get wrong.
-pub fn position(width: usize, pits: &[u32], seeds: Option<u32>) -> Result<Position, OmwesoError> {
+pub fn position(
+    width: usize,
+    pits: &[u32],
+    seeds: Option<u32>,
+    max_seeds: u32,
+) -> anyhow::Result<Position> {
+    let total: u64 = pits.iter().map(|&p| u64::from(p)).sum();
+    if total > u64::from(max_seeds) {
+        anyhow::bail!("the position holds {total} seeds, more than --max-seeds {max_seeds} allows");
+    }
+    Ok(checked_position(width, pits, seeds)?)
+}
+
+fn checked_position(
+    width: usize,
+    pits: &[u32],
+    seeds: Option<u32>,
+) -> Result<Position, OmwesoError> {
     let pos = Position::new(width, pits)?;
     if let Some(expected) = seeds
         && pos.seeds() != expected
@@ -55,6 +83,15 @@ pub fn path_json(path: &[Choice]) -> Value {
         .collect()
 }
 
+/// `1 lap`, `5 laps`.
+pub fn laps_text(laps: u64) -> String {
+    if laps == 1 {
+        "1 lap".to_string()
+    } else {
+        format!("{laps} laps")
+    }
+}
+
 /// `0 ccw` for a plain move, `1 cw, lap 3: 14 cw` with later choices.
 pub fn path_text(path: &[Choice]) -> String {
     path.iter()
@@ -67,4 +104,30 @@ pub fn path_text(path: &[Choice]) -> String {
         })
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// Runs `work` on a helper thread and, if it takes more than a second, shows
+/// a spinner: the Mayer test is exact, and a relay cycle of hundreds of
+/// millions of laps takes seconds to close.
+pub fn with_spinner<T: Send>(work: impl FnOnce() -> T + Send) -> anyhow::Result<T> {
+    thread::scope(|scope| {
+        let handle = scope.spawn(work);
+        let started = Instant::now();
+        let mut spinner: Option<ProgressBar> = None;
+        while !handle.is_finished() {
+            thread::sleep(Duration::from_millis(20));
+            if spinner.is_none() && started.elapsed() > Duration::from_secs(1) {
+                let bar = ProgressBar::new_spinner()
+                    .with_message("following long relay cycles (exact Mayer test)");
+                bar.enable_steady_tick(Duration::from_millis(120));
+                spinner = Some(bar);
+            }
+        }
+        if let Some(bar) = spinner {
+            bar.finish_and_clear();
+        }
+        handle
+            .join()
+            .map_err(|_| anyhow::anyhow!("move generation failed"))
+    })
 }

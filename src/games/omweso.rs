@@ -6,6 +6,37 @@
 //! row from the owner's left, `k ≥ W` inner row, column `2W − 1 − k`).
 //! [`MoveGen`] lists the legal moves of a position; the relay and the Mayer
 //! test are in [`super::relay`]. Match-start rules live in [`game`].
+//!
+//! For a table builder: keep one [`MoveGen`] per thread and call
+//! `generate(&pos, &rules, true, Dedup::Position)`; each of
+//! [`MoveGen::legal`] is either [`Outcome::Ends`] (its [`Move::child`] is
+//! the opponent's position, `win` the immediate points) or
+//! [`Outcome::NeverEnds`] (a path that voids the game: value 0). After
+//! warm-up a position without lap choices costs no allocation.
+//!
+//! Readings where RULES.md leaves room (tests in `tests/omweso_rules.rs`):
+//! - A lap's last seed lands in an *occupied* pit if the pit held seeds when
+//!   it arrived, including seeds dropped by the same lap on an earlier
+//!   circuit. A lap of `2W` seeds or more passes its own start pit (no
+//!   skipping, unlike Oware).
+//! - Every lap is counter-clockwise unless the player picks clockwise at a
+//!   lap start in one of the four leftmost pits, which is allowed only if
+//!   that very lap captures. So a clockwise lap always captures and a relay
+//!   never follows one; the lap that re-sows captured seeds gets the same
+//!   choice afresh at its start pit.
+//! - A move is a path of choices. A path that returns to an intra-move
+//!   state it has already been in can repeat that loop for ever: it is
+//!   reported once, as never-ending, with the loop-free part of its path;
+//!   paths that go round a loop and then leave it are the same move as the
+//!   one that leaves at once.
+//! - Moves with the same board, capture flag and immediate win are the same
+//!   child ([`Dedup::Position`]); never-ending moves are kept per starting
+//!   choice so each can be shown with its cycle.
+//! - Bulijo is judged as RULES.md words it: the opponent has no pit with two
+//!   seeds or more. Under `endless = illegal` a position can have such pits
+//!   and still no legal move; [`MoveGen::legal`] is then empty and the
+//!   caller decides (the [`game`] scores it as bulijo for the other side).
+//! - Pits and hands are bytes: a board holds at most [`MAX_SEEDS`] seeds.
 
 pub mod census;
 pub mod game;
@@ -13,7 +44,10 @@ pub mod game;
 use std::fmt;
 use std::str::FromStr;
 
-use super::relay::{Choice, Cycle, Dir, Dirs, Event, Explorer, Lap, RelayRules, landing, sow};
+use super::relay::{
+    Choice, Cycle, Dir, Dirs, Event, Explorer, Lap, RelayRules, landing, pack, packed_clear,
+    packed_pit, sow_packed,
+};
 
 pub const MIN_WIDTH: usize = 2;
 pub const MAX_WIDTH: usize = 8;
@@ -136,7 +170,12 @@ impl Position {
         &mut self.pits[..half]
     }
 
-    fn with_pits(width: u8, pits: [u8; MAX_PITS]) -> Position {
+    /// The position of a finished move's state.
+    fn from_lap_state(width: u8, s: &LapState) -> Position {
+        let half = 2 * usize::from(width);
+        let mut pits = [0u8; MAX_PITS];
+        pits[..16].copy_from_slice(&s.mover.to_le_bytes());
+        pits[half..half + 16].copy_from_slice(&s.opponent);
         Position { width, pits }
     }
 }
@@ -303,10 +342,14 @@ pub mod flags {
 }
 
 /// The intra-move state at a lap start: the board with the hand lifted, the
-/// lap's start pit, the seeds in hand and the capture [`flags`].
+/// lap's start pit, the seeds in hand and the capture [`flags`]. The
+/// mover's side is packed (pit `k` in byte `k`, see
+/// [`super::relay::sow_packed`]) so that a lap is a few word operations.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct LapState {
-    pub pits: [u8; MAX_PITS],
+    pub mover: u128,
+    /// The opponent's pits in the opponent's numbering (bytes `2W..` zero).
+    pub opponent: [u8; 16],
     pub pit: u8,
     pub hand: u8,
     pub flags: u8,
@@ -330,16 +373,21 @@ impl Laps {
         }
     }
 
+    pub fn width(&self) -> usize {
+        self.width
+    }
+
     /// The state after lifting mover pit `pit`, if it may start a move.
     pub fn start(&self, pos: &Position, pit: usize) -> Option<LapState> {
         let hand = *pos.mover().get(pit)?;
         if hand < 2 {
             return None;
         }
-        let mut pits = pos.pits;
-        pits[pit] = 0;
+        let mut opponent = [0u8; 16];
+        opponent[..pos.opponent().len()].copy_from_slice(pos.opponent());
         Some(LapState {
-            pits,
+            mover: packed_clear(pack(pos.mover()), pit),
+            opponent,
             pit: pit as u8,
             hand,
             flags: 0,
@@ -349,6 +397,7 @@ impl Laps {
     /// Directions open at the first lap of a move, or any lap start when
     /// reverse laps are allowed there: counter-clockwise always; clockwise
     /// from the four leftmost pits iff that lap captures directly.
+    #[inline]
     pub fn start_options(&self, s: &LapState) -> Dirs {
         let n = 2 * self.width;
         let pit = usize::from(s.pit);
@@ -357,7 +406,7 @@ impl Laps {
             return Dirs::CCW;
         }
         let (last, arriving) = landing(pit, usize::from(s.hand), n, Dir::Cw);
-        let occupied = usize::from(s.pits[last]) + arriving >= 2;
+        let occupied = usize::from(packed_pit(s.mover, last)) + arriving >= 2;
         if occupied && self.facing(s, last).is_some() {
             Dirs::BOTH
         } else {
@@ -365,16 +414,17 @@ impl Laps {
         }
     }
 
-    /// The opponent's two pits facing mover pit `last` (board indices), if
-    /// `last` is in the inner row and both hold seeds (rule 3).
+    /// The opponent's two pits facing mover pit `last` (opponent
+    /// numbering), if `last` is in the inner row and both hold seeds
+    /// (rule 3).
     fn facing(&self, s: &LapState, last: usize) -> Option<(usize, usize)> {
         let w = self.width;
         if last < w {
             return None;
         }
-        let inner = 2 * w + (3 * w - 1 - last);
-        let outer = 2 * w + (last - w);
-        (s.pits[inner] > 0 && s.pits[outer] > 0).then_some((inner, outer))
+        let inner = 3 * w - 1 - last;
+        let outer = last - w;
+        (s.opponent[inner] > 0 && s.opponent[outer] > 0).then_some((inner, outer))
     }
 }
 
@@ -392,13 +442,10 @@ impl RelayRules for Laps {
     fn lap(&self, s: &mut LapState, dir: Dir) -> Lap {
         let w = self.width;
         let sown = u32::from(s.hand);
-        let last = sow(
-            &mut s.pits[..2 * w],
-            usize::from(s.pit),
-            usize::from(s.hand),
-            dir,
-        );
-        if s.pits[last] == 1 {
+        let (mover, last) = sow_packed(s.mover, 2 * w, s.pit.into(), s.hand.into(), dir);
+        s.mover = mover;
+        let landed = packed_pit(mover, last);
+        if landed == 1 {
             return Lap { sown, ended: true };
         }
         if self.captures
@@ -406,9 +453,9 @@ impl RelayRules for Laps {
         {
             // Capture: the landing pit stays; the captured seeds are sown
             // from the start pit of this lap.
-            s.hand = s.pits[inner] + s.pits[outer];
-            s.pits[inner] = 0;
-            s.pits[outer] = 0;
+            s.hand = s.opponent[inner] + s.opponent[outer];
+            s.opponent[inner] = 0;
+            s.opponent[outer] = 0;
             s.flags &= !flags::LAST_FROM_END;
             s.flags |= flags::CAPTURED;
             if last == w {
@@ -418,8 +465,8 @@ impl RelayRules for Laps {
             }
             return Lap { sown, ended: false };
         }
-        s.hand = s.pits[last];
-        s.pits[last] = 0;
+        s.hand = landed;
+        s.mover = packed_clear(mover, last);
         s.pit = last as u8;
         Lap { sown, ended: false }
     }
@@ -476,7 +523,7 @@ pub fn win_after(after: &Position, move_flags: u8, rules: &Rules) -> Option<WinK
             return Some(WinKind::Okutema);
         }
     }
-    if !after.flipped().has_move() {
+    if opponent.iter().all(|&p| p < 2) {
         return Some(WinKind::Bulijo);
     }
     None
@@ -558,43 +605,70 @@ impl MoveGen {
                 continue;
             };
             let options = laps.start_options(&root);
-            let (moves, paths) = (&mut self.moves, &mut self.paths);
-            self.explorer.explore(&laps, root, options, |event| {
-                let (outcome, laps, sown, path) = match event {
-                    Event::Ends {
-                        path,
-                        laps,
-                        sown,
-                        end,
-                    } => {
-                        let after = Position::with_pits(pos.width, end.pits);
-                        let outcome = Outcome::Ends {
-                            after,
-                            captured: end.flags & flags::CAPTURED != 0,
-                            win: win_after(&after, end.flags, rules),
-                        };
-                        (outcome, laps, sown, path)
-                    }
-                    Event::NeverEnds { path, cycle } => (Outcome::NeverEnds(cycle), 0, 0, path),
-                };
-                let start = path[0];
-                let duplicate = moves.iter().any(|m| {
-                    m.outcome == outcome
-                        && (dedup == Dedup::Position
-                            || same_start(&paths[m.path.0 as usize], &start))
-                });
-                if !duplicate {
-                    let from = paths.len() as u32;
-                    paths.extend_from_slice(path);
-                    moves.push(Move {
-                        outcome,
-                        laps,
-                        sown,
-                        path: (from, paths.len() as u32),
-                    });
-                }
-            });
+            // Per starting choice, each direction gets a walk of its own, so
+            // outcomes shared with the other direction are listed for both.
+            let walks: &[Dirs] = match dedup {
+                Dedup::StartChoice if options == Dirs::BOTH => &[Dirs::CCW, Dirs::CW],
+                _ => &[options],
+            };
+            for &options in walks {
+                self.walk(pos, rules, &laps, root, options, dedup);
+            }
         }
+    }
+
+    fn walk(
+        &mut self,
+        pos: &Position,
+        rules: &Rules,
+        laps: &Laps,
+        root: LapState,
+        options: Dirs,
+        dedup: Dedup,
+    ) {
+        let (moves, paths) = (&mut self.moves, &mut self.paths);
+        self.explorer.explore(laps, root, options, |event| {
+            let (outcome, laps, sown, path) = match event {
+                Event::Ends {
+                    path,
+                    laps,
+                    sown,
+                    end,
+                } => {
+                    let after = Position::from_lap_state(pos.width, end);
+                    let outcome = Outcome::Ends {
+                        after,
+                        captured: end.flags & flags::CAPTURED != 0,
+                        win: win_after(&after, end.flags, rules),
+                    };
+                    (outcome, laps, sown, path)
+                }
+                Event::NeverEnds { path, cycle } => (Outcome::NeverEnds(cycle), 0, 0, path),
+            };
+            // Never-ending moves stay apart per starting choice: they are
+            // all "void", but each is shown with its own cycle.
+            let per_start = dedup == Dedup::StartChoice || !matches!(outcome, Outcome::Ends { .. });
+            let Some(&start) = path.first() else {
+                return;
+            };
+            let duplicate = moves.iter().any(|m| {
+                m.outcome == outcome
+                    && (!per_start
+                        || paths
+                            .get(m.path.0 as usize)
+                            .is_some_and(|first| same_start(first, &start)))
+            });
+            if !duplicate {
+                let from = paths.len() as u32;
+                paths.extend_from_slice(path);
+                moves.push(Move {
+                    outcome,
+                    laps,
+                    sown,
+                    path: (from, paths.len() as u32),
+                });
+            }
+        });
     }
 
     /// Every move found by the last [`MoveGen::generate`], legal or not.
@@ -610,7 +684,10 @@ impl MoveGen {
 
     /// The choices of a move's representative path.
     pub fn path(&self, m: &Move) -> &[Choice] {
-        &self.paths[m.path.0 as usize..m.path.1 as usize]
+        // A move from an earlier generation has no path here.
+        self.paths
+            .get(m.path.0 as usize..m.path.1 as usize)
+            .unwrap_or(&[])
     }
 }
 

@@ -1,3 +1,4 @@
+pub mod array;
 pub mod explicit;
 pub mod oware;
 pub mod threshold;

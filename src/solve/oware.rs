@@ -24,6 +24,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use rayon::prelude::*;
 
+use super::array::BigArray;
 use crate::games::oware::{self, Board, Ruleset};
 use crate::index::oware as index;
 use crate::solve::threshold::{self, NO_EXIT, Verdict};
@@ -71,20 +72,21 @@ pub struct Outcomes {
 pub type Progress<'a> = &'a (dyn Fn(u64) + Sync);
 
 /// Solves layer `seeds`; returns the value of every indexed position in rank
-/// order. Runs on the current rayon pool.
+/// order, or the system's refusal of the memory. Runs on the current rayon
+/// pool.
 pub fn solve_layer(
     rules: Ruleset,
     seeds: usize,
     lower: &dyn LowerLayers,
     progress: Progress,
-) -> Vec<i8> {
-    let mut layer = Layer::new(rules, seeds);
+) -> std::io::Result<BigArray<i8>> {
+    let mut layer = Layer::new(rules, seeds)?;
     layer.set_up(lower, progress);
     for t in (1..=seeds as i8).rev() {
         layer.scan_threshold(t);
         while layer.propagate(t, progress) > 0 {}
     }
-    layer.finish(progress)
+    Ok(layer.finish(progress))
 }
 
 /// Counts wins, draws and losses of a layer.
@@ -113,26 +115,76 @@ struct Layer {
     rules: Ruleset,
     seeds: usize,
     /// Best capture value while unresolved (`NO_EXIT` if none), then the value.
-    values: Vec<i8>,
+    values: BigArray<i8>,
     /// 4-bit states, 16 per word.
-    states: Vec<AtomicU64>,
+    states: BigArray<AtomicU64>,
 }
 
-/// A resolved position waiting on a worker's stack, with its board so that it
-/// need not be unranked.
-type Resolved = (usize, Board);
+/// A parent to tell: its rank, its board, and whether the child is lost.
+type Parent = (usize, Board, bool);
+
+/// Pending positions whose parents are told together.
+const BATCH: usize = 16;
+
+/// The pending positions of a range of state words, in rank order.
+struct PendingScan<'a> {
+    states: &'a [AtomicU64],
+    seeds: usize,
+    word: usize,
+    end: usize,
+    /// Pending bits of the word before `word` not yet returned.
+    pending: u64,
+    /// The last position whose board was asked for.
+    cursor: Option<(usize, Board)>,
+}
+
+/// Ranks a cursor steps forward rather than unranking.
+const STEPS: usize = 8;
+
+impl PendingScan<'_> {
+    /// The board of a position returned by the scan: stepped to from the
+    /// previous one when it is close, unranked otherwise.
+    fn board(&mut self, rank: usize) -> Board {
+        let board = match self.cursor {
+            Some((at, mut board)) if at <= rank && rank - at <= STEPS => {
+                for _ in at..rank {
+                    index::next_indexed(&mut board);
+                }
+                board
+            }
+            _ => index::unrank(self.seeds, rank as u64),
+        };
+        self.cursor = Some((rank, board));
+        board
+    }
+}
+
+impl Iterator for PendingScan<'_> {
+    type Item = usize;
+    fn next(&mut self) -> Option<usize> {
+        while self.pending == 0 {
+            if self.word == self.end {
+                return None;
+            }
+            let word = self.states[self.word].load(Ordering::Relaxed);
+            self.pending = word & (word >> 3) & LOW_BITS;
+            self.word += 1;
+        }
+        let slot = self.pending.trailing_zeros() as usize / 4;
+        self.pending &= self.pending - 1;
+        Some((self.word - 1) * PER_WORD + slot)
+    }
+}
 
 impl Layer {
-    fn new(rules: Ruleset, seeds: usize) -> Layer {
+    fn new(rules: Ruleset, seeds: usize) -> std::io::Result<Layer> {
         let size = index::layer_size(seeds) as usize;
-        Layer {
+        Ok(Layer {
             rules,
             seeds,
-            values: vec![0; size],
-            states: (0..size.div_ceil(PER_WORD))
-                .map(|_| AtomicU64::new(0))
-                .collect(),
-        }
+            values: BigArray::zeroed(size)?,
+            states: BigArray::zeroed(size.div_ceil(PER_WORD))?,
+        })
     }
 
     /// The layer cut into work units, each owning its values and state words.
@@ -235,16 +287,48 @@ impl Layer {
             .for_each_init(
                 || (Vec::new(), Vec::new()),
                 |(stack, parents), c| {
+                    let mut scan = PendingScan {
+                        states: &self.states,
+                        seeds: self.seeds,
+                        word: c * per_chunk,
+                        end: ((c + 1) * per_chunk).min(words),
+                        pending: 0,
+                        cursor: None,
+                    };
                     let mut count = 0;
-                    for w in c * per_chunk..((c + 1) * per_chunk).min(words) {
-                        let word = self.states[w].load(Ordering::Relaxed);
-                        let mut pending = word & (word >> 3) & LOW_BITS;
-                        while pending != 0 {
-                            let rank = w * PER_WORD + pending.trailing_zeros() as usize / 4;
-                            pending &= pending - 1;
-                            self.handle(rank, None, t, stack, parents, &mut count);
-                            while let Some((rank, board)) = stack.pop() {
-                                self.handle(rank, Some(board), t, stack, parents, &mut count);
+                    loop {
+                        // Gather the parents of a batch of positions first, so
+                        // that their state words are fetched from memory in
+                        // parallel, then tell them.
+                        parents.clear();
+                        let mut batch = 0;
+                        while batch < BATCH {
+                            let (rank, board) = match stack.pop() {
+                                Some((rank, board)) => (rank, Some(board)),
+                                None => match scan.next() {
+                                    Some(rank) => (rank, None),
+                                    None => break,
+                                },
+                            };
+                            if let Some(lost) = self.take_pending(rank) {
+                                let board = board.unwrap_or_else(|| scan.board(rank));
+                                self.gather_parents(&board, lost, parents);
+                                batch += 1;
+                            }
+                        }
+                        if batch == 0 {
+                            break;
+                        }
+                        count += batch;
+                        for &(parent, parent_board, lost) in parents.iter() {
+                            let resolved = if lost {
+                                // A move to a lost child wins t for the parent.
+                                self.resolve_parent_win(parent)
+                            } else {
+                                self.count_down(parent, t)
+                            };
+                            if resolved && stack.len() < STACK_LIMIT {
+                                stack.push((parent, parent_board));
                             }
                         }
                     }
@@ -255,45 +339,18 @@ impl Layer {
         handled.into_inner()
     }
 
-    /// Tells the parents of a pending position about it, if no other worker
-    /// has done so.
-    fn handle(
-        &self,
-        rank: usize,
-        board: Option<Board>,
-        t: i8,
-        stack: &mut Vec<Resolved>,
-        parents: &mut Vec<Resolved>,
-        count: &mut usize,
-    ) {
-        let Some(lost) = self.take_pending(rank) else {
-            return;
-        };
-        *count += 1;
-        let board = board.unwrap_or_else(|| index::unrank(self.seeds, rank as u64));
-        // Gather the parents first so that their state words are fetched from
-        // memory in parallel.
-        parents.clear();
-        oware::for_each_unmove(self.rules, &board, |parent, _pit| {
+    /// Appends the parents of a position (lost or won at the current
+    /// threshold) and asks for their state words.
+    fn gather_parents(&self, board: &Board, lost: bool, parents: &mut Vec<Parent>) {
+        oware::for_each_unmove(self.rules, board, |parent, _pit| {
             let rank = index::rank_indexed(parent, self.seeds) as usize;
             prefetch(&self.states[rank / PER_WORD]);
             if !lost {
                 // Counting down to zero reads the parent's best capture.
                 prefetch(&self.values[rank]);
             }
-            parents.push((rank, *parent));
+            parents.push((rank, *parent, lost));
         });
-        for &(parent, parent_board) in parents.iter() {
-            let resolved = if lost {
-                // A move to a lost child wins t for the parent.
-                self.resolve_parent_win(parent)
-            } else {
-                self.count_down(parent, t)
-            };
-            if resolved && stack.len() < STACK_LIMIT {
-                stack.push((parent, parent_board));
-            }
-        }
     }
 
     /// Clears the pending bit of a resolved position; returns whether it was
@@ -348,7 +405,7 @@ impl Layer {
 
     /// Writes the values resolved at threshold 1; unresolved positions are
     /// draws. Returns the finished values.
-    fn finish(mut self, progress: Progress) -> Vec<i8> {
+    fn finish(mut self, progress: Progress) -> BigArray<i8> {
         self.chunks_mut().for_each(|(_, values, states)| {
             let mut draws = 0;
             for (values, word) in values.chunks_mut(PER_WORD).zip(states) {

@@ -1,1 +1,66 @@
+//! Table files: one per game + ruleset + layer, holding one `i8` value per
+//! position in rank order, compressed in independently decodable blocks and
+//! read through a memory map so a probe touches one block.
+//!
+//! Write with [`write_table`] or [`TableWriter`]; read with [`Table::open`].
+//!
+//! # File layout (format version 1)
+//!
+//! All integers little-endian. CRC-32 is the IEEE polynomial (zlib's `crc32`).
+//!
+//! | offset | size | field |
+//! |-------:|-----:|-------|
+//! | 0  | 8 | magic `89 4D 54 42 0D 0A 1A 0A` (`\x89MTB\r\n\x1a\n`) |
+//! | 8  | 4 | format version `u32` = 1 |
+//! | 12 | 4 | `header_len` `u32`: bytes of the header, a multiple of 8 |
+//! | 16 | 8 | `file_len` `u64`: bytes of the whole file |
+//! | 24 | 8 | `index_offset` `u64` = `file_len − 16·block_count` |
+//! | 32 | 8 | `positions` `u64`: number of values |
+//! | 40 | 8 | `block_count` `u64` = ⌈positions / block_size⌉ |
+//! | 48 | 4 | `block_size` `u32`: positions per block (the last may hold fewer), 1 ..= 2²⁴ |
+//! | 52 | 4 | `seeds` `u32`: the layer |
+//! | 56 | 4 | `board_width` `u32`: pits per row |
+//! | 60 | 4 | `payload_crc` `u32`: CRC-32 of bytes `header_len .. file_len` |
+//! | 64 | 1 | value encoding: 1 = score (`i8`, the mover's result) |
+//! | 65 | 1 | value transform: 0 = none (values stored as they are); other ids are reserved for reversible transforms such as predictors |
+//! | 66 | 2 | `g` `u16`: length of the game name |
+//! | 68 | 2 | `r` `u16`: length of the ruleset name |
+//! | 70 | 2 | `o` `u16`: length of the ruleset options |
+//! | 72 | g+r+o | game, ruleset, options: UTF-8, no terminators |
+//! | … | … | zero padding up to `header_len − 4` |
+//! | `header_len − 4` | 4 | header CRC-32 of bytes `0 .. header_len − 4` |
+//! | `header_len` | … | data: the compressed blocks, in block order, back to back |
+//! | `index_offset` | 16·`block_count` | block index, one entry per block |
+//!
+//! Index entry `i` (16 bytes): `offset` `u64` (absolute file offset of block
+//! `i`), `len` `u32` (its compressed bytes), `crc` `u32` (CRC-32 of its decoded
+//! values). Block `i` holds the values of ranks `i·block_size ..` as one zstd
+//! frame; decoded, it is one byte per value (the `i8` as two's complement).
+//!
+//! A reader checks the magic, the version, the header CRC and that the sizes
+//! agree before trusting any offset, and each block's CRC when decoding it, so
+//! damage gives an error rather than a wrong value (short of a CRC-32
+//! collision). [`Table::verify`] also checks the payload CRC and that the
+//! index entries tile the data exactly.
+//!
+//! # Completeness
+//!
+//! There is no "complete" flag: a writer builds `<name>.tmp` in the same
+//! directory, syncs it, re-opens and verifies it, and only then renames it to
+//! `<name>` and syncs the directory. A file at its final name is therefore
+//! complete; a crash leaves at most a `.tmp` file (removed on the next error
+//! or overwritten by the next write). Two processes must not write the same
+//! table at once.
+
+mod block;
+mod cache;
+mod error;
+mod header;
 pub mod raw;
+mod reader;
+mod writer;
+
+pub use error::TableError;
+pub use header::{MAGIC, TableMeta, VERSION, ValueEncoding};
+pub use reader::{DEFAULT_CACHE_BLOCKS, Table};
+pub use writer::{DEFAULT_BLOCK_SIZE, DEFAULT_LEVEL, PendingTable, TableWriter, write_table};

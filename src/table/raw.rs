@@ -19,7 +19,7 @@ pub enum RawError {
         actual: u64,
         expected: u64,
     },
-    #[error("{path}: {source}")]
+    #[error("{path}")]
     Io { path: PathBuf, source: io::Error },
 }
 

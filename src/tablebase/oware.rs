@@ -29,9 +29,9 @@ pub enum TablebaseError {
         path: PathBuf,
         dir: PathBuf,
     },
-    #[error("{0}")]
+    #[error(transparent)]
     Layer(#[from] RawError),
-    #[error("cannot create the tablebase folder {path}: {source}")]
+    #[error("cannot create the tablebase folder {path}")]
     CreateDir {
         path: PathBuf,
         source: std::io::Error,
@@ -43,6 +43,12 @@ pub enum TablebaseError {
         board: Board,
         stored: i8,
         expected: i8,
+    },
+    #[error("cannot get {bytes} bytes of memory to build layer {seeds}")]
+    Memory {
+        seeds: usize,
+        bytes: u64,
+        source: std::io::Error,
     },
     #[error("Oware has {MAX_SEEDS} seeds; layers above that do not exist (asked for {0})")]
     TooManySeeds(usize),
@@ -104,7 +110,12 @@ pub fn build(
                 observer.layer_started(seeds, positions);
                 let start = Instant::now();
                 let values =
-                    engine::solve_layer(rules, seeds, &lower, &|steps| observer.advance(steps));
+                    engine::solve_layer(rules, seeds, &lower, &|steps| observer.advance(steps))
+                        .map_err(|source| TablebaseError::Memory {
+                            seeds,
+                            bytes: positions * 3 / 2,
+                            source,
+                        })?;
                 raw::write_layer(&path, &values)?;
                 let seconds = start.elapsed().as_secs_f64();
                 (RawLayer::open(&path, positions)?, Some(seconds))
@@ -147,6 +158,29 @@ pub struct MoveValue {
     pub child: Board,
     /// `captured − value(child)`.
     pub value: i8,
+}
+
+/// One move of a principal variation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PvStep {
+    pub pit: u8,
+    pub captured: u8,
+    /// The value of the move for the player making it (the value of the
+    /// position it is played from).
+    pub value: i8,
+    /// The position after the move, seen from the new mover.
+    pub board: Board,
+}
+
+/// Why a principal variation stops.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PvEnd {
+    /// The last position has no legal move.
+    GameOver,
+    /// The last position occurred before: best play goes round for ever.
+    Repetition,
+    /// The length limit was reached.
+    Limit,
 }
 
 /// A tablebase folder opened for probing one ruleset.
@@ -225,9 +259,40 @@ impl OwareTablebase {
             })
             .collect()
     }
-}
 
-impl OwareTablebase {
+    /// The line of best play from `board`: at each step a best move (among
+    /// equals the one capturing most, then the lowest pit), until the game
+    /// ends, a position repeats or `limit` moves are made.
+    pub fn principal_variation(
+        &self,
+        board: &Board,
+        limit: usize,
+    ) -> Result<(Vec<PvStep>, PvEnd), TablebaseError> {
+        let mut line = Vec::new();
+        let mut seen = std::collections::HashSet::from([*board]);
+        let mut board = *board;
+        while line.len() < limit {
+            let moves = self.move_values(&board)?;
+            let Some(best) = moves
+                .iter()
+                .max_by_key(|m| (m.value, m.captured, std::cmp::Reverse(m.pit)))
+            else {
+                return Ok((line, PvEnd::GameOver));
+            };
+            line.push(PvStep {
+                pit: best.pit,
+                captured: best.captured,
+                value: best.value,
+                board: best.child,
+            });
+            board = best.child;
+            if !seen.insert(board) {
+                return Ok((line, PvEnd::Repetition));
+            }
+        }
+        Ok((line, PvEnd::Limit))
+    }
+
     /// Checks every position of a layer against its children: its value must
     /// be the best over its legal moves of (captured − child value). Reports
     /// the first mismatch in rank order.

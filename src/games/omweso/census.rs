@@ -6,13 +6,16 @@
 
 use rayon::prelude::*;
 
-use super::super::relay::{Cycle, Dir, Dirs, Lap, RelayRules, Stretch, follow, sow};
+use super::super::relay::{
+    Cycle, Dir, Dirs, Lap, RelayRules, follow, pack, packed_clear, packed_pit, sow_packed,
+};
 use super::{MAX_SEEDS, MAX_WIDTH, OmwesoError, check_width};
 
-/// A lap start in pure relay on a ring of up to `2 × MAX_WIDTH` pits.
+/// A lap start in pure relay on a ring of up to `2 × MAX_WIDTH` pits,
+/// packed one byte a pit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct RingState {
-    pits: [u8; 2 * MAX_WIDTH],
+    pits: u128,
     pit: u8,
     hand: u8,
 }
@@ -31,17 +34,14 @@ impl RelayRules for PureRelay {
 
     fn lap(&self, s: &mut RingState, dir: Dir) -> Lap {
         let sown = u32::from(s.hand);
-        let last = sow(
-            &mut s.pits[..self.n],
-            usize::from(s.pit),
-            usize::from(s.hand),
-            dir,
-        );
-        if s.pits[last] == 1 {
+        let (pits, last) = sow_packed(s.pits, self.n, s.pit.into(), s.hand.into(), dir);
+        let landed = packed_pit(pits, last);
+        if landed == 1 {
+            s.pits = pits;
             return Lap { sown, ended: true };
         }
-        s.hand = s.pits[last];
-        s.pits[last] = 0;
+        s.hand = landed;
+        s.pits = packed_clear(pits, last);
         s.pit = last as u8;
         Lap { sown, ended: false }
     }
@@ -60,21 +60,16 @@ pub fn pure_relay_cycle(side: &[u8], pit: usize) -> Option<Cycle> {
     }
     let mut pits = [0u8; 2 * MAX_WIDTH];
     pits[..side.len()].copy_from_slice(side);
-    relay_cycle(&PureRelay { n: side.len() }, pits, pit)
+    relay_cycle(&PureRelay { n: side.len() }, &pits, pit)
 }
 
-fn relay_cycle(rules: &PureRelay, mut pits: [u8; 2 * MAX_WIDTH], pit: usize) -> Option<Cycle> {
-    let hand = pits[pit];
-    pits[pit] = 0;
+fn relay_cycle(rules: &PureRelay, pits: &[u8; 2 * MAX_WIDTH], pit: usize) -> Option<Cycle> {
     let start = RingState {
-        pits,
+        pits: packed_clear(pack(pits), pit),
         pit: pit as u8,
-        hand,
+        hand: pits[pit],
     };
-    match follow(rules, &start, Dir::Ccw, 0, 0) {
-        Stretch::Cycle(cycle) => Some(cycle),
-        _ => None,
-    }
+    follow(rules, &start, Dir::Ccw, 0, 0).cycle()
 }
 
 /// The census of one seed total.
@@ -104,10 +99,12 @@ impl Census {
     }
 }
 
-/// Number of configurations of `seeds` seeds on `pits` pits, C(seeds+pits−1, pits−1).
+/// Number of configurations of `seeds` seeds on `pits` pits,
+/// C(seeds + pits − 1, pits − 1), saturating at `u64::MAX`.
 pub fn configurations(seeds: u32, pits: usize) -> u64 {
-    let (n, k) = (u64::from(seeds) + pits as u64 - 1, pits as u64 - 1);
-    (0..k).fold(1u64, |acc, i| acc * (n - i) / (i + 1))
+    let (n, k) = (u128::from(seeds) + pits as u128 - 1, pits as u128 - 1);
+    let exact = (0..k).fold(1u128, |acc, i| acc * (n - i) / (i + 1));
+    u64::try_from(exact).unwrap_or(u64::MAX)
 }
 
 /// Runs the census for board width `width` and totals up to `max_seeds`, in
@@ -186,8 +183,12 @@ fn count_suffixes(
     let (mut found, mut walked) = (0, 0);
     loop {
         walked += 1;
-        if (0..n).any(|k| pits[k] >= 2 && relay_cycle(rules, pits, k).is_some()) {
-            found += 1;
+        // Pure relay looks the same from every pit of the ring: only the
+        // smallest rotation of each configuration is sown, for all of them.
+        if let Some(orbit) = rotations_if_smallest(&pits, n)
+            && (0..n).any(|k| pits[k] >= 2 && relay_cycle(rules, &pits, k).is_some())
+        {
+            found += orbit;
         }
         let tail = pits[n - 1];
         pits[n - 1] = 0;
@@ -198,4 +199,62 @@ fn count_suffixes(
         pits[j + 1] = tail + 1;
     }
     (found, walked)
+}
+
+/// If `pits` (a ring of `n` pits) is the smallest of its rotations, read as
+/// a little-endian number, the number of distinct rotations it has.
+fn rotations_if_smallest(pits: &[u8; 2 * MAX_WIDTH], n: usize) -> Option<u64> {
+    let x = u128::from_le_bytes(*pits);
+    let bits = 8 * n as u32;
+    let mask = if bits == 128 {
+        u128::MAX
+    } else {
+        (1u128 << bits) - 1
+    };
+    for r in 1..n as u32 {
+        let y = ((x << (8 * r)) | (x >> (bits - 8 * r))) & mask;
+        if y < x {
+            return None;
+        }
+        if y == x {
+            return Some(u64::from(r));
+        }
+    }
+    Some(n as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ring(pits: &[u8]) -> [u8; 2 * MAX_WIDTH] {
+        let mut out = [0u8; 2 * MAX_WIDTH];
+        out[..pits.len()].copy_from_slice(pits);
+        out
+    }
+
+    #[test]
+    fn rotation_classes() {
+        // Little-endian: the first pit is the lowest byte, so 5 0 0 0 is
+        // the smallest of its 4 rotations and 0 0 0 5 is not.
+        assert_eq!(rotations_if_smallest(&ring(&[5, 0, 0, 0]), 4), Some(4));
+        assert_eq!(rotations_if_smallest(&ring(&[0, 0, 0, 5]), 4), None);
+        // 2 1 2 1 has two distinct rotations; 3 3 … 3 one.
+        assert_eq!(rotations_if_smallest(&ring(&[2, 1, 2, 1]), 4), Some(2));
+        assert_eq!(rotations_if_smallest(&ring(&[1, 2, 1, 2]), 4), None);
+        assert_eq!(rotations_if_smallest(&ring(&[3; 16]), 16), Some(1));
+        // Summed over a whole class, every member is counted once.
+        let total: u64 = [[0, 1, 2], [1, 2, 0], [2, 0, 1]]
+            .iter()
+            .filter_map(|c| rotations_if_smallest(&ring(c), 3))
+            .sum();
+        assert_eq!(total, 3);
+    }
+
+    #[test]
+    fn configurations_count() {
+        assert_eq!(configurations(7, 8), 3432);
+        assert_eq!(configurations(0, 16), 1);
+        assert_eq!(configurations(255, 16), u64::MAX);
+    }
 }

@@ -8,7 +8,7 @@
 //! captures"), so a second capturing move while the opponent has not captured
 //! wins 2 points, ranked after okutema and before bulijo; a player whose
 //! every move is never-ending under `endless = illegal` has no legal move
-//! and loses as by bulijo.
+//! and loses as by bulijo. [`Match`] adds up games to 12 points.
 
 use super::{Choice, Dedup, MoveGen, OmwesoError, Outcome, Position, Rules, WinKind, win_after};
 
@@ -36,14 +36,22 @@ pub enum Status {
     Void,
 }
 
+/// What a game's rules need to know of the turns played so far.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct History {
+    /// Turns taken by players 0 and 1.
+    pub turns: [u32; 2],
+    /// Turns of players 0 and 1 that captured.
+    pub capturing_turns: [u32; 2],
+}
+
 /// One game. Players are 0 (moves first) and 1.
 pub struct Game {
     rules: Rules,
     akakyala: bool,
     position: Position,
     to_move: usize,
-    turns: [u32; 2],
-    capturing_turns: [u32; 2],
+    history: History,
     status: Status,
     movegen: MoveGen,
 }
@@ -51,19 +59,30 @@ pub struct Game {
 impl Game {
     /// A game from the set-up `start`, seen from player 0, who moves first.
     pub fn new(start: Position, rules: Rules, akakyala: bool) -> Game {
+        Game::resume(start, 0, History::default(), rules, akakyala)
+    }
+
+    /// A game in progress: `position` seen from `to_move` (0 or 1), after
+    /// the turns in `history`.
+    pub fn resume(
+        position: Position,
+        to_move: usize,
+        history: History,
+        rules: Rules,
+        akakyala: bool,
+    ) -> Game {
         let mut game = Game {
             rules,
             akakyala,
-            position: start,
-            to_move: 0,
-            turns: [0; 2],
-            capturing_turns: [0; 2],
+            position,
+            to_move: to_move.min(1),
+            history,
             status: Status::Playing,
             movegen: MoveGen::new(),
         };
         if game.legal_moves().is_empty() {
             game.status = Status::Won {
-                player: 1,
+                player: 1 - game.to_move,
                 kind: WinKind::Bulijo,
             };
         }
@@ -88,7 +107,7 @@ impl Game {
         if self.status != Status::Playing {
             return Vec::new();
         }
-        let captures = self.turns[self.to_move] > 0;
+        let captures = self.history.turns[self.to_move] > 0;
         self.movegen
             .generate(&self.position, &self.rules, captures, Dedup::Position);
         let mut moves: Vec<GameMove> = self
@@ -99,7 +118,7 @@ impl Game {
                 outcome: m.outcome,
             })
             .collect();
-        if self.capturing_turns == [0, 0] {
+        if self.history.capturing_turns == [0, 0] {
             moves.extend(okwesera_moves(&self.position));
         }
         moves
@@ -133,14 +152,15 @@ impl Game {
             } => (after, captured, win),
             GameMove::Okwesera { after, .. } => (after, false, win_after(&after, 0, &self.rules)),
         };
-        self.turns[player] += 1;
+        let history = &mut self.history;
+        history.turns[player] += 1;
         if captured {
-            self.capturing_turns[player] += 1;
+            history.capturing_turns[player] += 1;
         }
         let akakyala = self.akakyala
             && captured
-            && self.capturing_turns[player] == 2
-            && self.capturing_turns[1 - player] == 0;
+            && history.capturing_turns[player] == 2
+            && history.capturing_turns[1 - player] == 0;
         let win = match win {
             Some(WinKind::Akawumbi | WinKind::Okutema) => win,
             _ if akakyala => Some(WinKind::Akakyala),
@@ -171,4 +191,28 @@ fn okwesera_moves(pos: &Position) -> impl Iterator<Item = GameMove> + '_ {
         pits[(pit + 2) % n] += 1;
         GameMove::Okwesera { pit, after }
     })
+}
+
+/// Points needed to win a match.
+pub const MATCH_POINTS: u32 = 12;
+
+/// A match: games are played until a player has [`MATCH_POINTS`] points.
+/// A void game scores nothing.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Match {
+    pub points: [u32; 2],
+}
+
+impl Match {
+    /// Adds a finished game; returns the match winner once there is one.
+    pub fn record(&mut self, status: Status) -> Option<usize> {
+        if let Status::Won { player, kind } = status {
+            self.points[player] += kind.points();
+        }
+        self.winner()
+    }
+
+    pub fn winner(&self) -> Option<usize> {
+        (0..2).find(|&p| self.points[p] >= MATCH_POINTS)
+    }
 }

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Benchmark: a full build of the Oware layers 0..=MAX (default 20, awari) in a
+# fresh folder. Prints the build's summary table, then wall time, positions/s
+# and memory: peak RSS, and peak anonymous memory (the builder's own arrays;
+# RSS also counts the pages of memory-mapped lower layers).
+#
+#   scripts/bench-oware.sh [MAX_SEEDS] [RULES] [THREADS]
+set -euo pipefail
+max=${1:-20}
+rules=${2:-awari}
+threads=${3:-$(nproc)}
+cd "$(dirname "$0")/.."
+cargo build --release --quiet
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+
+start=$(date +%s.%N)
+target/release/mancala-tb build oware --rules "$rules" --max-seeds "$max" --dir "$dir" \
+    --threads "$threads" >"$dir/summary.txt" 2>"$dir/stderr.txt" &
+pid=$!
+peak_anon=0
+peak_rss=0
+while kill -0 "$pid" 2>/dev/null; do
+    if read -r anon rss < <(awk '/^RssAnon/ {a=$2} /^VmHWM/ {r=$2} END {print a+0, r+0}' \
+        "/proc/$pid/status" 2>/dev/null); then
+        ((anon > peak_anon)) && peak_anon=$anon
+        ((rss > peak_rss)) && peak_rss=$rss
+    fi
+    sleep 0.05
+done
+wait "$pid" || { cat "$dir/stderr.txt"; exit 1; }
+end=$(date +%s.%N)
+
+cat "$dir/summary.txt"
+positions=$(awk '$1 == "total" {print $2}' "$dir/summary.txt")
+largest=$(awk '$1 ~ /^[0-9]+$/ {p=$2} END {print p}' "$dir/summary.txt")
+awk -v s="$start" -v e="$end" -v p="$positions" -v l="$largest" -v a="$peak_anon" -v r="$peak_rss" \
+    -v t="$threads" -v m="$max" -v rules="$rules" 'BEGIN {
+    w = e - s
+    printf "%s layers 0..=%d, %d threads: %d positions in %.1f s wall = %.2fM positions/s\n", rules, m, t, p, w, p / w / 1e6
+    printf "peak RSS %.0f MiB; peak anonymous memory %.0f MiB = %.2f bytes per position of the largest layer (%d)\n", r / 1024, a / 1024, a * 1024 / l, l
+}'

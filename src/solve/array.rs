@@ -1,0 +1,61 @@
+//! Large zero-filled arrays in anonymous memory maps. Dropping one returns its
+//! memory to the system at once; heap allocations of earlier layers would
+//! otherwise linger in the allocator and inflate the peak.
+
+use std::io;
+use std::marker::PhantomData;
+use std::ops::{Deref, DerefMut};
+use std::sync::atomic::AtomicU64;
+
+use memmap2::MmapMut;
+
+/// Types for which all-zero bytes are a valid value.
+///
+/// # Safety
+/// Implement only for such types.
+pub unsafe trait Zeroable {}
+// SAFETY: zero is a valid i8 and a valid AtomicU64.
+unsafe impl Zeroable for i8 {}
+unsafe impl Zeroable for AtomicU64 {}
+
+pub struct BigArray<T> {
+    map: MmapMut,
+    len: usize,
+    _items: PhantomData<T>,
+}
+
+impl<T: Zeroable> BigArray<T> {
+    /// `len` zero items, or the system's refusal to provide the memory.
+    pub fn zeroed(len: usize) -> io::Result<BigArray<T>> {
+        let bytes = len
+            .checked_mul(size_of::<T>())
+            .ok_or_else(|| io::Error::new(io::ErrorKind::OutOfMemory, "array too large"))?;
+        // A zero-length map is refused by the system; map one byte instead.
+        let map = MmapMut::map_anon(bytes.max(1))?;
+        // Huge pages spare the TLB on the random accesses of the
+        // propagation; a refusal only costs speed.
+        #[cfg(target_os = "linux")]
+        let _ = map.advise(memmap2::Advice::HugePage);
+        Ok(BigArray {
+            map,
+            len,
+            _items: PhantomData,
+        })
+    }
+}
+
+impl<T> Deref for BigArray<T> {
+    type Target = [T];
+    fn deref(&self) -> &[T] {
+        // SAFETY: the map is page-aligned, holds `len` items of T and was
+        // zero-filled, a valid T (`Zeroable`); writes go through `&mut`/atomics.
+        unsafe { std::slice::from_raw_parts(self.map.as_ptr().cast(), self.len) }
+    }
+}
+
+impl<T> DerefMut for BigArray<T> {
+    fn deref_mut(&mut self) -> &mut [T] {
+        // SAFETY: as in `deref`, with exclusive access through `&mut self`.
+        unsafe { std::slice::from_raw_parts_mut(self.map.as_mut_ptr().cast(), self.len) }
+    }
+}

@@ -1,0 +1,288 @@
+//! The fixed-layout file header and the block index entries: encoding,
+//! decoding and every consistency check a reader needs before trusting offsets.
+
+use std::path::Path;
+
+use super::error::TableError;
+
+/// First bytes of every table file. PNG-style: the high byte and the CR/LF/^Z
+/// catch files mangled by text-mode transfers.
+pub const MAGIC: [u8; 8] = *b"\x89MTB\r\n\x1a\n";
+/// The format version this build writes and reads.
+pub const VERSION: u32 = 1;
+/// Bytes of the fixed part of the header, before the strings.
+const FIXED_LEN: usize = 72;
+/// An upper bound on a sane header, so a damaged `header_len` cannot make a
+/// reader checksum gigabytes before it notices.
+const MAX_HEADER_LEN: u64 = 1 << 20;
+/// Bytes of one block index entry.
+pub const INDEX_ENTRY_LEN: u64 = 16;
+/// Largest block the format allows (positions); keeps a compressed block's
+/// length within the index entry's `u32`.
+pub const MAX_BLOCK_SIZE: u32 = 1 << 24;
+
+/// What the values of a table mean.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ValueEncoding {
+    /// A score game value in `[-n, n]` for the mover, one `i8` per position.
+    Score = 1,
+}
+
+impl ValueEncoding {
+    fn from_id(id: u8) -> Option<Self> {
+        match id {
+            1 => Some(ValueEncoding::Score),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            ValueEncoding::Score => "score",
+        }
+    }
+}
+
+/// What a table holds: enough to refuse a table built for other rules.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TableMeta {
+    /// Game name, e.g. `"oware"`.
+    pub game: String,
+    /// Ruleset name, e.g. `"awari"` or `"abapa"`.
+    pub ruleset: String,
+    /// Ruleset options, e.g. `"reverse=all-laps,endless=void"`; empty if none.
+    pub options: String,
+    /// Seeds on the board: the layer.
+    pub seeds: u32,
+    /// Board width (pits per row; 6 for Oware).
+    pub board_width: u32,
+    pub encoding: ValueEncoding,
+}
+
+/// The decoded header of a table file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Header {
+    pub meta: TableMeta,
+    pub positions: u64,
+    pub block_size: u32,
+    pub block_count: u64,
+    pub header_len: u64,
+    pub index_offset: u64,
+    pub file_len: u64,
+    pub payload_crc: u32,
+}
+
+/// Where one block's compressed bytes lie, and the CRC-32 of its values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IndexEntry {
+    pub offset: u64,
+    pub len: u32,
+    pub crc: u32,
+}
+
+impl IndexEntry {
+    pub fn encode(&self) -> [u8; INDEX_ENTRY_LEN as usize] {
+        let mut out = [0; INDEX_ENTRY_LEN as usize];
+        out[0..8].copy_from_slice(&self.offset.to_le_bytes());
+        out[8..12].copy_from_slice(&self.len.to_le_bytes());
+        out[12..16].copy_from_slice(&self.crc.to_le_bytes());
+        out
+    }
+
+    pub fn decode(b: &[u8; INDEX_ENTRY_LEN as usize]) -> Self {
+        IndexEntry {
+            offset: u64::from_le_bytes(b[0..8].try_into().expect("8 bytes")),
+            len: u32::from_le_bytes(b[8..12].try_into().expect("4 bytes")),
+            crc: u32::from_le_bytes(b[12..16].try_into().expect("4 bytes")),
+        }
+    }
+}
+
+/// Number of blocks needed for `positions` positions.
+pub fn block_count(positions: u64, block_size: u32) -> u64 {
+    positions.div_ceil(u64::from(block_size))
+}
+
+/// Header length for this metadata: fixed part, strings, checksum, padded to 8.
+pub fn header_len(meta: &TableMeta) -> u64 {
+    let raw = FIXED_LEN + meta.game.len() + meta.ruleset.len() + meta.options.len() + 4;
+    raw.next_multiple_of(8) as u64
+}
+
+/// Checks that the strings fit their `u16` length fields.
+pub fn check_meta(meta: &TableMeta, path: &Path) -> Result<(), TableError> {
+    for (name, s) in [
+        ("game", &meta.game),
+        ("ruleset", &meta.ruleset),
+        ("options", &meta.options),
+    ] {
+        if s.len() > usize::from(u16::MAX) {
+            return Err(TableError::InvalidInput {
+                path: path.to_owned(),
+                reason: format!("{name} string is {} bytes, at most 65535", s.len()),
+            });
+        }
+    }
+    Ok(())
+}
+
+impl Header {
+    /// The header bytes, `header_len` long, checksum included.
+    pub fn encode(&self) -> Vec<u8> {
+        let m = &self.meta;
+        let mut b = Vec::with_capacity(self.header_len as usize);
+        b.extend_from_slice(&MAGIC);
+        b.extend_from_slice(&VERSION.to_le_bytes());
+        b.extend_from_slice(&(self.header_len as u32).to_le_bytes());
+        b.extend_from_slice(&self.file_len.to_le_bytes());
+        b.extend_from_slice(&self.index_offset.to_le_bytes());
+        b.extend_from_slice(&self.positions.to_le_bytes());
+        b.extend_from_slice(&self.block_count.to_le_bytes());
+        b.extend_from_slice(&self.block_size.to_le_bytes());
+        b.extend_from_slice(&m.seeds.to_le_bytes());
+        b.extend_from_slice(&m.board_width.to_le_bytes());
+        b.extend_from_slice(&self.payload_crc.to_le_bytes());
+        b.push(m.encoding as u8);
+        b.push(0); // value transform: none
+        for s in [&m.game, &m.ruleset, &m.options] {
+            b.extend_from_slice(&(s.len() as u16).to_le_bytes());
+        }
+        debug_assert_eq!(b.len(), FIXED_LEN);
+        for s in [&m.game, &m.ruleset, &m.options] {
+            b.extend_from_slice(s.as_bytes());
+        }
+        b.resize(self.header_len as usize - 4, 0);
+        let crc = crc32fast::hash(&b);
+        b.extend_from_slice(&crc.to_le_bytes());
+        b
+    }
+
+    /// Decodes and validates the header at the start of `file`, the whole file
+    /// contents. Every offset in the result lies within `file`.
+    pub fn decode(file: &[u8], path: &Path) -> Result<Header, TableError> {
+        let err_path = || path.to_owned();
+        let bad = |reason: String| TableError::BadHeader {
+            path: err_path(),
+            reason,
+        };
+        let actual_len = file.len() as u64;
+        let truncated = |expected: u64| TableError::Truncated {
+            path: err_path(),
+            expected,
+            found: actual_len,
+        };
+
+        let prefix = &file[..file.len().min(MAGIC.len())];
+        if prefix != &MAGIC[..prefix.len()] {
+            return Err(TableError::NotATable { path: err_path() });
+        }
+        let r = Reader(file);
+        let version = r.u32(8).ok_or_else(|| truncated(FIXED_LEN as u64))?;
+        if version != VERSION {
+            return Err(TableError::UnsupportedVersion {
+                path: err_path(),
+                version,
+                supported: VERSION,
+            });
+        }
+        let header_len = u64::from(r.u32(12).ok_or_else(|| truncated(FIXED_LEN as u64))?);
+        if header_len < FIXED_LEN as u64 + 4 || header_len % 8 != 0 || header_len > MAX_HEADER_LEN {
+            // Written headers never look like this: the field itself is damaged.
+            return Err(TableError::HeaderChecksum { path: err_path() });
+        }
+        if header_len > actual_len {
+            return Err(truncated(header_len));
+        }
+        let (body, crc) = file[..header_len as usize].split_at(header_len as usize - 4);
+        if crc32fast::hash(body) != u32::from_le_bytes(crc.try_into().expect("4 bytes")) {
+            return Err(TableError::HeaderChecksum { path: err_path() });
+        }
+
+        // The checksum matched: a field that is still wrong was written so.
+        let u64_at = |at| r.u64(at).expect("within checked header");
+        let u32_at = |at| r.u32(at).expect("within checked header");
+        let u16_at = |at| u64::from(r.u16(at).expect("within checked header"));
+        let file_len = u64_at(16);
+        let index_offset = u64_at(24);
+        let positions = u64_at(32);
+        let block_count = u64_at(40);
+        let block_size = u32_at(48);
+        let encoding = ValueEncoding::from_id(file[64])
+            .ok_or_else(|| bad(format!("unknown value encoding {}", file[64])))?;
+        // No transform is defined yet: values are stored as they are.
+        if file[65] != 0 {
+            return Err(bad(format!("unknown value transform {}", file[65])));
+        }
+
+        if actual_len < file_len {
+            return Err(truncated(file_len));
+        }
+        if actual_len > file_len {
+            return Err(bad(format!(
+                "file is {actual_len} bytes, header says {file_len}"
+            )));
+        }
+        if block_size == 0 || block_size > MAX_BLOCK_SIZE {
+            return Err(bad(format!("block size {block_size}")));
+        }
+        if block_count != self::block_count(positions, block_size) {
+            return Err(bad(format!(
+                "{block_count} blocks for {positions} positions of {block_size}"
+            )));
+        }
+        let index_ok = block_count
+            .checked_mul(INDEX_ENTRY_LEN)
+            .and_then(|index_len| file_len.checked_sub(index_len))
+            .is_some_and(|start| start == index_offset && start >= header_len);
+        if !index_ok {
+            return Err(bad(format!("index offset {index_offset}")));
+        }
+
+        let (g, rs, o) = (u16_at(66), u16_at(68), u16_at(70));
+        let strings_end = FIXED_LEN as u64 + g + rs + o;
+        if strings_end + 4 > header_len {
+            return Err(bad("strings overrun the header".into()));
+        }
+        let string = |from: u64, len: u64, name: &str| {
+            let bytes = &file[from as usize..(from + len) as usize];
+            String::from_utf8(bytes.to_vec()).map_err(|_| bad(format!("{name} is not UTF-8")))
+        };
+        let start = FIXED_LEN as u64;
+        let meta = TableMeta {
+            game: string(start, g, "game")?,
+            ruleset: string(start + g, rs, "ruleset")?,
+            options: string(start + g + rs, o, "options")?,
+            seeds: u32_at(52),
+            board_width: u32_at(56),
+            encoding,
+        };
+        Ok(Header {
+            meta,
+            positions,
+            block_size,
+            block_count,
+            header_len,
+            index_offset,
+            file_len,
+            payload_crc: u32_at(60),
+        })
+    }
+}
+
+/// Bounds-checked little-endian reads from a byte slice.
+struct Reader<'a>(&'a [u8]);
+
+impl Reader<'_> {
+    fn bytes<const N: usize>(&self, at: usize) -> Option<[u8; N]> {
+        self.0.get(at..at + N)?.try_into().ok()
+    }
+    fn u16(&self, at: usize) -> Option<u16> {
+        self.bytes(at).map(u16::from_le_bytes)
+    }
+    fn u32(&self, at: usize) -> Option<u32> {
+        self.bytes(at).map(u32::from_le_bytes)
+    }
+    fn u64(&self, at: usize) -> Option<u64> {
+        self.bytes(at).map(u64::from_le_bytes)
+    }
+}

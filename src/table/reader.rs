@@ -1,0 +1,263 @@
+//! Reading a table through a memory map: a probe touches one block.
+
+use std::fs::File;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+use memmap2::Mmap;
+use rayon::prelude::*;
+
+use super::block::{self, Fault};
+use super::cache::BlockCache;
+use super::error::TableError;
+use super::header::{Header, INDEX_ENTRY_LEN, IndexEntry, TableMeta};
+
+/// Decoded blocks cached per table by [`Table::open`]: with the default
+/// 16 Ki-position blocks, 4 MiB, so a solver can keep every lower layer open.
+pub const DEFAULT_CACHE_BLOCKS: usize = 256;
+
+/// An open table file. `Send + Sync`: probe it from many threads at once.
+pub struct Table {
+    path: PathBuf,
+    map: Mmap,
+    header: Header,
+    cache: BlockCache,
+}
+
+impl std::fmt::Debug for Table {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Table")
+            .field("path", &self.path)
+            .field("meta", self.meta())
+            .field("positions", &self.len())
+            .field("block_size", &self.block_size())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Table {
+    /// Opens and validates a table (header and layout; block contents are
+    /// checked as they are decoded, or all at once by [`Table::verify`]).
+    pub fn open(path: impl AsRef<Path>) -> Result<Table, TableError> {
+        Self::open_with_cache(path, DEFAULT_CACHE_BLOCKS)
+    }
+
+    /// Like [`Table::open`], caching up to about `cache_blocks` decoded blocks (0: none).
+    pub fn open_with_cache(
+        path: impl AsRef<Path>,
+        cache_blocks: usize,
+    ) -> Result<Table, TableError> {
+        let path = path.as_ref();
+        let file = File::open(path).map_err(|e| TableError::io(path, e))?;
+        // SAFETY: the map is read-only and table files are never modified in
+        // place (writers create a new file and rename it over the old one).
+        // A file truncated by someone else under us could still fault: that is
+        // the documented limit of reading through mmap.
+        let map = unsafe { Mmap::map(&file) }.map_err(|e| TableError::io(path, e))?;
+        let header = Header::decode(&map, path)?;
+        Ok(Table {
+            path: path.to_owned(),
+            map,
+            header,
+            cache: BlockCache::new(cache_blocks),
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub fn meta(&self) -> &TableMeta {
+        &self.header.meta
+    }
+
+    /// Number of positions (values) in the table.
+    pub fn len(&self) -> u64 {
+        self.header.positions
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Positions per block (the last block may hold fewer).
+    pub fn block_size(&self) -> u32 {
+        self.header.block_size
+    }
+
+    pub fn block_count(&self) -> u64 {
+        self.header.block_count
+    }
+
+    /// Ranks held by `block`; empty past the last block.
+    pub fn block_range(&self, block: u64) -> Range<u64> {
+        let size = u64::from(self.header.block_size);
+        let start = block.saturating_mul(size).min(self.len());
+        start..start.saturating_add(size).min(self.len())
+    }
+
+    /// The value at `rank`.
+    pub fn get(&self, rank: u64) -> Result<i8, TableError> {
+        if rank >= self.len() {
+            return Err(TableError::OutOfRange {
+                path: self.path.clone(),
+                rank,
+                len: self.len(),
+            });
+        }
+        let size = u64::from(self.header.block_size);
+        let (block, at) = (rank / size, (rank % size) as usize);
+        if let Some(byte) = self.cache.get(block, at) {
+            return Ok(byte as i8);
+        }
+        let bytes = self.decode_bytes(block)?;
+        let value = bytes[at] as i8;
+        self.cache.insert(block, bytes.into_boxed_slice());
+        Ok(value)
+    }
+
+    /// The values of one block, checksum checked, bypassing the cache.
+    pub fn decode_block(&self, block: u64) -> Result<Vec<i8>, TableError> {
+        Ok(self
+            .decode_bytes(block)?
+            .into_iter()
+            .map(|b| b as i8)
+            .collect())
+    }
+
+    /// All values, decoded in parallel.
+    pub fn decode_all(&self) -> Result<Vec<i8>, TableError> {
+        let mut values = vec![0; self.len() as usize];
+        values
+            .par_chunks_mut(self.header.block_size as usize)
+            .enumerate()
+            .try_for_each(|(block, out)| {
+                let bytes = self.decode_bytes(block as u64)?;
+                for (v, b) in out.iter_mut().zip(bytes) {
+                    *v = b as i8;
+                }
+                Ok(())
+            })?;
+        Ok(values)
+    }
+
+    /// Checks the whole file: the payload checksum, that the index tiles the
+    /// data exactly, and every block's checksum (blocks in parallel).
+    pub fn verify(&self) -> Result<(), TableError> {
+        let h = &self.header;
+        let payload = &self.map[h.header_len as usize..];
+        if crc32fast::hash(payload) != h.payload_crc {
+            return Err(TableError::PayloadChecksum {
+                path: self.path.clone(),
+            });
+        }
+        let mut next = h.header_len;
+        for b in 0..h.block_count {
+            let entry = self.entry(b);
+            if entry.offset != next {
+                return Err(
+                    self.bad_block(b, format!("starts at {}, expected {next}", entry.offset))
+                );
+            }
+            next += u64::from(entry.len);
+        }
+        if next != h.index_offset {
+            return Err(TableError::BadHeader {
+                path: self.path.clone(),
+                reason: format!("data ends at {next}, index starts at {}", h.index_offset),
+            });
+        }
+        (0..h.block_count)
+            .into_par_iter()
+            .try_for_each(|b| self.decode_bytes(b).map(drop))
+    }
+
+    /// Fails unless the table was built for `expected`.
+    pub fn expect_meta(&self, expected: &TableMeta) -> Result<(), TableError> {
+        let found = self.meta();
+        let fields: [(&'static str, String, String); 6] = [
+            ("game", expected.game.clone(), found.game.clone()),
+            ("ruleset", expected.ruleset.clone(), found.ruleset.clone()),
+            ("options", expected.options.clone(), found.options.clone()),
+            ("seeds", expected.seeds.to_string(), found.seeds.to_string()),
+            (
+                "board width",
+                expected.board_width.to_string(),
+                found.board_width.to_string(),
+            ),
+            (
+                "value encoding",
+                expected.encoding.name().into(),
+                found.encoding.name().into(),
+            ),
+        ];
+        for (field, expected, found) in fields {
+            if expected != found {
+                return Err(TableError::MetaMismatch {
+                    path: self.path.clone(),
+                    field,
+                    expected,
+                    found,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Fails unless the table holds exactly `positions` values.
+    pub fn expect_len(&self, positions: u64) -> Result<(), TableError> {
+        if self.len() == positions {
+            return Ok(());
+        }
+        Err(TableError::MetaMismatch {
+            path: self.path.clone(),
+            field: "position count",
+            expected: positions.to_string(),
+            found: self.len().to_string(),
+        })
+    }
+
+    /// The index entry of `block` (< block_count, so within the map).
+    fn entry(&self, block: u64) -> IndexEntry {
+        let at = (self.header.index_offset + block * INDEX_ENTRY_LEN) as usize;
+        let bytes = self.map[at..at + INDEX_ENTRY_LEN as usize]
+            .try_into()
+            .expect("index lies within the validated file");
+        IndexEntry::decode(bytes)
+    }
+
+    /// Decodes `block`, checking its index entry's bounds and its checksum.
+    fn decode_bytes(&self, block: u64) -> Result<Vec<u8>, TableError> {
+        let range = self.block_range(block);
+        if range.is_empty() {
+            return Err(TableError::OutOfRange {
+                path: self.path.clone(),
+                rank: range.start,
+                len: self.len(),
+            });
+        }
+        let entry = self.entry(block);
+        let data = self.header.header_len..self.header.index_offset;
+        let end = entry.offset.checked_add(u64::from(entry.len));
+        if entry.offset < data.start || end.is_none_or(|end| end > data.end) {
+            return Err(self.bad_block(block, "index entry points outside the data".into()));
+        }
+        let frame = &self.map[entry.offset as usize..][..entry.len as usize];
+        let len = (range.end - range.start) as usize;
+        block::decompress(frame, len, entry.crc).map_err(|fault| match fault {
+            Fault::Damaged(reason) => self.bad_block(block, reason),
+            Fault::Checksum => TableError::BlockChecksum {
+                path: self.path.clone(),
+                block,
+            },
+        })
+    }
+
+    fn bad_block(&self, block: u64, reason: String) -> TableError {
+        TableError::BadBlock {
+            path: self.path.clone(),
+            block,
+            reason,
+        }
+    }
+}

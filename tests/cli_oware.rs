@@ -1,0 +1,192 @@
+//! The `mancala-tb` binary as a user meets it: building, querying, and clear
+//! one-line errors (never a panic) for bad input.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn mancala_tb(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_mancala-tb"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// Runs a command that must fail and returns its error output.
+fn fails(args: &[&str]) -> String {
+    let out = mancala_tb(args);
+    let err = stderr(&out);
+    assert!(!out.status.success(), "{args:?} succeeded");
+    assert!(!err.contains("panicked"), "{args:?} panicked: {err}");
+    // Progress lines may come before it and a usage hint after it; the
+    // error itself is one line.
+    let errors: Vec<&str> = err.lines().filter(|l| l.starts_with("error:")).collect();
+    assert_eq!(errors.len(), 1, "{args:?}: {err}");
+    err
+}
+
+fn build(dir: &Path, rules: &str, max: u32) -> Output {
+    let out = mancala_tb(&[
+        "build",
+        "oware",
+        "--rules",
+        rules,
+        "--max-seeds",
+        &max.to_string(),
+        "--dir",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    out
+}
+
+#[test]
+fn build_prints_a_summary_and_resumes_without_rebuilding() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = build(dir.path(), "awari", 6);
+    let summary = stdout(&out);
+    // Layer 3: 364 positions, 123 wins, 63 draws, 178 losses (the naive
+    // solver agrees, see oware_cross_check).
+    assert!(
+        summary
+            .lines()
+            .any(|l| l.split_whitespace().collect::<Vec<_>>()[..5]
+                == ["3", "364", "123", "63", "178"]),
+        "{summary}"
+    );
+    assert!(summary.contains("total"), "{summary}");
+    for n in 0..=6 {
+        assert!(dir.path().join(format!("oware-awari/scores.{n}")).exists());
+    }
+    let again = stdout(&build(dir.path(), "awari", 6));
+    assert!(again.contains("every layer was already built"), "{again}");
+}
+
+#[test]
+fn query_and_stats_answer_in_text_and_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    build(dir.path(), "awari", 4);
+    // The mover's only seed in pit 5 goes to the opponent, who then keeps
+    // it: one seed lost (value −1). Pits 0–4 keep the seed one more turn
+    // and win it (+1).
+    let out = mancala_tb(&[
+        "query", "oware", "--dir", d, "--json", "0", "0", "0", "0", "0", "1", "0", "0", "0", "0",
+        "0", "0",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(json["value"], -1);
+    assert_eq!(json["moves"], serde_json::json!([{"pit": 5, "value": -1}]));
+    let out = mancala_tb(&[
+        "query", "oware", "--dir", d, "1", "0", "0", "0", "0", "0", "0", "0", "0", "0", "0", "0",
+    ]);
+    assert!(stdout(&out).starts_with("value +1"), "{}", stdout(&out));
+
+    let out = mancala_tb(&["stats", "oware", "--dir", d, "--seeds", "2", "--json"]);
+    let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(
+        json,
+        serde_json::json!({"seeds": 2, "positions": 78, "histogram": {"-2": 40, "0": 13, "2": 25}})
+    );
+}
+
+#[test]
+fn bad_positions_get_one_clear_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    build(dir.path(), "awari", 2);
+    let q = |pits: &[&str]| {
+        let mut args = vec!["query", "oware", "--dir", d];
+        args.extend_from_slice(pits);
+        fails(&args)
+    };
+    assert!(q(&["1", "2", "3"]).contains("has 12 pits"));
+    let twelve_with = |last: &'static str| {
+        let mut p = vec!["0"; 11];
+        p.push(last);
+        p
+    };
+    assert!(q(&twelve_with("x")).contains("'x' is not a pit count"));
+    assert!(q(&twelve_with("-1")).contains("'-1' is not a pit count"));
+    assert!(q(&twelve_with("49")).contains("at most 48 seeds"));
+    let missing = q(&twelve_with("3"));
+    assert!(
+        missing.contains("scores.3 not found")
+            && missing.contains("mancala-tb build oware --rules awari --max-seeds 3"),
+        "{missing}"
+    );
+    let rules = fails(&["query", "oware", "--rules", "kalah", "--dir", d, "1"]);
+    assert!(
+        rules.contains("kalah") && rules.contains("awari, abapa"),
+        "{rules}"
+    );
+    let too_many = fails(&["build", "oware", "--max-seeds", "49", "--dir", d]);
+    assert!(too_many.contains("0..=48"), "{too_many}");
+    let stats = fails(&["stats", "oware", "--dir", d, "--seeds", "7"]);
+    assert!(stats.contains("scores.7 not found"), "{stats}");
+}
+
+#[test]
+fn unwritable_folders_and_damaged_layers_are_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    // A file where the tablebase folder should be.
+    let blocker = dir.path().join("blocker");
+    std::fs::write(&blocker, "not a folder").unwrap();
+    let err = fails(&[
+        "build",
+        "oware",
+        "--max-seeds",
+        "2",
+        "--dir",
+        blocker.to_str().unwrap(),
+    ]);
+    assert!(err.contains("cannot create the tablebase folder"), "{err}");
+
+    // A layer cut short (by hand: our own writes rename complete files into
+    // place) is named, not silently rebuilt or read.
+    build(dir.path(), "abapa", 3);
+    let layer = dir.path().join("oware-abapa/scores.3");
+    std::fs::write(&layer, [0u8; 10]).unwrap();
+    let d = dir.path().to_str().unwrap();
+    let err = fails(&[
+        "build",
+        "oware",
+        "--rules",
+        "abapa",
+        "--max-seeds",
+        "3",
+        "--dir",
+        d,
+    ]);
+    assert!(
+        err.contains("scores.3") && err.contains("has 10 bytes, a complete layer has 364"),
+        "{err}"
+    );
+    let err = fails(&[
+        "stats", "oware", "--rules", "abapa", "--seeds", "1", "--dir", d,
+    ]);
+    assert!(err.contains("scores.3"), "{err}");
+}
+
+#[test]
+fn a_leftover_temporary_file_is_replaced_by_a_complete_layer() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("oware-awari");
+    std::fs::create_dir_all(&folder).unwrap();
+    // What an interrupted build leaves: a partial temporary file only.
+    std::fs::write(folder.join("scores.2.tmp"), [1u8; 5]).unwrap();
+    build(dir.path(), "awari", 2);
+    assert_eq!(
+        std::fs::metadata(folder.join("scores.2")).unwrap().len(),
+        78
+    );
+    assert!(!folder.join("scores.2.tmp").exists());
+}
