@@ -168,8 +168,8 @@ pub struct StatsOmweso {
 pub fn stats(args: StatsOmweso) -> anyhow::Result<()> {
     let config = args.table.config(args.seeds);
     let tables = OmwesoTablebase::open(&args.table.dir, config)?;
-    let stats = tables.stats();
-    let histogram = tables.histogram();
+    let stats = tables.stats()?;
+    let histogram = tables.histogram()?;
     let positions: u64 = histogram.values().sum();
     if args.json {
         let hist: serde_json::Map<String, serde_json::Value> = histogram

@@ -11,7 +11,7 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 use super::oware::{BuildObserver, LayerReport};
-use super::store::{self, StoreError, Table, Values};
+use super::store::{self, Meta, StoreError, Stored, Values};
 use crate::games::engehe::{self, EngeheError, MAX_COUNTERS, Outcome, Position, Rules};
 use crate::index::stars_bars::{self, IndexError, StarsBars};
 use crate::solve::explicit::{self, ExplicitError, Layer, MoveLists};
@@ -34,11 +34,15 @@ impl Config {
         self.folder(dir).join(format!("counters.{counters}"))
     }
 
-    fn descriptor(&self, counters: usize) -> String {
-        format!(
-            "engehe width={} {} counters={counters} values=score-i8",
-            self.width, self.rules
-        )
+    fn meta(&self, counters: usize) -> Meta {
+        Meta {
+            game: "engehe",
+            ruleset: self.rules.to_string(),
+            options: String::new(),
+            seeds: counters as u32,
+            board_width: self.width as u32,
+            wide: false,
+        }
     }
 
     fn index(&self, counters: usize) -> Result<StarsBars, IndexError> {
@@ -88,16 +92,32 @@ pub enum EngeheTbError {
     WrongWidth { got: usize, expected: usize },
 }
 
-/// A finished layer: its index and values.
-struct Stored {
+/// A finished layer in memory, for building the layers above it.
+struct Loaded {
     index: StarsBars,
-    table: Table,
+    values: Vec<i8>,
 }
 
-impl Stored {
+impl Loaded {
     fn value(&self, pos: &Position) -> i8 {
-        self.table.get(self.index.rank(pos.holes())) as i8
+        self.values[self.index.rank(pos.holes()) as usize]
     }
+}
+
+/// A finished layer on disk, for probing.
+struct Probe {
+    index: StarsBars,
+    table: Stored,
+}
+
+impl Probe {
+    fn value(&self, pos: &Position) -> Result<i8, EngeheTbError> {
+        Ok(self.table.get(self.index.rank(pos.holes()))? as i8)
+    }
+}
+
+fn to_i8(values: Vec<i16>) -> Vec<i8> {
+    values.into_iter().map(|v| v as i8).collect()
 }
 
 /// Builds the layers `0..=max_counters` under `dir`, skipping layers already
@@ -117,15 +137,15 @@ pub fn build(
         path: folder.clone(),
         source,
     })?;
-    let mut lower: Vec<Stored> = Vec::new();
+    let mut lower: Vec<Loaded> = Vec::new();
     let mut reports = Vec::new();
     for counters in 0..=max_counters {
         let index = config.index(counters)?;
         let positions = index.size();
         let path = config.layer_path(dir, counters);
-        let descriptor = config.descriptor(counters);
-        let (table, seconds) = match store::open(&path, &descriptor, positions) {
-            Ok(table) => (table, None),
+        let meta = config.meta(counters);
+        let (values, seconds) = match store::open(&path, &meta, positions) {
+            Ok(table) => (to_i8(table.load()?), None),
             Err(StoreError::Missing { .. }) => {
                 observer.layer_started(counters, positions);
                 let start = Instant::now();
@@ -135,13 +155,12 @@ pub fn build(
                     lower: &lower,
                 };
                 let solved = explicit::solve(&layer, false, &|s| observer.advance(s))?;
-                store::write(&path, &descriptor, Values::I8(&solved.values))?;
+                store::write(&path, &meta, Values::I8(&solved.values))?;
                 let seconds = start.elapsed().as_secs_f64();
-                (store::open(&path, &descriptor, positions)?, Some(seconds))
+                (solved.values, Some(seconds))
             }
             Err(e) => return Err(e.into()),
         };
-        let values: Vec<i8> = (0..positions).map(|r| table.get(r) as i8).collect();
         let report = LayerReport {
             seeds: counters,
             positions,
@@ -150,7 +169,7 @@ pub fn build(
         };
         observer.layer_finished(&report);
         reports.push(report);
-        lower.push(Stored { index, table });
+        lower.push(Loaded { index, values });
     }
     Ok(reports)
 }
@@ -159,7 +178,7 @@ pub fn build(
 struct EngeheLayer<'a> {
     config: Config,
     index: StarsBars,
-    lower: &'a [Stored],
+    lower: &'a [Loaded],
 }
 
 impl Layer for EngeheLayer<'_> {
@@ -213,7 +232,7 @@ pub struct EngeheTablebase {
     dir: PathBuf,
     config: Config,
     /// Layers by counters; `None` where the file is missing.
-    layers: Vec<Option<Stored>>,
+    layers: Vec<Option<Probe>>,
 }
 
 impl EngeheTablebase {
@@ -224,8 +243,8 @@ impl EngeheTablebase {
         for counters in 0..=MAX_COUNTERS {
             let index = config.index(counters)?;
             let path = config.layer_path(dir, counters);
-            match store::open(&path, &config.descriptor(counters), index.size()) {
-                Ok(table) => layers.push(Some(Stored { index, table })),
+            match store::open(&path, &config.meta(counters), index.size()) {
+                Ok(table) => layers.push(Some(Probe { index, table })),
                 Err(StoreError::Missing { .. }) => layers.push(None),
                 Err(e) => return Err(e.into()),
             }
@@ -241,7 +260,7 @@ impl EngeheTablebase {
         self.config
     }
 
-    fn layer(&self, counters: usize) -> Result<&Stored, EngeheTbError> {
+    fn layer(&self, counters: usize) -> Result<&Probe, EngeheTbError> {
         self.layers
             .get(counters)
             .ok_or(EngeheTbError::TooManyCounters(counters))?
@@ -257,8 +276,7 @@ impl EngeheTablebase {
 
     /// The values of layer `counters` in rank order.
     pub fn layer_values(&self, counters: usize) -> Result<Vec<i8>, EngeheTbError> {
-        let table = &self.layer(counters)?.table;
-        Ok((0..table.len()).map(|r| table.get(r) as i8).collect())
+        Ok(to_i8(self.layer(counters)?.table.load()?))
     }
 
     fn check(&self, pos: &Position) -> Result<(), EngeheTbError> {
@@ -274,7 +292,7 @@ impl EngeheTablebase {
     /// The perfect-play value of a position for the side to move.
     pub fn value(&self, pos: &Position) -> Result<i8, EngeheTbError> {
         self.check(pos)?;
-        Ok(self.layer(pos.counters())?.value(pos))
+        self.layer(pos.counters())?.value(pos)
     }
 
     /// Every legal move with its value, in hole order (empty when the game
@@ -289,7 +307,7 @@ impl EngeheTablebase {
                         hole: m.hole,
                         captured: Some(captured),
                         child: Some(child),
-                        value: captured as i8 - self.layer(child.counters())?.value(&child),
+                        value: captured as i8 - self.layer(child.counters())?.value(&child)?,
                     },
                     Outcome::NeverEnds(_) => MoveValue {
                         hole: m.hole,
@@ -316,6 +334,7 @@ impl EngeheTablebase {
     /// be the best over its legal moves. Reports the first mismatch.
     pub fn check_layer(&self, counters: usize) -> Result<(), EngeheTbError> {
         let layer = self.layer(counters)?;
+        let values = to_i8(layer.table.load()?);
         const CHUNK: u64 = 1 << 14;
         let width = self.config.width;
         let size = layer.index.size();
@@ -328,7 +347,7 @@ impl EngeheTablebase {
                     for rank in c * CHUNK..((c + 1) * CHUNK).min(size) {
                         let pos = Position::from_counts(width, &counts);
                         let (stored, expected) =
-                            (layer.table.get(rank) as i8, self.best_move_value(&pos)?);
+                            (values[rank as usize], self.best_move_value(&pos)?);
                         if stored != expected {
                             return Ok(Some((rank, pos, stored, expected)));
                         }

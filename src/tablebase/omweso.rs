@@ -18,7 +18,7 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 use super::oware::{BuildObserver, LayerReport};
-use super::store::{self, StoreError, Table, Values};
+use super::store::{self, Meta, StoreError, Stored, Values};
 use crate::games::omweso::{self, Dedup, MoveGen, OmwesoError, Outcome, Position, Rules, WinKind};
 use crate::games::relay::Choice;
 use crate::index::stars_bars::{self, IndexError, StarsBars};
@@ -75,15 +75,15 @@ impl Config {
         ))
     }
 
-    fn descriptor(&self) -> String {
-        let encoding = match self.objective {
-            Objective::Wdl => "wdl-i16",
-            Objective::Points => "points-i8",
-        };
-        format!(
-            "omweso width={} seeds={} {} values={encoding}",
-            self.width, self.seeds, self.rules
-        )
+    fn meta(&self) -> Meta {
+        Meta {
+            game: "omweso",
+            ruleset: self.rules.to_string(),
+            options: format!("objective={}", self.objective),
+            seeds: self.seeds as u32,
+            board_width: self.width as u32,
+            wide: self.objective == Objective::Wdl,
+        }
     }
 
     fn index(&self) -> Result<StarsBars, IndexError> {
@@ -280,7 +280,7 @@ pub fn build(
     let index = config.index()?;
     let positions = index.size();
     let path = config.path(dir);
-    let seconds = match store::open(&path, &config.descriptor(), positions) {
+    let seconds = match store::open(&path, &config.meta(), positions) {
         Ok(_) => None,
         Err(StoreError::Missing { .. }) => {
             if let Some(folder) = path.parent() {
@@ -302,16 +302,16 @@ pub fn build(
                         .zip(depths)
                         .map(|(&v, d)| encode_wdl(v, d))
                         .collect::<Result<Vec<_>, _>>()?;
-                    store::write(&path, &config.descriptor(), Values::I16(&values))?;
+                    store::write(&path, &config.meta(), Values::I16(&values))?;
                 }
-                None => store::write(&path, &config.descriptor(), Values::I8(&solved.values))?,
+                None => store::write(&path, &config.meta(), Values::I8(&solved.values))?,
             }
             Some(start.elapsed().as_secs_f64())
         }
         Err(e) => return Err(e.into()),
     };
     let tables = OmwesoTablebase::open(dir, config)?;
-    let stats = tables.stats();
+    let stats = tables.stats()?;
     let report = Report {
         layer: LayerReport {
             seeds: config.seeds,
@@ -426,7 +426,7 @@ pub struct OmwesoTablebase {
     dir: PathBuf,
     config: Config,
     index: StarsBars,
-    table: Table,
+    table: Stored,
 }
 
 impl OmwesoTablebase {
@@ -434,14 +434,13 @@ impl OmwesoTablebase {
         omweso::check_width(config.width)?;
         let index = config.index()?;
         let path = config.path(dir);
-        let table =
-            store::open(&path, &config.descriptor(), index.size()).map_err(|e| match e {
-                StoreError::Missing { path } => OmwesoTbError::Missing {
-                    path,
-                    command: config.command(dir),
-                },
-                e => e.into(),
-            })?;
+        let table = store::open(&path, &config.meta(), index.size()).map_err(|e| match e {
+            StoreError::Missing { path } => OmwesoTbError::Missing {
+                path,
+                command: config.command(dir),
+            },
+            e => e.into(),
+        })?;
         Ok(OmwesoTablebase {
             dir: dir.to_path_buf(),
             config,
@@ -454,12 +453,8 @@ impl OmwesoTablebase {
         self.config
     }
 
-    fn at(&self, rank: u64) -> Value {
-        let v = self.table.get(rank);
-        match self.config.objective {
-            Objective::Wdl => Value::Wdl(Wdl::decode(v)),
-            Objective::Points => Value::Points(v as i8),
-        }
+    fn at(&self, rank: u64) -> Result<Value, OmwesoTbError> {
+        Ok(self.decode(self.table.get(rank)?))
     }
 
     fn fit(&self, pos: &Position) -> Result<(), OmwesoTbError> {
@@ -478,17 +473,23 @@ impl OmwesoTablebase {
     /// The perfect-play value of a position for the side to move.
     pub fn value(&self, pos: &Position) -> Result<Value, OmwesoTbError> {
         self.fit(pos)?;
-        Ok(self.at(self.index.rank(pos.pits())))
+        self.at(self.index.rank(pos.pits()))
     }
 
     /// Every legal move (one per distinct outcome of each starting pit and
     /// direction) with its value.
     pub fn move_values(&self, pos: &Position) -> Result<Vec<MoveValue>, OmwesoTbError> {
         self.fit(pos)?;
-        Ok(self.moves_of(pos, Dedup::StartChoice))
+        self.moves_of(pos, Dedup::StartChoice, &|rank| self.table.get(rank))
     }
 
-    fn moves_of(&self, pos: &Position, dedup: Dedup) -> Vec<MoveValue> {
+    /// The moves of `pos`, their children's stored values read by `stored`.
+    fn moves_of(
+        &self,
+        pos: &Position,
+        dedup: Dedup,
+        stored: &dyn Fn(u64) -> Result<i16, StoreError>,
+    ) -> Result<Vec<MoveValue>, OmwesoTbError> {
         let objective = self.config.objective;
         let mut moves = MoveGen::new();
         moves.generate(pos, &self.config.rules, true, dedup);
@@ -501,27 +502,28 @@ impl OmwesoTablebase {
                     } => (MoveResult::Wins(kind), win_value(objective, kind)),
                     Outcome::Ends { after, .. } => {
                         let child = after.flipped();
-                        let value = self.at(self.index.rank(child.pits())).after();
-                        (MoveResult::Child(child), value)
+                        let value = self.decode(stored(self.index.rank(child.pits()))?);
+                        (MoveResult::Child(child), value.after())
                     }
                     Outcome::NeverEnds(_) => (MoveResult::Void, draw(objective)),
                 };
-                MoveValue {
+                Ok(MoveValue {
                     path: moves.path(m).to_vec(),
                     result,
                     value,
-                }
+                })
             })
             .collect()
     }
 
     /// The value a position gets from its moves.
-    fn best_move_value(&self, pos: &Position) -> Value {
-        self.moves_of(pos, Dedup::Position)
+    fn best_move_value(&self, pos: &Position, values: &[i16]) -> Result<Value, OmwesoTbError> {
+        Ok(self
+            .moves_of(pos, Dedup::Position, &|rank| Ok(values[rank as usize]))?
             .into_iter()
             .map(|m| m.value)
             .max_by_key(|v| v.rank())
-            .unwrap_or_else(|| no_move(self.config.objective))
+            .unwrap_or_else(|| no_move(self.config.objective)))
     }
 
     /// A principal variation from `pos`: best moves until the game ends, a
@@ -558,11 +560,12 @@ impl OmwesoTablebase {
     }
 
     /// Wins, draws, losses, and the longest win and loss (wdl).
-    pub fn stats(&self) -> Stats {
-        (0..self.table.len())
-            .into_par_iter()
-            .fold(Stats::default, |mut s, rank| {
-                match self.at(rank) {
+    pub fn stats(&self) -> Result<Stats, OmwesoTbError> {
+        let values = self.table.load()?;
+        Ok(values
+            .par_iter()
+            .fold(Stats::default, |mut s, &v| {
+                match self.decode(v) {
                     Value::Wdl(Wdl::Win(d)) => {
                         s.outcomes.wins += 1;
                         s.longest_win = s.longest_win.max(Some(d));
@@ -588,15 +591,16 @@ impl OmwesoTablebase {
                 },
                 longest_win: a.longest_win.max(b.longest_win),
                 longest_loss: a.longest_loss.max(b.longest_loss),
-            })
+            }))
     }
 
     /// How many positions hold each value.
-    pub fn histogram(&self) -> std::collections::BTreeMap<i16, u64> {
-        (0..self.table.len())
-            .into_par_iter()
-            .fold(std::collections::BTreeMap::new, |mut h, rank| {
-                *h.entry(self.table.get(rank)).or_insert(0u64) += 1;
+    pub fn histogram(&self) -> Result<std::collections::BTreeMap<i16, u64>, OmwesoTbError> {
+        let values = self.table.load()?;
+        Ok(values
+            .par_iter()
+            .fold(std::collections::BTreeMap::new, |mut h, &v| {
+                *h.entry(v).or_insert(0u64) += 1;
                 h
             })
             .reduce(std::collections::BTreeMap::new, |mut a, b| {
@@ -604,7 +608,7 @@ impl OmwesoTablebase {
                     *a.entry(k).or_insert(0) += n;
                 }
                 a
-            })
+            }))
     }
 
     /// Decodes a stored value (a key of [`OmwesoTablebase::histogram`]).
@@ -619,25 +623,30 @@ impl OmwesoTablebase {
     /// over its legal moves. Reports the first mismatch.
     pub fn check_consistency(&self) -> Result<(), OmwesoTbError> {
         const CHUNK: u64 = 1 << 12;
+        let values = self.table.load()?;
         let size = self.table.len();
         let width = self.config.width;
         let bad = (0..size.div_ceil(CHUNK))
             .into_par_iter()
-            .filter_map(|c| {
+            .map(|c| -> Result<Option<_>, OmwesoTbError> {
                 let mut counts = vec![0u8; 4 * width];
                 self.index.unrank(c * CHUNK, &mut counts);
                 for rank in c * CHUNK..((c + 1) * CHUNK).min(size) {
                     let pits: Vec<u32> = counts.iter().map(|&p| u32::from(p)).collect();
                     let pos = Position::new(width, &pits).expect("indexed positions are valid");
-                    let (stored, expected) = (self.at(rank), self.best_move_value(&pos));
+                    let stored = self.decode(values[rank as usize]);
+                    let expected = self.best_move_value(&pos, &values)?;
                     if stored != expected {
-                        return Some((rank, pos, stored, expected));
+                        return Ok(Some((rank, pos, stored, expected)));
                     }
                     stars_bars::next(&mut counts);
                 }
-                None
+                Ok(None)
             })
-            .min_by_key(|bad| bad.0);
+            .collect::<Result<Vec<_>, _>>()?
+            .into_iter()
+            .flatten()
+            .next();
         match bad {
             None => Ok(()),
             Some((rank, position, stored, expected)) => Err(OmwesoTbError::Inconsistent {
