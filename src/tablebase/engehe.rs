@@ -65,13 +65,13 @@ pub enum EngeheTbError {
         path: PathBuf,
         dir: PathBuf,
     },
-    #[error("{0}")]
+    #[error(transparent)]
     Store(#[from] StoreError),
-    #[error("{0}")]
+    #[error(transparent)]
     Engine(#[from] ExplicitError),
-    #[error("{0}")]
+    #[error(transparent)]
     Index(#[from] IndexError),
-    #[error("{0}")]
+    #[error(transparent)]
     Rules(#[from] EngeheError),
     #[error("cannot create the tablebase folder {path}: {source}")]
     CreateDir {

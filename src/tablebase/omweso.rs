@@ -219,13 +219,13 @@ fn no_move(objective: Objective) -> Value {
 pub enum OmwesoTbError {
     #[error("the Omweso table {path} is missing; build it with `{command}`")]
     Missing { path: PathBuf, command: String },
-    #[error("{0}")]
+    #[error(transparent)]
     Store(#[from] StoreError),
-    #[error("{0}")]
+    #[error(transparent)]
     Engine(#[from] ExplicitError),
-    #[error("{0}")]
+    #[error(transparent)]
     Index(#[from] IndexError),
-    #[error("{0}")]
+    #[error(transparent)]
     Rules(#[from] OmwesoError),
     #[error("cannot create the tablebase folder {path}: {source}")]
     CreateDir {

@@ -40,7 +40,7 @@ pub enum StoreError {
     },
     #[error("{path}: {source}")]
     Io { path: PathBuf, source: io::Error },
-    #[error("{0}")]
+    #[error(transparent)]
     Table(TableError),
 }
 
