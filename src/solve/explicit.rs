@@ -189,7 +189,7 @@ pub fn solve(layer: &dyn Layer, depths: bool, progress: Progress) -> Result<Solv
     {
         return Err(ExplicitError::OutOfMemory {
             positions: size,
-            needed: size * BYTES_PER_POSITION >> 20,
+            needed: (size * BYTES_PER_POSITION) >> 20,
             available: available >> 20,
         });
     }
