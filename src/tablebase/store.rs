@@ -118,7 +118,9 @@ fn write_wide(path: &Path, descriptor: &str, values: &[i16]) -> Result<(), Store
     header.extend_from_slice(descriptor.as_bytes());
     header.extend_from_slice(&(values.len() as u64).to_le_bytes());
     header.extend_from_slice(&checksum(descriptor.as_bytes(), &payload).to_le_bytes());
-    let tmp = path.with_extension("tmp");
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    let tmp = PathBuf::from(tmp);
     raw::write_atomically(path, &tmp, |file| {
         file.write_all(&header)?;
         file.write_all(&payload)
@@ -330,7 +332,7 @@ mod tests {
         write(&path, &meta(true), Values::I16(&[-300, 7])).unwrap();
         let t = open(&path, &meta(true), 2).unwrap();
         assert_eq!((t.get(0).unwrap(), t.get(1).unwrap()), (-300, 7));
-        assert!(!dir.path().join("t.tmp").exists());
+        assert!(!dir.path().join("t.tb.tmp").exists());
         assert!(write(&path, &meta(true), Values::I8(&[1])).is_err());
     }
 
