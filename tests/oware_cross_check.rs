@@ -14,7 +14,7 @@ const MAX_SEEDS: usize = 10;
 
 fn cross_check(rules: Ruleset, naive_rules: NaiveRules) {
     let dir = tempfile::tempdir().unwrap();
-    let reports = tb::build(dir.path(), rules, MAX_SEEDS, &Quiet).unwrap();
+    let reports = tb::build(dir.path(), rules, MAX_SEEDS, false, &Quiet).unwrap();
     assert_eq!(reports.len(), MAX_SEEDS + 1);
     let tables = OwareTablebase::open(dir.path(), rules).unwrap();
     let expected = naive_oware::solve(naive_rules, MAX_SEEDS);
@@ -30,9 +30,9 @@ fn cross_check(rules: Ruleset, naive_rules: NaiveRules) {
         }
         assert_eq!(indexed, index::layer_size(seeds));
         assert_eq!(reports[seeds].positions, indexed);
-        // Every built layer is consistent with its children.
-        tables.check_layer(seeds).unwrap();
     }
+    // Every built layer passes the checks of `verify`.
+    tb::verify(dir.path(), rules, MAX_SEEDS, None, &|_, _| {}).unwrap();
 }
 
 #[test]
@@ -51,7 +51,7 @@ fn abapa_matches_the_naive_solver_on_every_position_up_to_10_seeds() {
 #[test]
 fn principal_variations_keep_the_value() {
     let dir = tempfile::tempdir().unwrap();
-    tb::build(dir.path(), Ruleset::Awari, 8, &Quiet).unwrap();
+    tb::build(dir.path(), Ruleset::Awari, 8, false, &Quiet).unwrap();
     let tables = OwareTablebase::open(dir.path(), Ruleset::Awari).unwrap();
     for seeds in 1..=8 {
         let size = index::layer_size(seeds);

@@ -80,6 +80,11 @@ impl Table {
         self.len() == 0
     }
 
+    /// Bytes of the file.
+    pub fn file_len(&self) -> u64 {
+        self.map.len() as u64
+    }
+
     /// Positions per block (the last block may hold fewer).
     pub fn block_size(&self) -> u32 {
         self.header.block_size
