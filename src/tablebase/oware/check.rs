@@ -58,7 +58,8 @@ pub fn verify(
     let folder = ruleset_dir(dir, rules);
     decode_layers(dir, rules, max_seeds, |seeds, layers| {
         if let Some(table) = open_table(&folder, rules, seeds)? {
-            table.verify()?;
+            // Decoding the layer checked every block's checksum.
+            table.verify_layout()?;
         }
         check_layer(rules, seeds, layers).map_err(|(rank, board, stored, expected)| {
             TablebaseError::Inconsistent {
@@ -88,30 +89,37 @@ fn check_layer(rules: Ruleset, seeds: usize, layers: &Layers) -> Result<(), (u64
         .find_map_first(|(c, chunk)| {
             let start = (c * CHUNK) as u64;
             let mut board = index::unrank(seeds, start);
-            for (i, &stored) in chunk.iter().enumerate() {
-                let expected = best_move_value(rules, &board, layers);
-                if stored != expected {
-                    return Some((start + i as u64, board, stored, expected));
+            // Children of 16 positions are looked up together, so that the
+            // cache misses overlap.
+            let mut children = Vec::with_capacity(16 * oware::SIDE);
+            for (group, stored) in chunk.chunks(16).enumerate() {
+                let mut boards = [[0u8; oware::PITS]; 16];
+                let mut best = [i8::MIN; 16];
+                for (slot, b) in boards.iter_mut().take(stored.len()).enumerate() {
+                    *b = board;
+                    let moves = oware::legal_moves(rules, &board);
+                    if moves.is_empty() {
+                        best[slot] = oware::no_move_value(rules, &board);
+                    }
+                    for m in moves.iter() {
+                        let rest = seeds - m.captured as usize;
+                        let rank = index::rank_indexed(&m.child, rest);
+                        layers.prefetch(rest, rank);
+                        children.push((slot, m.captured as i8, rest, rank));
+                    }
+                    index::next_indexed(&mut board);
                 }
-                index::next_indexed(&mut board);
+                for (slot, captured, rest, rank) in children.drain(..) {
+                    best[slot] = best[slot].max(captured - layers.value(rest, rank));
+                }
+                if let Some(slot) = (0..stored.len()).find(|&s| stored[s] != best[s]) {
+                    let rank = start + (group * 16 + slot) as u64;
+                    return Some((rank, boards[slot], stored[slot], best[slot]));
+                }
             }
             None
         });
     first_bad.map_or(Ok(()), Err)
-}
-
-/// `max over legal moves of (captured − child value)`, or the end-of-game
-/// value, from decoded layers.
-fn best_move_value(rules: Ruleset, board: &Board, layers: &Layers) -> i8 {
-    let seeds = oware::seeds(board);
-    oware::legal_moves(rules, board)
-        .iter()
-        .map(|m| {
-            let rest = seeds - m.captured as usize;
-            m.captured as i8 - layers.value(rest, index::rank_indexed(&m.child, rest))
-        })
-        .max()
-        .unwrap_or_else(|| oware::no_move_value(rules, board))
 }
 
 fn compare_with_published(
