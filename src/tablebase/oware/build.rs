@@ -16,6 +16,10 @@ use crate::table::{TableWriter, ValueEncoding};
 /// zstd level of built tables: level 9 is within 4% of the smallest files
 /// zstd makes on Awari layers, at a fraction of the time of level 19.
 const LEVEL: i32 = 9;
+/// Positions per block: a probe decodes one block (4 Ki: about 12 µs for a
+/// random probe of layer 18, against 31 µs with 16 Ki blocks, for 4% more
+/// bytes).
+const BLOCK_SIZE: u32 = 4096;
 
 /// Reports the progress of a build (the CLI draws bars; tests ignore it).
 pub trait BuildObserver: Sync {
@@ -107,6 +111,7 @@ pub fn build(
                 let path = table_path(&folder, seeds);
                 TableWriter::new(table_meta(rules, seeds, ValueEncoding::ScoreOrCapture))
                     .level(LEVEL)
+                    .block_size(BLOCK_SIZE)
                     .write(&path, &values)?;
                 drop(values);
                 lower
