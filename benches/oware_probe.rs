@@ -17,14 +17,19 @@ use mancala_tb::index::oware as index;
 use mancala_tb::tablebase::oware::OwareTablebase;
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).filter(|a| a != "--bench").collect();
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| a != "--bench")
+        .collect();
     let dir = PathBuf::from(args.first().map_or("tablebases", String::as_str));
     let tables = OwareTablebase::open(&dir, Ruleset::Awari).expect("open the tables");
     let seeds = match args.get(1) {
         Some(s) => s.parse().expect("SEEDS is a number"),
         None => tables.built_layers().last().expect("some layer is built"),
     };
-    let probes: usize = args.get(2).map_or(100_000, |s| s.parse().expect("PROBES is a number"));
+    let probes: usize = args
+        .get(2)
+        .map_or(100_000, |s| s.parse().expect("PROBES is a number"));
     let size = index::layer_size(seeds);
     let mut state = 0x9e37_79b9_7f4a_7c15_u64;
     let boards: Vec<_> = (0..probes)
@@ -35,7 +40,10 @@ fn main() {
             index::unrank(seeds, state % size)
         })
         .collect();
-    for pass in ["first pass (uncached blocks)", "second pass (cached blocks)"] {
+    for pass in [
+        "first pass (uncached blocks)",
+        "second pass (cached blocks)",
+    ] {
         let mut times: Vec<f64> = boards
             .iter()
             .map(|b| {

@@ -4,14 +4,14 @@ use std::path::Path;
 use std::time::Instant;
 
 use super::{
-    LayerValues, Layers, TablebaseError, convert_capture_decided, open_table, ruleset_dir,
+    LayerValues, Layers, TablebaseError, open_table, restore_capture_decided, ruleset_dir,
     table_meta, table_path,
 };
 use crate::games::oware::{MAX_SEEDS, Ruleset};
 use crate::index::oware as index;
 use crate::solve::oware::{self as engine, Outcomes};
 use crate::table::raw::{self, RawError, RawLayer};
-use crate::table::{TableWriter, ValueEncoding};
+use crate::table::{CAPTURE_DECIDES, TableWriter, ValueEncoding};
 
 /// zstd level of built tables: level 9 is within 4% of the smallest files
 /// zstd makes on Awari layers, at a fraction of the time of level 19.
@@ -98,16 +98,16 @@ pub fn build(
             None => {
                 observer.layer_started(seeds, positions);
                 let start = Instant::now();
-                let mut values =
+                let solved =
                     engine::solve_layer(rules, seeds, &lower, &|steps| observer.advance(steps))
                         .map_err(|source| TablebaseError::Memory {
                             seeds,
                             bytes: positions * 3 / 2,
                             source,
                         })?;
-                let outcomes = engine::outcomes(&values);
-                raw::write_layer(&raw_path, &values)?;
-                convert_capture_decided(rules, seeds, &mut values, &lower, true);
+                let outcomes = engine::outcomes(solved.values());
+                raw::write_layer(&raw_path, solved.values())?;
+                let values = solved.mark_exit_decided(CAPTURE_DECIDES);
                 let path = table_path(&folder, seeds);
                 TableWriter::new(table_meta(rules, seeds, ValueEncoding::ScoreOrCapture))
                     .level(LEVEL)
@@ -161,7 +161,7 @@ fn existing_values(
         Err(RawError::Missing { .. }) => {
             let mut values = table.decode_all()?;
             if table.meta().encoding == ValueEncoding::ScoreOrCapture {
-                convert_capture_decided(rules, seeds, &mut values, lower, false);
+                restore_capture_decided(rules, seeds, &mut values, lower);
             }
             Ok(LayerValues::Owned(values))
         }

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 
 use super::{
-    CHUNK, LayerValues, Layers, TablebaseError, convert_capture_decided, open_table, ruleset_dir,
+    CHUNK, LayerValues, Layers, TablebaseError, open_table, restore_capture_decided, ruleset_dir,
     table_meta, table_path,
 };
 use crate::games::oware::{self, Board, Ruleset};
@@ -35,7 +35,7 @@ pub fn decode_layers(
             })?;
         let mut values = table.decode_all()?;
         if table.meta().encoding == ValueEncoding::ScoreOrCapture {
-            convert_capture_decided(rules, seeds, &mut values, &layers, false);
+            restore_capture_decided(rules, seeds, &mut values, &layers);
         }
         layers.0.push(LayerValues::Owned(values));
         each(seeds, &layers)?;

@@ -210,32 +210,53 @@ fn exit_value(
 
 const CHUNK: usize = 1 << 14;
 
-/// Replaces, in place, the value of every position decided by its exits
-/// with [`CAPTURE_DECIDES`] (`encode`), or the reverse (`!encode`).
-fn convert_capture_decided(
-    rules: Ruleset,
-    seeds: usize,
-    values: &mut [i8],
-    lower: &Layers,
-    encode: bool,
-) {
+/// Puts back, in place, the value of every position marked
+/// [`CAPTURE_DECIDES`]: that of its best capture (or of the end of the game).
+fn restore_capture_decided(rules: Ruleset, seeds: usize, values: &mut [i8], lower: &Layers) {
     values
         .par_chunks_mut(CHUNK)
         .enumerate()
         .for_each(|(c, chunk)| {
             let mut board = index::unrank(seeds, (c * CHUNK) as u64);
             for value in chunk {
-                if encode || *value == CAPTURE_DECIDES {
+                if *value == CAPTURE_DECIDES {
+                    // A damaged table could mark a position without exits; the
+                    // mark then stays, and `verify` reports it.
                     let exit = exit_value(rules, &board, |n, rank| lower.value(n, rank));
-                    if encode && exit == Some(*value) {
-                        *value = CAPTURE_DECIDES;
-                    } else if !encode {
-                        // A damaged table could mark a position without exits;
-                        // the mark then stays, and `verify` reports it.
-                        *value = exit.unwrap_or(CAPTURE_DECIDES);
-                    }
+                    *value = exit.unwrap_or(CAPTURE_DECIDES);
                 }
                 index::next_indexed(&mut board);
             }
         });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The builder marks exactly the positions whose value is that of their
+    /// best exit, as recomputed from the lower layers.
+    #[test]
+    fn built_tables_mark_exactly_the_positions_decided_by_their_exits() {
+        for rules in Ruleset::ALL {
+            let mut lower = Layers::default();
+            for seeds in 0..=9 {
+                let solved = engine::solve_layer(rules, seeds, &lower, &|_| {}).unwrap();
+                let values = solved.values().to_vec();
+                let marked = solved.mark_exit_decided(CAPTURE_DECIDES);
+                let mut board = index::unrank(seeds, 0);
+                for (rank, (&value, &stored)) in values.iter().zip(marked.iter()).enumerate() {
+                    let exit = exit_value(rules, &board, |n, r| lower.value(n, r));
+                    let decided = exit == Some(value);
+                    assert_eq!(
+                        stored == CAPTURE_DECIDES,
+                        decided,
+                        "{rules} {seeds} rank {rank} {board:?}"
+                    );
+                    index::next_indexed(&mut board);
+                }
+                lower.0.push(LayerValues::Owned(values));
+            }
+        }
+    }
 }
