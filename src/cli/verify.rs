@@ -21,7 +21,7 @@ pub enum VerifyGame {
 pub struct VerifyOware {
     #[command(flatten)]
     tables: OwareTables,
-    /// Check layers 0..=N (default: every layer present from 0 up)
+    /// Check layers 0..=N (default: up to the highest layer present)
     #[arg(long, value_parser = clap::value_parser!(u32).range(0..=MAX_SEEDS as i64))]
     max_seeds: Option<u32>,
     /// A folder of published scores.N files that must hold the same values
@@ -35,9 +35,9 @@ pub fn run(game: VerifyGame) -> anyhow::Result<()> {
     let max = match args.max_seeds {
         Some(max) => max as usize,
         None => {
-            let built: Vec<usize> = OwareTablebase::open(dir, rules)?.built_layers().collect();
-            let top = built.iter().take_while(|&&s| built[s] == s).last();
-            *top.ok_or_else(|| {
+            // Every layer up to the highest present: a gap is reported.
+            let top = OwareTablebase::open(dir, rules)?.built_layers().last();
+            top.ok_or_else(|| {
                 anyhow::anyhow!(
                     "no {rules} tables in {}; build them with `mancala-tb build oware --rules {rules} --dir {}`",
                     tb::ruleset_dir(dir, rules).display(),
