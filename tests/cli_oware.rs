@@ -63,7 +63,13 @@ fn build_prints_a_summary_and_resumes_without_rebuilding() {
     );
     assert!(summary.contains("total"), "{summary}");
     for n in 0..=6 {
-        assert!(dir.path().join(format!("oware-awari/scores.{n}")).exists());
+        assert!(
+            dir.path()
+                .join(format!("oware-awari/scores.{n}.mtb"))
+                .exists()
+        );
+        // Raw scratch files are removed unless --keep-raw.
+        assert!(!dir.path().join(format!("oware-awari/scores.{n}")).exists());
     }
     let again = stdout(&build(dir.path(), "awari", 6));
     assert!(again.contains("every layer was already built"), "{again}");
@@ -119,7 +125,7 @@ fn bad_positions_get_one_clear_line() {
     assert!(q(&twelve_with("49")).contains("at most 48 seeds"));
     let missing = q(&twelve_with("3"));
     assert!(
-        missing.contains("scores.3 not found")
+        missing.contains("scores.3.mtb not found")
             && missing.contains("mancala-tb build oware --rules awari --max-seeds 3"),
         "{missing}"
     );
@@ -131,7 +137,7 @@ fn bad_positions_get_one_clear_line() {
     let too_many = fails(&["build", "oware", "--max-seeds", "49", "--dir", d]);
     assert!(too_many.contains("0..=48"), "{too_many}");
     let stats = fails(&["stats", "oware", "--dir", d, "--seeds", "7"]);
-    assert!(stats.contains("scores.7 not found"), "{stats}");
+    assert!(stats.contains("scores.3.mtb not found"), "{stats}");
 }
 
 #[test]
@@ -150,13 +156,14 @@ fn unwritable_folders_and_damaged_layers_are_reported() {
     ]);
     assert!(err.contains("cannot create the tablebase folder"), "{err}");
 
-    // A layer cut short (by hand: our own writes rename complete files into
-    // place) is named, not silently rebuilt or read.
+    // A table cut short or altered (by hand: our own writes rename complete
+    // files into place) is named, never silently rebuilt or read.
     build(dir.path(), "abapa", 3);
-    let layer = dir.path().join("oware-abapa/scores.3");
-    std::fs::write(&layer, [0u8; 10]).unwrap();
+    let layer = dir.path().join("oware-abapa/scores.3.mtb");
+    let bytes = std::fs::read(&layer).unwrap();
+    std::fs::write(&layer, &bytes[..bytes.len() - 7]).unwrap();
     let d = dir.path().to_str().unwrap();
-    let err = fails(&[
+    let build_again = [
         "build",
         "oware",
         "--rules",
@@ -165,15 +172,17 @@ fn unwritable_folders_and_damaged_layers_are_reported() {
         "3",
         "--dir",
         d,
-    ]);
+    ];
+    let err = fails(&build_again);
     assert!(
-        err.contains("scores.3") && err.contains("has 10 bytes, a complete layer has 364"),
+        err.contains("scores.3.mtb: truncated") && err.contains("rebuild"),
         "{err}"
     );
-    let err = fails(&[
-        "stats", "oware", "--rules", "abapa", "--seeds", "1", "--dir", d,
-    ]);
-    assert!(err.contains("scores.3"), "{err}");
+    let mut query = vec!["query", "oware", "--rules", "abapa", "--dir", d];
+    query.extend(["1", "2", "0", "0", "0", "0", "0", "0", "0", "0", "0", "0"]);
+    assert!(fails(&query).contains("scores.3.mtb: truncated"));
+    let err = fails(&["info", "--dir", d]);
+    assert!(err.contains("1 damaged table"), "{err}");
 }
 
 #[test]
@@ -181,12 +190,141 @@ fn a_leftover_temporary_file_is_replaced_by_a_complete_layer() {
     let dir = tempfile::tempdir().unwrap();
     let folder = dir.path().join("oware-awari");
     std::fs::create_dir_all(&folder).unwrap();
-    // What an interrupted build leaves: a partial temporary file only.
+    // What an interrupted build leaves: partial temporary files only.
     std::fs::write(folder.join("scores.2.tmp"), [1u8; 5]).unwrap();
-    build(dir.path(), "awari", 2);
+    std::fs::write(folder.join("scores.2.mtb.tmp"), [1u8; 5]).unwrap();
+    let d = dir.path().to_str().unwrap();
+    let out = mancala_tb(&[
+        "build",
+        "oware",
+        "--max-seeds",
+        "2",
+        "--keep-raw",
+        "--dir",
+        d,
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(
         std::fs::metadata(folder.join("scores.2")).unwrap().len(),
         78
     );
+    assert!(folder.join("scores.2.mtb").exists());
     assert!(!folder.join("scores.2.tmp").exists());
+    assert!(!folder.join("scores.2.mtb.tmp").exists());
+}
+
+/// `export` writes the published format byte for byte: what `--keep-raw`
+/// leaves, and what `import` reads back into a table that `verify` accepts.
+#[test]
+fn export_import_and_verify_against_published_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let out = mancala_tb(&[
+        "build",
+        "oware",
+        "--max-seeds",
+        "5",
+        "--keep-raw",
+        "--dir",
+        d,
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let published = dir.path().join("oware-awari");
+    let exported = dir.path().join("exported.5");
+    let out = mancala_tb(&[
+        "export",
+        "oware",
+        "--seeds",
+        "5",
+        "--out",
+        exported.to_str().unwrap(),
+        "--dir",
+        d,
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        std::fs::read(&exported).unwrap(),
+        std::fs::read(published.join("scores.5")).unwrap()
+    );
+
+    let verify = |extra: &[&str]| {
+        let mut args = vec!["verify", "oware", "--dir", d];
+        args.extend_from_slice(extra);
+        mancala_tb(&args)
+    };
+    let against = published.to_str().unwrap();
+    let out = verify(&["--against", against]);
+    assert!(
+        stdout(&out).contains("layers 0..=5") && stdout(&out).contains("identical"),
+        "{}",
+        stderr(&out)
+    );
+
+    // A published file that differs is reported at its first difference.
+    let mut bytes = std::fs::read(published.join("scores.4")).unwrap();
+    bytes[100] = bytes[100].wrapping_add(2);
+    std::fs::write(published.join("scores.4"), &bytes).unwrap();
+    let err = fails(&["verify", "oware", "--dir", d, "--against", against]);
+    assert!(
+        err.contains("scores.4") && err.contains("first at rank 100"),
+        "{err}"
+    );
+
+    // Import into a fresh folder: layer 5 alone, then the lower layers.
+    let fresh = tempfile::tempdir().unwrap();
+    let f = fresh.path().to_str().unwrap();
+    for n in 0..=5 {
+        let file = if n == 5 {
+            exported.clone()
+        } else {
+            published.join(format!("scores.{n}"))
+        };
+        if n == 4 {
+            std::fs::write(&file, &bytes).unwrap();
+        }
+        let out = mancala_tb(&[
+            "import",
+            "oware",
+            "--seeds",
+            &n.to_string(),
+            "--dir",
+            f,
+            file.to_str().unwrap(),
+        ]);
+        assert!(out.status.success(), "{}", stderr(&out));
+    }
+    // The altered layer 4 is caught by the consistency check.
+    let err = fails(&["verify", "oware", "--dir", f]);
+    assert!(err.contains("scores.4.mtb: rank"), "{err}");
+    // A file of the wrong size is refused.
+    let err = fails(&[
+        "import",
+        "oware",
+        "--seeds",
+        "6",
+        "--dir",
+        f,
+        exported.to_str().unwrap(),
+    ]);
+    assert!(err.contains("a complete layer has 12375"), "{err}");
+}
+
+/// A byte flipped inside a compressed block is caught by `verify` and by
+/// probes: never a wrong value.
+#[test]
+fn a_flipped_byte_is_caught() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    build(dir.path(), "awari", 6);
+    let layer = dir.path().join("oware-awari/scores.6.mtb");
+    let mut bytes = std::fs::read(&layer).unwrap();
+    // The first block starts right after the header (its length is at 12).
+    let header_len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
+    bytes[header_len + 20] ^= 0x10;
+    std::fs::write(&layer, &bytes).unwrap();
+    let err = fails(&["verify", "oware", "--dir", d]);
+    assert!(err.contains("scores.6.mtb"), "{err}");
+    let mut query = vec!["query", "oware", "--dir", d];
+    query.extend(["1", "2", "3", "0", "0", "0", "0", "0", "0", "0", "0", "0"]);
+    assert!(fails(&query).contains("scores.6.mtb"));
 }

@@ -34,7 +34,7 @@ fn cross_check(width: usize, max: usize, endless: Endless) {
             decided += usize::from(value != 0);
         }
         assert_eq!(
-            reports[n].outcomes.wins + reports[n].outcomes.losses,
+            reports[n].outcomes.unwrap().wins + reports[n].outcomes.unwrap().losses,
             decided as u64
         );
         tables.check_layer(n).unwrap();

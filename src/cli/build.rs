@@ -34,6 +34,10 @@ pub struct BuildOware {
     /// Worker threads (default: one per core)
     #[arg(long)]
     threads: Option<usize>,
+    /// Keep the raw layers (scores.N, the published format) beside the
+    /// compressed tables
+    #[arg(long)]
+    keep_raw: bool,
 }
 
 pub fn run(game: BuildGame) -> anyhow::Result<()> {
@@ -64,8 +68,15 @@ fn build_oware(args: BuildOware) -> anyhow::Result<()> {
         pool.current_num_threads()
     );
     let observer = Bars::default();
-    let reports =
-        pool.install(|| tb::build(&args.dir, args.rules, args.max_seeds as usize, &observer))?;
+    let reports = pool.install(|| {
+        tb::build(
+            &args.dir,
+            args.rules,
+            args.max_seeds as usize,
+            args.keep_raw,
+            &observer,
+        )
+    })?;
     print_summary(&reports);
     Ok(())
 }
@@ -112,11 +123,11 @@ impl BuildObserver for Bars {
 
 pub(super) fn print_summary(reports: &[LayerReport]) {
     println!(
-        "{:>5} {:>13} {:>13} {:>13} {:>13} {:>9} {:>12}",
-        "seeds", "positions", "wins", "draws", "losses", "seconds", "positions/s"
+        "{:>5} {:>13} {:>13} {:>13} {:>13} {:>9} {:>12} {:>11}",
+        "seeds", "positions", "wins", "draws", "losses", "seconds", "positions/s", "bytes/pos"
     );
-    let mut built_positions = 0;
-    let mut built_seconds = 0.0;
+    let count = |n: Option<u64>| n.map_or("-".to_string(), |n| n.to_string());
+    let (mut built_positions, mut built_seconds) = (0, 0.0);
     for r in reports {
         let (secs, rate) = match r.seconds {
             Some(s) => {
@@ -127,17 +138,29 @@ pub(super) fn print_summary(reports: &[LayerReport]) {
             None => ("built".into(), "-".into()),
         };
         println!(
-            "{:>5} {:>13} {:>13} {:>13} {:>13} {:>9} {:>12}",
-            r.seeds, r.positions, r.outcomes.wins, r.outcomes.draws, r.outcomes.losses, secs, rate
+            "{:>5} {:>13} {:>13} {:>13} {:>13} {:>9} {:>12} {:>11.3}",
+            r.seeds,
+            r.positions,
+            count(r.outcomes.map(|o| o.wins)),
+            count(r.outcomes.map(|o| o.draws)),
+            count(r.outcomes.map(|o| o.losses)),
+            secs,
+            rate,
+            r.bytes as f64 / r.positions as f64
         );
     }
     let total: u64 = reports.iter().map(|r| r.positions).sum();
+    let bytes: u64 = reports.iter().map(|r| r.bytes).sum();
+    println!(
+        "total {total:>13} positions in {bytes} bytes of tables ({:.3} bytes/position)",
+        bytes as f64 / total as f64
+    );
     if built_seconds > 0.0 {
         println!(
-            "total {total:>13} positions; built {built_positions} in {built_seconds:.1} s ({:.2}M positions/s)",
+            "built {built_positions} positions in {built_seconds:.1} s ({:.2}M positions/s)",
             built_positions as f64 / built_seconds / 1e6
         );
     } else {
-        println!("total {total:>13} positions; every layer was already built");
+        println!("every layer was already built");
     }
 }

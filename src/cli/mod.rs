@@ -6,12 +6,15 @@ use clap::{Parser, Subcommand};
 mod build;
 mod common;
 mod engehe;
+mod info;
 mod loops;
 mod moves;
 mod omweso;
 mod omweso_tables;
+mod published;
 mod query;
 mod stats;
+mod verify;
 
 /// Perfect-play tablebases for mancala games (Oware/Awari, Omweso, En Gehé).
 ///
@@ -41,6 +44,23 @@ pub enum Command {
         #[command(subcommand)]
         game: stats::StatsGame,
     },
+    /// Check tables: headers, checksums, every value against its children
+    Verify {
+        #[command(subcommand)]
+        game: verify::VerifyGame,
+    },
+    /// One line per table file: game, rules, seeds, size, checksum status
+    Info(info::InfoArgs),
+    /// Write a layer in the published format (scores.N)
+    Export {
+        #[command(subcommand)]
+        game: published::ExportGame,
+    },
+    /// Read a published scores.N file into a compressed table
+    Import {
+        #[command(subcommand)]
+        game: published::ImportGame,
+    },
     /// Never-ending move analysis (Mayer test)
     Loops {
         #[command(subcommand)]
@@ -59,6 +79,10 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Build { game } => build::run(game),
         Command::Query { game } => query::run(game),
         Command::Stats { game } => stats::run(game),
+        Command::Verify { game } => verify::run(game),
+        Command::Info(args) => info::run(args),
+        Command::Export { game } => published::export(game),
+        Command::Import { game } => published::import(game),
         Command::Loops { game } => loops::run(game),
         Command::Moves { game } => moves::run(game),
     }

@@ -82,7 +82,7 @@ pub struct QueryOmweso {
     json: bool,
     /// Longest principal variation shown
     #[arg(long, default_value_t = 40)]
-    pv_moves: usize,
+    pv_limit: usize,
     /// 4 × WIDTH pit counts: the mover's 2W pits in sowing order (outer row
     /// from the left, then the inner row), then the opponent's
     #[arg(required = true, num_args = 1.., value_parser = parse_pit, allow_negative_numbers = true)]
@@ -94,7 +94,7 @@ pub fn query(args: QueryOmweso) -> anyhow::Result<()> {
     let tables = OmwesoTablebase::open(&args.table.dir, args.table.config(pos.seeds()))?;
     let value = tables.value(&pos)?;
     let moves = tables.move_values(&pos)?;
-    let pv = tables.principal_variation(&pos, args.pv_moves)?;
+    let pv = tables.principal_variation(&pos, args.pv_limit)?;
     if args.json {
         let moves: Vec<_> = moves.iter().map(move_json).collect();
         let pv: Vec<_> = pv.iter().map(move_json).collect();

@@ -6,7 +6,7 @@ use clap::{Args, Subcommand};
 
 use super::common::OwareTables;
 use crate::games::oware::MAX_SEEDS;
-use crate::tablebase::oware::OwareTablebase;
+use crate::tablebase::oware as tb;
 
 #[derive(Debug, Subcommand)]
 pub enum StatsGame {
@@ -36,10 +36,11 @@ pub fn run(game: StatsGame) -> anyhow::Result<()> {
         StatsGame::Engehe(args) => return super::engehe::stats(args),
         StatsGame::Omweso(args) => return super::omweso_tables::stats(args),
     };
-    let tables = OwareTablebase::open(&args.tables.dir, args.tables.rules)?;
-    let values = tables.layer(args.seeds as usize)?.values();
+    let seeds = args.seeds as usize;
+    let layers = tb::decode_layers(&args.tables.dir, args.tables.rules, seeds, |_, _| Ok(()))?;
+    let values = &layers.0[seeds];
     let mut histogram = BTreeMap::<i8, u64>::new();
-    for &v in values {
+    for &v in values.iter() {
         *histogram.entry(v).or_default() += 1;
     }
     if args.json {

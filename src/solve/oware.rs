@@ -38,10 +38,13 @@ const STACK_LIMIT: usize = 1 << 16;
 /// 4-bit position states. Unresolved: bits 0..=2 count the non-capturing
 /// children not yet known to be won. Resolved: `RESOLVED`, plus `PENDING`
 /// until its parents have been told, `LOSS` for a lost position and `FRESH`
-/// until its value byte is written.
+/// until its value byte is written. Once both are done the sign is in the
+/// value byte, and the `LOSS` bit says instead whether the value is that of
+/// the position's best exit (`EXIT`).
 const RESOLVED: u64 = 0b1000;
 const FRESH: u64 = 0b0100;
 const LOSS: u64 = 0b0010;
+const EXIT: u64 = 0b0010;
 const PENDING: u64 = 0b0001;
 const COUNTER: u64 = 0b0111;
 const NIBBLE: u64 = 0b1111;
@@ -79,7 +82,7 @@ pub fn solve_layer(
     seeds: usize,
     lower: &dyn LowerLayers,
     progress: Progress,
-) -> std::io::Result<BigArray<i8>> {
+) -> std::io::Result<SolvedLayer> {
     let mut layer = Layer::new(rules, seeds)?;
     layer.set_up(lower, progress);
     for t in (1..=seeds as i8).rev() {
@@ -237,30 +240,35 @@ impl Layer {
         });
     }
 
-    /// Writes the values of the positions resolved while propagating the
-    /// previous threshold (`t + 1`), then resolves the positions that are won
-    /// or lost at `t` by their own exits: a capture worth `t`, or nothing left
-    /// but exits worth `−t`. (An unresolved position's best exit is at most
-    /// `t`, and if it is at most `−t` with no move left, exactly `−t`.)
+    /// Settles the positions resolved at threshold `t + 1` (see [`settle`]),
+    /// then resolves the positions that are won or lost at `t` by their own
+    /// exits: a capture worth `t`, or nothing left but exits worth `−t`. (An
+    /// unresolved position's best exit is at most `t`, and if it is at most
+    /// `−t` with no move left, exactly `−t`.)
     fn scan_threshold(&mut self, t: i8) {
         self.chunks_mut().for_each(|(_, values, states)| {
             for (values, word) in values.chunks_mut(PER_WORD).zip(states) {
                 let word = word.get_mut();
-                let mut exits = 0u16;
+                // Only values ±t (exits to seed) and ±(t+1) (resolved at
+                // t + 1) matter here; most groups hold neither.
+                let mut candidates = 0u16;
                 for (slot, &v) in values.iter().enumerate() {
-                    exits |= u16::from(v == t || v == -t) << slot;
+                    let hit = v == t || v == -t || v == t + 1 || v == -(t + 1);
+                    candidates |= u16::from(hit) << slot;
                 }
                 let fresh = *word & (*word >> 1) & (LOW_BITS << 2);
-                if exits == 0 && fresh == 0 {
+                if candidates == 0 && fresh == 0 {
                     continue;
                 }
                 for (slot, value) in values.iter_mut().enumerate() {
                     let shift = 4 * slot;
                     let state = (*word >> shift) & NIBBLE;
-                    let new = if state & (RESOLVED | FRESH) == RESOLVED | FRESH {
-                        *value = if state & LOSS != 0 { -(t + 1) } else { t + 1 };
-                        state & !FRESH
-                    } else if state & RESOLVED != 0 || exits & (1 << slot) == 0 {
+                    let new = if state & RESOLVED != 0 {
+                        match settle(state, value, t + 1) {
+                            Some(new) => new,
+                            None => continue,
+                        }
+                    } else if candidates & (1 << slot) == 0 {
                         continue;
                     } else {
                         match threshold::seed(*value, state & COUNTER != 0, t) {
@@ -403,25 +411,89 @@ impl Layer {
         updated.is_ok() && lost
     }
 
-    /// Writes the values resolved at threshold 1; unresolved positions are
-    /// draws. Returns the finished values.
-    fn finish(mut self, progress: Progress) -> BigArray<i8> {
+    /// Settles the positions resolved at threshold 1; unresolved positions
+    /// are draws (decided by their exits if their best exit is worth 0).
+    fn finish(mut self, progress: Progress) -> SolvedLayer {
         self.chunks_mut().for_each(|(_, values, states)| {
             let mut draws = 0;
             for (values, word) in values.chunks_mut(PER_WORD).zip(states) {
-                let word = *word.get_mut();
+                let word = word.get_mut();
                 for (slot, value) in values.iter_mut().enumerate() {
-                    let state = (word >> (4 * slot)) & NIBBLE;
-                    if state & RESOLVED == 0 {
-                        *value = 0;
+                    let shift = 4 * slot;
+                    let state = (*word >> shift) & NIBBLE;
+                    let new = if state & RESOLVED != 0 {
+                        settle(state, value, 1).unwrap_or(state)
+                    } else {
                         draws += 1;
-                    } else if state & FRESH != 0 {
-                        *value = if state & LOSS != 0 { -1 } else { 1 };
-                    }
+                        let exit = *value == 0;
+                        *value = 0;
+                        RESOLVED | if exit { EXIT } else { 0 }
+                    };
+                    *word = (*word & !(NIBBLE << shift)) | (new << shift);
                 }
             }
             progress(draws);
         });
+        SolvedLayer {
+            values: self.values,
+            states: self.states,
+        }
+    }
+}
+
+/// A resolved position at the scan after its threshold `t`, its parents told:
+/// a `FRESH` one gets its value (±t) written, and either kind learns whether
+/// its value is that of its best exit (kept in `EXIT`). Returns the new state,
+/// or `None` if there is nothing to do.
+#[inline]
+fn settle(state: u64, value: &mut i8, t: i8) -> Option<u64> {
+    debug_assert!(state & RESOLVED != 0 && state & PENDING == 0);
+    if state & FRESH != 0 {
+        // The value byte still holds the best exit.
+        let v = if state & LOSS != 0 { -t } else { t };
+        let exit = *value == v;
+        *value = v;
+        Some(RESOLVED | if exit { EXIT } else { 0 })
+    } else if *value == t || *value == -t {
+        // Resolved by its exits when this threshold was scanned (later
+        // thresholds never meet this value again).
+        Some(RESOLVED | EXIT)
+    } else {
+        None
+    }
+}
+
+/// A solved layer: the values, and which positions are decided by their exits.
+pub struct SolvedLayer {
+    values: BigArray<i8>,
+    /// Final states: `RESOLVED`, plus `EXIT` for a position whose value is
+    /// that of its best exit.
+    states: BigArray<AtomicU64>,
+}
+
+impl SolvedLayer {
+    /// The value of every position, in rank order.
+    pub fn values(&self) -> &[i8] {
+        &self.values
+    }
+
+    /// Replaces the value of every position whose value is that of its best
+    /// exit (capture, or end of the game) with `mark`, and returns the values.
+    pub fn mark_exit_decided(mut self, mark: i8) -> BigArray<i8> {
+        let states = &self.states;
+        self.values
+            .par_chunks_mut(CHUNK)
+            .enumerate()
+            .for_each(|(c, values)| {
+                for (i, value) in values.iter_mut().enumerate() {
+                    let rank = c * CHUNK + i;
+                    let state =
+                        states[rank / PER_WORD].load(Ordering::Relaxed) >> (4 * (rank % PER_WORD));
+                    if state & EXIT != 0 {
+                        *value = mark;
+                    }
+                }
+            });
         self.values
     }
 }

@@ -26,12 +26,21 @@ pub const MAX_BLOCK_SIZE: u32 = 1 << 24;
 pub enum ValueEncoding {
     /// A score game value in `[-n, n]` for the mover, one `i8` per position.
     Score = 1,
+    /// As `Score`, except that [`CAPTURE_DECIDES`] stands for "the value is
+    /// that of the position's best capture": the reader recomputes it from
+    /// the lower layers. A long run of such positions compresses far better
+    /// than their values.
+    ScoreOrCapture = 2,
 }
+
+/// The stored value of a `ScoreOrCapture` position decided by its captures.
+pub const CAPTURE_DECIDES: i8 = i8::MIN;
 
 impl ValueEncoding {
     fn from_id(id: u8) -> Option<Self> {
         match id {
             1 => Some(ValueEncoding::Score),
+            2 => Some(ValueEncoding::ScoreOrCapture),
             _ => None,
         }
     }
@@ -39,6 +48,7 @@ impl ValueEncoding {
     pub fn name(self) -> &'static str {
         match self {
             ValueEncoding::Score => "score",
+            ValueEncoding::ScoreOrCapture => "score-or-capture",
         }
     }
 }

@@ -21,7 +21,7 @@
 //! | 52 | 4 | `seeds` `u32`: the layer |
 //! | 56 | 4 | `board_width` `u32`: pits per row |
 //! | 60 | 4 | `payload_crc` `u32`: CRC-32 of bytes `header_len .. file_len` |
-//! | 64 | 1 | value encoding: 1 = score (`i8`, the mover's result) |
+//! | 64 | 1 | value encoding: 1 = score (`i8`, the mover's result); 2 = score, with −128 standing for "the best capture decides" (recomputed by the reader from lower layers) |
 //! | 65 | 1 | value transform: 0 = none (values stored as they are); other ids are reserved for reversible transforms such as predictors |
 //! | 66 | 2 | `g` `u16`: length of the game name |
 //! | 68 | 2 | `r` `u16`: length of the ruleset name |
@@ -61,6 +61,6 @@ mod reader;
 mod writer;
 
 pub use error::TableError;
-pub use header::{MAGIC, TableMeta, VERSION, ValueEncoding};
+pub use header::{CAPTURE_DECIDES, MAGIC, TableMeta, VERSION, ValueEncoding};
 pub use reader::{DEFAULT_CACHE_BLOCKS, Table};
 pub use writer::{DEFAULT_BLOCK_SIZE, DEFAULT_LEVEL, PendingTable, TableWriter, write_table};

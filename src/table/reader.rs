@@ -80,6 +80,11 @@ impl Table {
         self.len() == 0
     }
 
+    /// Bytes of the file.
+    pub fn file_len(&self) -> u64 {
+        self.map.len() as u64
+    }
+
     /// Positions per block (the last block may hold fewer).
     pub fn block_size(&self) -> u32 {
         self.header.block_size
@@ -144,6 +149,15 @@ impl Table {
     /// Checks the whole file: the payload checksum, that the index tiles the
     /// data exactly, and every block's checksum (blocks in parallel).
     pub fn verify(&self) -> Result<(), TableError> {
+        self.verify_layout()?;
+        (0..self.header.block_count)
+            .into_par_iter()
+            .try_for_each(|b| self.decode_bytes(b).map(drop))
+    }
+
+    /// [`Table::verify`] without decoding the blocks: for a caller that
+    /// decodes them anyway (each decoded block's checksum is checked).
+    pub fn verify_layout(&self) -> Result<(), TableError> {
         let h = &self.header;
         let payload = &self.map[h.header_len as usize..];
         if crc32fast::hash(payload) != h.payload_crc {
@@ -167,9 +181,7 @@ impl Table {
                 reason: format!("data ends at {next}, index starts at {}", h.index_offset),
             });
         }
-        (0..h.block_count)
-            .into_par_iter()
-            .try_for_each(|b| self.decode_bytes(b).map(drop))
+        Ok(())
     }
 
     /// Fails unless the table was built for `expected`.

@@ -164,8 +164,9 @@ pub fn build(
         let report = LayerReport {
             seeds: counters,
             positions,
-            outcomes: outcomes(&values),
+            outcomes: Some(outcomes(&values)),
             seconds,
+            bytes: store::file_bytes(&path)?,
         };
         observer.layer_finished(&report);
         reports.push(report);

@@ -316,8 +316,9 @@ pub fn build(
         layer: LayerReport {
             seeds: config.seeds,
             positions,
-            outcomes: stats.outcomes,
+            outcomes: Some(stats.outcomes),
             seconds,
+            bytes: store::file_bytes(&path)?,
         },
         longest_win: stats.longest_win,
     };

@@ -134,6 +134,16 @@ fn write_wide(path: &Path, descriptor: &str, values: &[i16]) -> Result<(), Store
     })
 }
 
+/// Bytes of a table file on disk.
+pub fn file_bytes(path: &Path) -> Result<u64, StoreError> {
+    std::fs::metadata(path)
+        .map(|m| m.len())
+        .map_err(|source| StoreError::Io {
+            path: path.to_path_buf(),
+            source,
+        })
+}
+
 /// A table opened for reading.
 pub enum Stored {
     Compressed(table::Table),

@@ -1,0 +1,83 @@
+//! `mancala-tb info`: one line per table file of a tablebase folder.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use crate::table::Table;
+
+#[derive(Debug, Args)]
+pub struct InfoArgs {
+    /// Tablebase folder
+    #[arg(long, default_value = "tablebases")]
+    dir: PathBuf,
+}
+
+pub fn run(args: InfoArgs) -> anyhow::Result<()> {
+    let mut files: Vec<PathBuf> = Vec::new();
+    let entries = std::fs::read_dir(&args.dir).map_err(|e| {
+        anyhow::anyhow!(
+            "cannot read the tablebase folder {}: {e}",
+            args.dir.display()
+        )
+    })?;
+    for sub in entries.flatten() {
+        if let Ok(inner) = std::fs::read_dir(sub.path()) {
+            files.extend(
+                inner
+                    .flatten()
+                    .map(|e| e.path())
+                    .filter(|p| p.extension().is_some_and(|x| x == "mtb")),
+            );
+        }
+    }
+    files.sort_by_key(|p| {
+        let seeds = p
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .and_then(|s| s.rsplit('.').next())
+            .and_then(|s| s.parse::<u32>().ok());
+        (p.parent().map(PathBuf::from), seeds)
+    });
+    if files.is_empty() {
+        anyhow::bail!("no tables (*.mtb) in {}", args.dir.display());
+    }
+    println!(
+        "{:<6} {:<8} {:>5} {:>13} {:>12} {:>9} {:<16} checksums",
+        "game", "rules", "seeds", "positions", "bytes", "bits/pos", "encoding"
+    );
+    let mut damaged = 0;
+    for path in &files {
+        match Table::open(path) {
+            Ok(table) => {
+                let m = table.meta();
+                let status = match table.verify() {
+                    Ok(()) => "ok".to_string(),
+                    Err(e) => {
+                        damaged += 1;
+                        format!("DAMAGED: {e}")
+                    }
+                };
+                println!(
+                    "{:<6} {:<8} {:>5} {:>13} {:>12} {:>9.3} {:<16} {status}",
+                    m.game,
+                    m.ruleset,
+                    m.seeds,
+                    table.len(),
+                    table.file_len(),
+                    8.0 * table.file_len() as f64 / table.len().max(1) as f64,
+                    m.encoding.name(),
+                );
+            }
+            Err(e) => {
+                damaged += 1;
+                println!("{}: DAMAGED: {e}", path.display());
+            }
+        }
+    }
+    anyhow::ensure!(
+        damaged == 0,
+        "{damaged} damaged table(s); delete them and rebuild"
+    );
+    Ok(())
+}

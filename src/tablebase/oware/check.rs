@@ -1,0 +1,180 @@
+//! Whole-layer work on built tables: decoding, checking every value against
+//! its children, and the published `scores.N` format.
+
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+
+use super::{
+    CHUNK, LayerValues, Layers, TablebaseError, open_table, restore_capture_decided, ruleset_dir,
+    table_meta, table_path,
+};
+use crate::games::oware::{self, Board, Ruleset};
+use crate::index::oware as index;
+use crate::solve::oware::LowerLayers;
+use crate::table::raw::{self, RawLayer};
+use crate::table::{TableWriter, ValueEncoding};
+
+/// Decodes layers `0..=max_seeds` into memory (each needs the ones below
+/// it), calling `each` as each is ready. Errors name a missing layer.
+pub fn decode_layers(
+    dir: &Path,
+    rules: Ruleset,
+    max_seeds: usize,
+    mut each: impl FnMut(usize, &Layers) -> Result<(), TablebaseError>,
+) -> Result<Layers, TablebaseError> {
+    let folder = ruleset_dir(dir, rules);
+    let mut layers = Layers::default();
+    for seeds in 0..=max_seeds {
+        let table =
+            open_table(&folder, rules, seeds)?.ok_or_else(|| TablebaseError::MissingLayer {
+                rules,
+                seeds,
+                path: table_path(&folder, seeds),
+                dir: dir.to_path_buf(),
+            })?;
+        let mut values = table.decode_all()?;
+        if table.meta().encoding == ValueEncoding::ScoreOrCapture {
+            restore_capture_decided(rules, seeds, &mut values, &layers);
+        }
+        layers.0.push(LayerValues::Owned(values));
+        each(seeds, &layers)?;
+    }
+    Ok(layers)
+}
+
+/// Checks layers `0..=max_seeds`: every table's header and checksums, then
+/// every position's value against its children (the best over its moves of
+/// captured − child value). `against`: a folder of published `scores.N`
+/// files that must hold the same values. `progress(seeds, positions)` is
+/// called after each layer.
+pub fn verify(
+    dir: &Path,
+    rules: Ruleset,
+    max_seeds: usize,
+    against: Option<&Path>,
+    progress: &(dyn Fn(usize, u64) + Sync),
+) -> Result<(), TablebaseError> {
+    let folder = ruleset_dir(dir, rules);
+    decode_layers(dir, rules, max_seeds, |seeds, layers| {
+        if let Some(table) = open_table(&folder, rules, seeds)? {
+            // Decoding the layer checked every block's checksum.
+            table.verify_layout()?;
+        }
+        check_layer(rules, seeds, layers).map_err(|(rank, board, stored, expected)| {
+            TablebaseError::Inconsistent {
+                path: table_path(&folder, seeds),
+                rank,
+                board,
+                stored,
+                expected,
+            }
+        })?;
+        if let Some(other_dir) = against {
+            compare_with_published(&folder, seeds, &layers.0[seeds], other_dir)?;
+        }
+        progress(seeds, index::layer_size(seeds));
+        Ok(())
+    })?;
+    Ok(())
+}
+
+/// The first position (in rank order) of the top layer whose value is not the
+/// best over its moves: (rank, board, stored, expected).
+fn check_layer(rules: Ruleset, seeds: usize, layers: &Layers) -> Result<(), (u64, Board, i8, i8)> {
+    let values = &layers.0[seeds];
+    let first_bad = values
+        .par_chunks(CHUNK)
+        .enumerate()
+        .find_map_first(|(c, chunk)| {
+            let start = (c * CHUNK) as u64;
+            let mut board = index::unrank(seeds, start);
+            // Children of 16 positions are looked up together, so that the
+            // cache misses overlap.
+            let mut children = Vec::with_capacity(16 * oware::SIDE);
+            for (group, stored) in chunk.chunks(16).enumerate() {
+                let mut boards = [[0u8; oware::PITS]; 16];
+                let mut best = [i8::MIN; 16];
+                for (slot, b) in boards.iter_mut().take(stored.len()).enumerate() {
+                    *b = board;
+                    let moves = oware::legal_moves(rules, &board);
+                    if moves.is_empty() {
+                        best[slot] = oware::no_move_value(rules, &board);
+                    }
+                    for m in moves.iter() {
+                        let rest = seeds - m.captured as usize;
+                        let rank = index::rank_indexed(&m.child, rest);
+                        layers.prefetch(rest, rank);
+                        children.push((slot, m.captured as i8, rest, rank));
+                    }
+                    index::next_indexed(&mut board);
+                }
+                for (slot, captured, rest, rank) in children.drain(..) {
+                    best[slot] = best[slot].max(captured - layers.value(rest, rank));
+                }
+                if let Some(slot) = (0..stored.len()).find(|&s| stored[s] != best[s]) {
+                    let rank = start + (group * 16 + slot) as u64;
+                    return Some((rank, boards[slot], stored[slot], best[slot]));
+                }
+            }
+            None
+        });
+    first_bad.map_or(Ok(()), Err)
+}
+
+fn compare_with_published(
+    folder: &Path,
+    seeds: usize,
+    ours: &[i8],
+    other_dir: &Path,
+) -> Result<(), TablebaseError> {
+    let other = raw::layer_path(other_dir, seeds);
+    let theirs = RawLayer::open(&other, ours.len() as u64)?;
+    let first = ours
+        .par_iter()
+        .zip(theirs.values().par_iter())
+        .position_first(|(a, b)| a != b);
+    match first {
+        None => Ok(()),
+        Some(rank) => Err(TablebaseError::Differs {
+            path: table_path(folder, seeds),
+            other,
+            rank: rank as u64,
+            board: index::unrank(seeds, rank as u64),
+            ours: ours[rank],
+            theirs: theirs.values()[rank],
+        }),
+    }
+}
+
+/// Writes layer `seeds` in the published format (one signed byte per
+/// position in rank order, no header) to `out`.
+pub fn export(dir: &Path, rules: Ruleset, seeds: usize, out: &Path) -> Result<(), TablebaseError> {
+    let layers = decode_layers(dir, rules, seeds, |_, _| Ok(()))?;
+    raw::write_layer(out, &layers.0[seeds])?;
+    Ok(())
+}
+
+/// Reads a published `scores.N` file (checking its size) into a compressed
+/// table of layer `seeds`; returns the table's path.
+pub fn import(
+    dir: &Path,
+    rules: Ruleset,
+    seeds: usize,
+    file: &Path,
+) -> Result<PathBuf, TablebaseError> {
+    let layer = RawLayer::open(file, index::layer_size(seeds))?;
+    let folder = ruleset_dir(dir, rules);
+    std::fs::create_dir_all(&folder).map_err(|source| TablebaseError::CreateDir {
+        path: folder.clone(),
+        source,
+    })?;
+    let path = table_path(&folder, seeds);
+    if path.exists() {
+        return Err(TablebaseError::Exists { path });
+    }
+    // Stored as they are: the capture marks would need the lower layers.
+    TableWriter::new(table_meta(rules, seeds, ValueEncoding::Score))
+        .write(&path, layer.values())?;
+    Ok(path)
+}

@@ -1,0 +1,262 @@
+//! Oware tablebases on disk: building a folder of layers, probing it,
+//! checking it, and the published `scores.N` format.
+//!
+//! A tablebase folder holds one sub-folder per ruleset (`oware-awari`,
+//! `oware-abapa`) with one compressed table per layer, `scores.N.mtb`. A
+//! position whose value is that of its best capture (or of the end of the
+//! game) is stored as [`CAPTURE_DECIDES`] and recomputed from the lower layers
+//! when read: about a third of all positions, and long runs of one symbol
+//! compress far better than their values.
+
+mod build;
+mod check;
+mod probe;
+
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+
+pub use build::{BuildObserver, LayerReport, Quiet, build};
+pub use check::{decode_layers, export, import, verify};
+pub use probe::{MoveValue, OwareTablebase, PvEnd, PvStep};
+
+use crate::games::oware::{self, Board, MAX_SEEDS, Ruleset};
+use crate::index::oware as index;
+use crate::solve::oware::{self as engine, LowerLayers};
+use crate::table::raw::{RawError, RawLayer};
+use crate::table::{CAPTURE_DECIDES, TableError, TableMeta, ValueEncoding};
+
+/// The folder of one ruleset's layers inside a tablebase folder.
+pub fn ruleset_dir(dir: &Path, rules: Ruleset) -> PathBuf {
+    dir.join(format!("oware-{}", rules.name()))
+}
+
+/// The compressed table of a layer inside a ruleset folder.
+pub fn table_path(folder: &Path, seeds: usize) -> PathBuf {
+    folder.join(format!("scores.{seeds}.mtb"))
+}
+
+/// The header fields of a layer's table.
+fn table_meta(rules: Ruleset, seeds: usize, encoding: ValueEncoding) -> TableMeta {
+    TableMeta {
+        game: "oware".into(),
+        ruleset: rules.name().into(),
+        options: String::new(),
+        seeds: seeds as u32,
+        board_width: oware::SIDE as u32,
+        encoding,
+    }
+}
+
+/// Errors of building, probing and checking, with the file or command that
+/// helps.
+#[derive(Debug, thiserror::Error)]
+pub enum TablebaseError {
+    #[error(
+        "layer {seeds} of the {rules} tables is missing ({path} not found); build it with \
+         `mancala-tb build oware --rules {rules} --max-seeds {seeds} --dir {dir}`"
+    )]
+    MissingLayer {
+        rules: Ruleset,
+        seeds: usize,
+        path: PathBuf,
+        dir: PathBuf,
+    },
+    #[error(transparent)]
+    Raw(#[from] RawError),
+    // Not a `source`: the message already says it, with the remedy.
+    #[error("{0} (delete the file and rebuild the layer with `mancala-tb build oware`)")]
+    Table(TableError),
+    #[error("{path}: holds {found}, expected {expected}")]
+    WrongTable {
+        path: PathBuf,
+        found: String,
+        expected: String,
+    },
+    #[error("cannot create the tablebase folder {path}")]
+    CreateDir {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path}: rank {rank} {board:?} holds {stored} but its moves give {expected}")]
+    Inconsistent {
+        path: PathBuf,
+        rank: u64,
+        board: Board,
+        stored: i8,
+        expected: i8,
+    },
+    #[error("{path}: rank {rank} {board:?} is marked as decided by its captures but has none")]
+    NoCapture {
+        path: PathBuf,
+        rank: u64,
+        board: Board,
+    },
+    #[error(
+        "{path}: differs from {other} first at rank {rank} {board:?}: {ours} here, {theirs} there"
+    )]
+    Differs {
+        path: PathBuf,
+        other: PathBuf,
+        rank: u64,
+        board: Board,
+        ours: i8,
+        theirs: i8,
+    },
+    #[error("{path} already exists; delete it first to replace it")]
+    Exists { path: PathBuf },
+    #[error("cannot get {bytes} bytes of memory for layer {seeds}")]
+    Memory {
+        seeds: usize,
+        bytes: u64,
+        source: std::io::Error,
+    },
+    #[error("Oware has {MAX_SEEDS} seeds; layers above that do not exist (asked for {0})")]
+    TooManySeeds(usize),
+}
+
+impl From<TableError> for TablebaseError {
+    fn from(e: TableError) -> Self {
+        TablebaseError::Table(e)
+    }
+}
+
+/// Opens a layer's table and checks that it is the one asked for.
+fn open_table(
+    folder: &Path,
+    rules: Ruleset,
+    seeds: usize,
+) -> Result<Option<crate::table::Table>, TablebaseError> {
+    let path = table_path(folder, seeds);
+    let table = match crate::table::Table::open(&path) {
+        Ok(table) => table,
+        Err(TableError::NotFound { .. }) => return Ok(None),
+        Err(e) => return Err(e.into()),
+    };
+    let meta = table.meta();
+    let expected = table_meta(rules, seeds, meta.encoding);
+    if *meta != expected || table.len() != index::layer_size(seeds) {
+        return Err(TablebaseError::WrongTable {
+            path,
+            found: format!(
+                "{} {} layer {} ({} positions)",
+                meta.game,
+                meta.ruleset,
+                meta.seeds,
+                table.len()
+            ),
+            expected: format!(
+                "oware {rules} layer {seeds} ({} positions)",
+                index::layer_size(seeds)
+            ),
+        });
+    }
+    Ok(Some(table))
+}
+
+/// The values of a whole layer: a memory-mapped raw file or decoded tables.
+pub enum LayerValues {
+    Mapped(RawLayer),
+    Owned(Vec<i8>),
+}
+
+impl std::ops::Deref for LayerValues {
+    type Target = [i8];
+    fn deref(&self) -> &[i8] {
+        match self {
+            LayerValues::Mapped(layer) => layer.values(),
+            LayerValues::Owned(values) => values,
+        }
+    }
+}
+
+/// Finished layers `0..len`, indexed by seeds.
+#[derive(Default)]
+pub struct Layers(pub Vec<LayerValues>);
+
+impl LowerLayers for Layers {
+    #[inline]
+    fn value(&self, seeds: usize, rank: u64) -> i8 {
+        self.0[seeds][rank as usize]
+    }
+
+    #[inline]
+    fn prefetch(&self, seeds: usize, rank: u64) {
+        engine::prefetch(&self.0[seeds][rank as usize]);
+    }
+}
+
+/// The best a position's captures offer, or the end-of-game value if it has
+/// no move; `None` if all its moves stay in the layer.
+fn exit_value(
+    rules: Ruleset,
+    board: &Board,
+    mut child_value: impl FnMut(usize, u64) -> i8,
+) -> Option<i8> {
+    let moves = oware::legal_moves(rules, board);
+    if moves.is_empty() {
+        return Some(oware::no_move_value(rules, board));
+    }
+    let seeds = oware::seeds(board);
+    moves
+        .iter()
+        .filter(|m| m.captured > 0)
+        .map(|m| {
+            let rest = seeds - m.captured as usize;
+            m.captured as i8 - child_value(rest, index::rank_indexed(&m.child, rest))
+        })
+        .max()
+}
+
+const CHUNK: usize = 1 << 14;
+
+/// Puts back, in place, the value of every position marked
+/// [`CAPTURE_DECIDES`]: that of its best capture (or of the end of the game).
+fn restore_capture_decided(rules: Ruleset, seeds: usize, values: &mut [i8], lower: &Layers) {
+    values
+        .par_chunks_mut(CHUNK)
+        .enumerate()
+        .for_each(|(c, chunk)| {
+            let mut board = index::unrank(seeds, (c * CHUNK) as u64);
+            for value in chunk {
+                if *value == CAPTURE_DECIDES {
+                    // A damaged table could mark a position without exits; the
+                    // mark then stays, and `verify` reports it.
+                    let exit = exit_value(rules, &board, |n, rank| lower.value(n, rank));
+                    *value = exit.unwrap_or(CAPTURE_DECIDES);
+                }
+                index::next_indexed(&mut board);
+            }
+        });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The builder marks exactly the positions whose value is that of their
+    /// best exit, as recomputed from the lower layers.
+    #[test]
+    fn built_tables_mark_exactly_the_positions_decided_by_their_exits() {
+        for rules in Ruleset::ALL {
+            let mut lower = Layers::default();
+            for seeds in 0..=9 {
+                let solved = engine::solve_layer(rules, seeds, &lower, &|_| {}).unwrap();
+                let values = solved.values().to_vec();
+                let marked = solved.mark_exit_decided(CAPTURE_DECIDES);
+                let mut board = index::unrank(seeds, 0);
+                for (rank, (&value, &stored)) in values.iter().zip(marked.iter()).enumerate() {
+                    let exit = exit_value(rules, &board, |n, r| lower.value(n, r));
+                    let decided = exit == Some(value);
+                    assert_eq!(
+                        stored == CAPTURE_DECIDES,
+                        decided,
+                        "{rules} {seeds} rank {rank} {board:?}"
+                    );
+                    index::next_indexed(&mut board);
+                }
+                lower.0.push(LayerValues::Owned(values));
+            }
+        }
+    }
+}

@@ -1,0 +1,189 @@
+//! Probing a tablebase folder: values, move values, principal variations.
+
+use std::path::{Path, PathBuf};
+
+use super::{TablebaseError, exit_value, open_table, ruleset_dir, table_path};
+use crate::games::oware::{self, Board, MAX_SEEDS, Ruleset};
+use crate::index::oware as index;
+use crate::table::{CAPTURE_DECIDES, Table, ValueEncoding};
+
+/// One legal move and its perfect-play value for the mover.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MoveValue {
+    pub pit: u8,
+    pub captured: u8,
+    pub child: Board,
+    /// `captured − value(child)`.
+    pub value: i8,
+}
+
+/// One move of a principal variation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PvStep {
+    pub pit: u8,
+    pub captured: u8,
+    /// The value of the move for the player making it (the value of the
+    /// position it is played from).
+    pub value: i8,
+    /// The position after the move, seen from the new mover.
+    pub board: Board,
+}
+
+/// Why a principal variation stops.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PvEnd {
+    /// The last position has no legal move.
+    GameOver,
+    /// The last position occurred before: best play goes round for ever.
+    Repetition,
+    /// The length limit was reached.
+    Limit,
+}
+
+/// A tablebase folder opened for probing one ruleset. Safe to share between
+/// threads; each table keeps a small cache of decoded blocks.
+pub struct OwareTablebase {
+    dir: PathBuf,
+    rules: Ruleset,
+    /// Layers by seeds; `None` where the file is missing.
+    layers: Vec<Option<Table>>,
+}
+
+impl OwareTablebase {
+    /// Opens the layers of `rules` found under the tablebase folder `dir`.
+    pub fn open(dir: &Path, rules: Ruleset) -> Result<OwareTablebase, TablebaseError> {
+        let folder = ruleset_dir(dir, rules);
+        let layers = (0..=MAX_SEEDS)
+            .map(|seeds| open_table(&folder, rules, seeds))
+            .collect::<Result<_, _>>()?;
+        Ok(OwareTablebase {
+            dir: dir.to_path_buf(),
+            rules,
+            layers,
+        })
+    }
+
+    pub fn rules(&self) -> Ruleset {
+        self.rules
+    }
+
+    /// The seed counts whose layers are present.
+    pub fn built_layers(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..=MAX_SEEDS).filter(|&s| self.layers[s].is_some())
+    }
+
+    /// The table of the layer with `seeds` seeds, or an error naming the
+    /// file and the command that builds it.
+    pub fn layer(&self, seeds: usize) -> Result<&Table, TablebaseError> {
+        if seeds > MAX_SEEDS {
+            return Err(TablebaseError::TooManySeeds(seeds));
+        }
+        self.layers[seeds]
+            .as_ref()
+            .ok_or_else(|| TablebaseError::MissingLayer {
+                rules: self.rules,
+                seeds,
+                path: table_path(&ruleset_dir(&self.dir, self.rules), seeds),
+                dir: self.dir.clone(),
+            })
+    }
+
+    /// The perfect-play value of any position for the side to move.
+    pub fn value(&self, board: &Board) -> Result<i8, TablebaseError> {
+        let seeds = oware::seeds(board);
+        match index::rank(board) {
+            Some(rank) => self.indexed_value(seeds, rank),
+            None => self.best_move_value(board),
+        }
+    }
+
+    /// The value of the indexed position of rank `rank` in layer `seeds`.
+    fn indexed_value(&self, seeds: usize, rank: u64) -> Result<i8, TablebaseError> {
+        let table = self.layer(seeds)?;
+        let stored = table.get(rank)?;
+        if stored != CAPTURE_DECIDES || table.meta().encoding != ValueEncoding::ScoreOrCapture {
+            return Ok(stored);
+        }
+        // The best capture decides: look it up in the lower layers.
+        let board = index::unrank(seeds, rank);
+        let mut failure = None;
+        let exit = exit_value(self.rules, &board, |n, r| {
+            self.indexed_value(n, r).unwrap_or_else(|e| {
+                failure.get_or_insert(e);
+                0
+            })
+        });
+        match (failure, exit) {
+            (Some(e), _) => Err(e),
+            (None, Some(value)) => Ok(value),
+            (None, None) => Err(TablebaseError::NoCapture {
+                path: table_path(&ruleset_dir(&self.dir, self.rules), seeds),
+                rank,
+                board,
+            }),
+        }
+    }
+
+    /// Every legal move with its value, in pit order (empty when the game is
+    /// over).
+    pub fn move_values(&self, board: &Board) -> Result<Vec<MoveValue>, TablebaseError> {
+        let seeds = oware::seeds(board);
+        oware::legal_moves(self.rules, board)
+            .iter()
+            .map(|mv| {
+                let rest = seeds - mv.captured as usize;
+                // Children are always indexed: the origin pit is empty.
+                let rank = index::rank_indexed(&mv.child, rest);
+                Ok(MoveValue {
+                    pit: mv.pit,
+                    captured: mv.captured,
+                    child: mv.child,
+                    value: mv.captured as i8 - self.indexed_value(rest, rank)?,
+                })
+            })
+            .collect()
+    }
+
+    /// The line of best play from `board`: at each step a best move (among
+    /// equals the one capturing most, then the lowest pit), until the game
+    /// ends, a position repeats or `limit` moves are made.
+    pub fn principal_variation(
+        &self,
+        board: &Board,
+        limit: usize,
+    ) -> Result<(Vec<PvStep>, PvEnd), TablebaseError> {
+        let mut line = Vec::new();
+        let mut seen = std::collections::HashSet::from([*board]);
+        let mut board = *board;
+        while line.len() < limit {
+            let moves = self.move_values(&board)?;
+            let Some(best) = moves
+                .iter()
+                .max_by_key(|m| (m.value, m.captured, std::cmp::Reverse(m.pit)))
+            else {
+                return Ok((line, PvEnd::GameOver));
+            };
+            line.push(PvStep {
+                pit: best.pit,
+                captured: best.captured,
+                value: best.value,
+                board: best.child,
+            });
+            board = best.child;
+            if !seen.insert(board) {
+                return Ok((line, PvEnd::Repetition));
+            }
+        }
+        Ok((line, PvEnd::Limit))
+    }
+
+    /// The value a position gets from its children (or the end of the game).
+    pub fn best_move_value(&self, board: &Board) -> Result<i8, TablebaseError> {
+        Ok(self
+            .move_values(board)?
+            .iter()
+            .map(|m| m.value)
+            .max()
+            .unwrap_or_else(|| oware::no_move_value(self.rules, board)))
+    }
+}
