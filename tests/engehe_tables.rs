@@ -19,6 +19,7 @@ fn cross_check(width: usize, max: usize, endless: Endless) {
     };
     let reports = tb::build(dir.path(), config, max, &Quiet).unwrap();
     let tables = EngeheTablebase::open(dir.path(), config).unwrap();
+    tables.check_layers(max, &|_| {}).unwrap();
     let expected = naive_engehe::solve(width, max, endless == Endless::Illegal);
     for (n, layer) in expected.iter().enumerate() {
         assert_eq!(reports[n].positions, layer.len() as u64);
@@ -37,7 +38,6 @@ fn cross_check(width: usize, max: usize, endless: Endless) {
             reports[n].outcomes.unwrap().wins + reports[n].outcomes.unwrap().losses,
             decided as u64
         );
-        tables.check_layer(n).unwrap();
     }
 }
 
@@ -148,4 +148,32 @@ fn command_line_builds_queries_and_reports_bad_input() {
         "{err}"
     );
     assert_eq!(err.lines().count(), 1, "{err}");
+}
+
+#[test]
+fn the_consistency_check_finds_a_wrong_value() {
+    use mancala_tb::tablebase::store::{self, Meta, Values};
+    let dir = tempfile::tempdir().unwrap();
+    let config = Config {
+        width: 2,
+        rules: Rules::default(),
+    };
+    tb::build(dir.path(), config, 5, &Quiet).unwrap();
+    let tables = EngeheTablebase::open(dir.path(), config).unwrap();
+    let mut values = tables.layer_values(5).unwrap();
+    values[17] = values[17].wrapping_add(1);
+    let meta = Meta {
+        game: "engehe",
+        ruleset: "endless=void".into(),
+        options: String::new(),
+        seeds: 5,
+        board_width: 2,
+        wide: false,
+    };
+    let path = config.folder(dir.path()).join("counters.5.mtb");
+    store::write(&path, &meta, Values::I8(&values)).unwrap();
+    let tables = EngeheTablebase::open(dir.path(), config).unwrap();
+    tables.check_layers(4, &|_| {}).unwrap();
+    let err = tables.check_layers(5, &|_| {}).unwrap_err().to_string();
+    assert!(err.contains("counters.5.mtb: rank 17"), "{err}");
 }

@@ -337,3 +337,41 @@ fn command_line_builds_queries_and_reports_bad_input() {
     );
     assert_eq!(err.lines().count(), 1, "{err}");
 }
+
+#[test]
+fn the_consistency_check_finds_a_wrong_value() {
+    use mancala_tb::tablebase::store::{self, Meta, Values};
+    let dir = tempfile::tempdir().unwrap();
+    let config = Config {
+        width: 2,
+        seeds: 6,
+        rules: Rules::default(),
+        objective: Objective::Points,
+    };
+    tb::build(dir.path(), config, &Quiet).unwrap();
+    let path = config.path(dir.path());
+    let meta = Meta {
+        game: "omweso",
+        ruleset: Rules::default().to_string(),
+        options: "objective=points".into(),
+        seeds: 6,
+        board_width: 2,
+        wide: false,
+    };
+    OmwesoTablebase::open(dir.path(), config)
+        .unwrap()
+        .check_consistency()
+        .unwrap();
+    let mut stored: Vec<i8> = vec![0; 1716];
+    {
+        let t = store::open(&path, &meta, 1716).unwrap();
+        for (r, v) in stored.iter_mut().enumerate() {
+            *v = t.get(r as u64).unwrap() as i8;
+        }
+    }
+    stored[100] = if stored[100] == 2 { 1 } else { 2 };
+    store::write(&path, &meta, Values::I8(&stored)).unwrap();
+    let tables = OmwesoTablebase::open(dir.path(), config).unwrap();
+    let err = tables.check_consistency().unwrap_err().to_string();
+    assert!(err.contains("w2-s6.points.mtb: rank 100"), "{err}");
+}

@@ -157,3 +157,31 @@ pub fn stats(args: StatsEngehe) -> anyhow::Result<()> {
     }
     Ok(())
 }
+
+#[derive(Debug, Args)]
+pub struct VerifyEngehe {
+    #[command(flatten)]
+    tables: EngeheTables,
+    /// Check layers 0..=N
+    #[arg(long, value_parser = clap::value_parser!(u32).range(0..=MAX_COUNTERS as i64))]
+    max_seeds: u32,
+}
+
+pub fn verify(args: VerifyEngehe) -> anyhow::Result<()> {
+    let config = args.tables.config();
+    let tables = EngeheTablebase::open(&args.tables.dir, config)?;
+    let checked = std::sync::atomic::AtomicU64::new(0);
+    let start = std::time::Instant::now();
+    tables.check_layers(args.max_seeds as usize, &|n| {
+        checked.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
+    })?;
+    println!(
+        "En Gehé 2×{} ({}) layers 0..={}: {} positions checked against their children in {:.1} s",
+        config.width,
+        config.rules,
+        args.max_seeds,
+        checked.into_inner(),
+        start.elapsed().as_secs_f64()
+    );
+    Ok(())
+}

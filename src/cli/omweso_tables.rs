@@ -204,3 +204,28 @@ pub fn stats(args: StatsOmweso) -> anyhow::Result<()> {
     }
     Ok(())
 }
+
+#[derive(Debug, Args)]
+pub struct VerifyOmweso {
+    #[command(flatten)]
+    table: OmwesoTable,
+    /// Seeds on the board
+    #[arg(long, value_parser = clap::value_parser!(u32).range(0..=MAX_SEEDS as i64))]
+    seeds: u32,
+}
+
+pub fn verify(args: VerifyOmweso) -> anyhow::Result<()> {
+    let config = args.table.config(args.seeds);
+    let tables = OmwesoTablebase::open(&args.table.dir, config)?;
+    let start = std::time::Instant::now();
+    tables.check_consistency()?;
+    println!(
+        "Omweso 4×{} with {} seeds ({}, {}): every position checked against its moves in {:.1} s",
+        config.width,
+        config.seeds,
+        config.objective,
+        config.rules,
+        start.elapsed().as_secs_f64()
+    );
+    Ok(())
+}

@@ -15,6 +15,10 @@ use crate::tablebase::oware::{self as tb, OwareTablebase};
 pub enum VerifyGame {
     /// Verify Oware tables
     Oware(VerifyOware),
+    /// Check En Gehé layers: every value against its children
+    Engehe(super::engehe::VerifyEngehe),
+    /// Check an Omweso table: every value against its moves
+    Omweso(super::omweso_tables::VerifyOmweso),
 }
 
 #[derive(Debug, Args)]
@@ -30,7 +34,11 @@ pub struct VerifyOware {
 }
 
 pub fn run(game: VerifyGame) -> anyhow::Result<()> {
-    let VerifyGame::Oware(args) = game;
+    let args = match game {
+        VerifyGame::Oware(args) => args,
+        VerifyGame::Engehe(args) => return super::engehe::verify(args),
+        VerifyGame::Omweso(args) => return super::omweso_tables::verify(args),
+    };
     let (dir, rules) = (&args.tables.dir, args.tables.rules);
     let max = match args.max_seeds {
         Some(max) => max as usize,

@@ -321,46 +321,65 @@ impl EngeheTablebase {
             .collect()
     }
 
-    /// The value a position gets from its moves (or the end of the game).
-    fn best_move_value(&self, pos: &Position) -> Result<i8, EngeheTbError> {
-        Ok(self
-            .move_values(pos)?
-            .iter()
-            .map(|m| m.value)
-            .max()
-            .unwrap_or_else(|| engehe::no_move_value(pos)))
+    /// Checks every position of layers `0..=max` against its children: its
+    /// value must be the best over its legal moves. The layers are decoded
+    /// once into memory. Reports the first mismatch; `progress` gets the
+    /// positions checked.
+    pub fn check_layers(
+        &self,
+        max: usize,
+        progress: &(dyn Fn(u64) + Sync),
+    ) -> Result<(), EngeheTbError> {
+        let mut loaded = Vec::new();
+        for counters in 0..=max {
+            let layer = self.layer(counters)?;
+            loaded.push(Loaded {
+                index: layer.index.clone(),
+                values: to_i8(layer.table.load()?),
+            });
+            self.check_loaded(counters, &loaded, progress)?;
+        }
+        Ok(())
     }
 
-    /// Checks every position of a layer against its children: its value must
-    /// be the best over its legal moves. Reports the first mismatch.
-    pub fn check_layer(&self, counters: usize) -> Result<(), EngeheTbError> {
-        let layer = self.layer(counters)?;
-        let values = to_i8(layer.table.load()?);
+    fn check_loaded(
+        &self,
+        counters: usize,
+        loaded: &[Loaded],
+        progress: &(dyn Fn(u64) + Sync),
+    ) -> Result<(), EngeheTbError> {
         const CHUNK: u64 = 1 << 14;
-        let width = self.config.width;
+        let (width, rules) = (self.config.width, self.config.rules);
+        let layer = &loaded[counters];
         let size = layer.index.size();
         let bad = (0..size.div_ceil(CHUNK))
             .into_par_iter()
-            .map(
-                |c| -> Result<Option<(u64, Position, i8, i8)>, EngeheTbError> {
-                    let mut counts = vec![0u8; 2 * width];
-                    layer.index.unrank(c * CHUNK, &mut counts);
-                    for rank in c * CHUNK..((c + 1) * CHUNK).min(size) {
-                        let pos = Position::from_counts(width, &counts);
-                        let (stored, expected) =
-                            (values[rank as usize], self.best_move_value(&pos)?);
-                        if stored != expected {
-                            return Ok(Some((rank, pos, stored, expected)));
-                        }
-                        stars_bars::next(&mut counts);
+            .filter_map(|c| {
+                let mut counts = vec![0u8; 2 * width];
+                layer.index.unrank(c * CHUNK, &mut counts);
+                let end = ((c + 1) * CHUNK).min(size);
+                for rank in c * CHUNK..end {
+                    let pos = Position::from_counts(width, &counts);
+                    let expected = engehe::legal_moves(&pos, &rules)
+                        .iter()
+                        .map(|m| match m.outcome {
+                            Outcome::Ends { captured, child } => {
+                                captured as i8 - loaded[child.counters()].value(&child)
+                            }
+                            Outcome::NeverEnds(_) => 0,
+                        })
+                        .max()
+                        .unwrap_or_else(|| engehe::no_move_value(&pos));
+                    let stored = layer.values[rank as usize];
+                    if stored != expected {
+                        return Some((rank, pos, stored, expected));
                     }
-                    Ok(None)
-                },
-            )
-            .collect::<Result<Vec<_>, _>>()?
-            .into_iter()
-            .flatten()
-            .next();
+                    stars_bars::next(&mut counts);
+                }
+                progress(end - c * CHUNK);
+                None
+            })
+            .min_by_key(|bad| bad.0);
         match bad {
             None => Ok(()),
             Some((rank, position, stored, expected)) => Err(EngeheTbError::Inconsistent {
