@@ -242,7 +242,11 @@ impl EngeheTablebase {
         engehe::check_width(config.width)?;
         let mut layers = Vec::new();
         for counters in 0..=MAX_COUNTERS {
-            let index = config.index(counters)?;
+            // Layers too large to number cannot have been built.
+            let Ok(index) = config.index(counters) else {
+                layers.push(None);
+                continue;
+            };
             let path = config.layer_path(dir, counters);
             match store::open(&path, &config.meta(counters), index.size()) {
                 Ok(table) => layers.push(Some(Probe { index, table })),
