@@ -19,8 +19,9 @@
 //! distance to the end: wins as short, losses as long as possible.
 //!
 //! Memory: per position 9 bytes while solving (a 4-byte state, the 1-byte
-//! best exit, a 4-byte CSR offset), plus 4 bytes of in-degree counters during
-//! set-up and up to 4 bytes per position in the current frontier; per
+//! best exit, a 4-byte CSR offset), plus 4 bytes of in-degree counters and 4
+//! bytes of forward-list ends during set-up, and up to 4 bytes per position
+//! in the current frontier; per
 //! same-layer edge 4 bytes (the parent's rank), plus 4 bytes of forward list
 //! while the reversed lists are filled. The results take 1 byte per position
 //! (+2 with distances).
