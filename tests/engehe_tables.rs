@@ -135,7 +135,7 @@ fn command_line_builds_queries_and_reports_bad_input() {
         d,
     ]);
     assert!(!ok && err.contains("--width"), "{err}");
-    let layer = dir.path().join("engehe-w3-void/counters.6");
+    let layer = dir.path().join("engehe-w3-void/counters.6.mtb");
     let mut bytes = std::fs::read(&layer).unwrap();
     // A byte past the header, in the compressed blocks.
     bytes[140] ^= 0x55;

@@ -2,7 +2,7 @@
 //! built by the explicit engine, for one board width and ruleset.
 //!
 //! A tablebase folder holds one sub-folder per width and ruleset
-//! (`engehe-w6-void`), with one file per layer (`counters.N`). Positions are
+//! (`engehe-w6-void`), with one file per layer (`counters.N.mtb`). Positions are
 //! numbered by stars-and-bars rank of the `2W` hole counts, mover's row first.
 
 use std::path::{Path, PathBuf};
@@ -31,7 +31,7 @@ impl Config {
     }
 
     fn layer_path(&self, dir: &Path, counters: usize) -> PathBuf {
-        self.folder(dir).join(format!("counters.{counters}"))
+        self.folder(dir).join(format!("counters.{counters}.mtb"))
     }
 
     fn meta(&self, counters: usize) -> Meta {

@@ -69,10 +69,11 @@ impl Config {
             r.endless,
             omweso::OnOff(r.okutema)
         ))
-        .join(format!(
-            "w{}-s{}.{}",
-            self.width, self.seeds, self.objective
-        ))
+        .join(match self.objective {
+            // Compressed table format (see `store`).
+            Objective::Points => format!("w{}-s{}.points.mtb", self.width, self.seeds),
+            Objective::Wdl => format!("w{}-s{}.wdl", self.width, self.seeds),
+        })
     }
 
     fn meta(&self) -> Meta {
