@@ -5,6 +5,14 @@ use std::process::ExitCode;
 use clap::Parser;
 
 fn main() -> ExitCode {
+    // Like other Unix tools, stop quietly when the reader of our output goes
+    // away (`mancala-tb info | head`) instead of failing to print.
+    #[cfg(unix)]
+    // SAFETY: called before any other thread exists; SIG_DFL is a valid
+    // disposition for SIGPIPE.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = mancala_tb::cli::Cli::parse();
     match mancala_tb::cli::run(cli) {
         Ok(()) => ExitCode::SUCCESS,

@@ -43,7 +43,7 @@ pub fn run(args: InfoArgs) -> anyhow::Result<()> {
         anyhow::bail!("no tables (*.mtb) in {}", args.dir.display());
     }
     println!(
-        "{:<6} {:<8} {:>5} {:>13} {:>12} {:>9} {:<16} checksums",
+        "{:<6} {:<62} {:>5} {:>13} {:>12} {:>9} {:<16} checksums",
         "game", "rules", "seeds", "positions", "bytes", "bits/pos", "encoding"
     );
     let mut damaged = 0;
@@ -59,9 +59,13 @@ pub fn run(args: InfoArgs) -> anyhow::Result<()> {
                     }
                 };
                 println!(
-                    "{:<6} {:<8} {:>5} {:>13} {:>12} {:>9.3} {:<16} {status}",
+                    "{:<6} {:<62} {:>5} {:>13} {:>12} {:>9.3} {:<16} {status}",
                     m.game,
-                    m.ruleset,
+                    if m.options.is_empty() {
+                        m.ruleset.clone()
+                    } else {
+                        format!("{} ({})", m.ruleset, m.options)
+                    },
                     m.seeds,
                     table.len(),
                     table.file_len(),
