@@ -1,6 +1,5 @@
 //! The En Gehé commands: `build engehe`, `query engehe`, `stats engehe`.
 
-use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use clap::Args;
@@ -129,32 +128,8 @@ pub fn stats(args: StatsEngehe) -> anyhow::Result<()> {
     let config = args.tables.config();
     let tables = EngeheTablebase::open(&args.tables.dir, config)?;
     let values = tables.layer_values(args.seeds as usize)?;
-    let mut histogram = BTreeMap::<i8, u64>::new();
-    for &v in &values {
-        *histogram.entry(v).or_default() += 1;
-    }
-    if args.json {
-        let hist: serde_json::Map<String, serde_json::Value> = histogram
-            .iter()
-            .map(|(v, n)| (v.to_string(), (*n).into()))
-            .collect();
-        let out =
-            serde_json::json!({"seeds": args.seeds, "positions": values.len(), "histogram": hist});
-        println!("{out}");
-        return Ok(());
-    }
-    println!(
-        "En Gehé 2×{} ({}) layer {}: {} positions",
-        config.width,
-        config.rules,
-        args.seeds,
-        values.len()
-    );
-    println!("{:>6} {:>13} {:>8}", "value", "positions", "share");
-    for (v, n) in &histogram {
-        let share = 100.0 * *n as f64 / values.len() as f64;
-        println!("{v:>6} {n:>13} {share:>7.3}%");
-    }
+    let title = format!("En Gehé 2×{} ({})", config.width, config.rules);
+    super::common::print_layer_histogram(&title, args.seeds, &values, args.json);
     Ok(())
 }
 

@@ -1,10 +1,8 @@
 //! `mancala-tb stats`: the value histogram of one layer.
 
-use std::collections::BTreeMap;
-
 use clap::{Args, Subcommand};
 
-use super::common::OwareTables;
+use super::common::{OwareTables, print_layer_histogram};
 use crate::games::oware::MAX_SEEDS;
 use crate::tablebase::oware as tb;
 
@@ -39,33 +37,7 @@ pub fn run(game: StatsGame) -> anyhow::Result<()> {
     let seeds = args.seeds as usize;
     let layers = tb::decode_layers(&args.tables.dir, args.tables.rules, seeds, |_, _| Ok(()))?;
     let values = &layers.0[seeds];
-    let mut histogram = BTreeMap::<i8, u64>::new();
-    for &v in values.iter() {
-        *histogram.entry(v).or_default() += 1;
-    }
-    if args.json {
-        let hist: serde_json::Map<String, serde_json::Value> = histogram
-            .iter()
-            .map(|(v, n)| (v.to_string(), (*n).into()))
-            .collect();
-        let out = serde_json::json!({
-            "seeds": args.seeds,
-            "positions": values.len(),
-            "histogram": hist,
-        });
-        println!("{out}");
-    } else {
-        println!(
-            "{} layer {}: {} positions",
-            args.tables.rules,
-            args.seeds,
-            values.len()
-        );
-        println!("{:>6} {:>13} {:>8}", "value", "positions", "share");
-        for (v, n) in &histogram {
-            let share = 100.0 * *n as f64 / values.len() as f64;
-            println!("{v:>6} {n:>13} {share:>7.3}%");
-        }
-    }
+    let title = args.tables.rules.to_string();
+    print_layer_histogram(&title, args.seeds, values, args.json);
     Ok(())
 }
