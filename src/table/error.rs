@@ -10,7 +10,7 @@ pub enum TableError {
     #[error("{}: no such table file", path.display())]
     NotFound { path: PathBuf },
 
-    #[error("{}: {source}", path.display())]
+    #[error("{}", path.display())]
     Io { path: PathBuf, source: io::Error },
 
     #[error("{}: not a mancala-tb table (bad magic)", path.display())]

@@ -73,7 +73,7 @@ pub enum EngeheTbError {
     Index(#[from] IndexError),
     #[error(transparent)]
     Rules(#[from] EngeheError),
-    #[error("cannot create the tablebase folder {path}: {source}")]
+    #[error("cannot create the tablebase folder {path}")]
     CreateDir {
         path: PathBuf,
         source: std::io::Error,

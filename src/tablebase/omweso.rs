@@ -228,7 +228,7 @@ pub enum OmwesoTbError {
     Index(#[from] IndexError),
     #[error(transparent)]
     Rules(#[from] OmwesoError),
-    #[error("cannot create the tablebase folder {path}: {source}")]
+    #[error("cannot create the tablebase folder {path}")]
     CreateDir {
         path: PathBuf,
         source: std::io::Error,

@@ -41,7 +41,7 @@ pub enum StoreError {
         found: String,
         expected: String,
     },
-    #[error("{path}: {source}")]
+    #[error("{path}")]
     Io { path: PathBuf, source: io::Error },
     #[error(transparent)]
     Table(TableError),
