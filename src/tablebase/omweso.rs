@@ -26,7 +26,7 @@ use crate::solve::explicit::{self, ExplicitError, Layer, MoveLists};
 use crate::solve::oware::Outcomes;
 
 /// What the tables maximise.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Objective {
     /// Win, draw or loss, with the distance to the end in moves
     #[default]
@@ -36,11 +36,24 @@ pub enum Objective {
 }
 
 impl Objective {
+    pub const ALL: [Objective; 2] = [Objective::Wdl, Objective::Points];
+
+    /// The name used on the command line, in folder names and in table headers.
     pub fn name(self) -> &'static str {
         match self {
             Objective::Wdl => "wdl",
             Objective::Points => "points",
         }
+    }
+}
+
+impl std::str::FromStr for Objective {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Objective::ALL
+            .into_iter()
+            .find(|o| o.name() == s)
+            .ok_or_else(|| format!("unknown Omweso objective '{s}' (expected wdl or points)"))
     }
 }
 

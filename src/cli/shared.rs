@@ -1,55 +1,15 @@
-//! `mancala-tb build`: builds tables layer by layer, with a progress bar per
-//! layer and a summary table.
+//! What the commands of every game share: the worker pool, the progress
+//! bars and summary of a build, value histograms, pit-count parsing.
 
-use std::path::PathBuf;
+use std::collections::BTreeMap;
 
 use anyhow::Context;
-use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressState, ProgressStyle};
 
-use crate::games::oware::{MAX_SEEDS, Ruleset};
-use crate::tablebase::oware::{self as tb, BuildObserver, LayerReport};
-
-#[derive(Debug, Subcommand)]
-pub enum BuildGame {
-    /// Oware / Awari score tables, one layer per seed count
-    Oware(BuildOware),
-    /// En Gehé score tables for a 2 × W board, one layer per counter count
-    Engehe(super::engehe::BuildEngehe),
-    /// Omweso tables for a 4 × W board with S seeds (one layer)
-    Omweso(super::omweso_tables::BuildOmweso),
-}
-
-#[derive(Debug, Args)]
-pub struct BuildOware {
-    /// Ruleset: awari (rules of the 2002 solution) or abapa (tournament rules)
-    #[arg(long, value_enum, default_value_t = Ruleset::Awari)]
-    rules: Ruleset,
-    /// Build every layer from 0 up to this many seeds (at most 48)
-    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(0..=MAX_SEEDS as i64))]
-    max_seeds: u32,
-    /// Tablebase folder; the layers go to DIR/oware-RULES/
-    #[arg(long, default_value = "tablebases")]
-    dir: PathBuf,
-    /// Worker threads (default: one per core)
-    #[arg(long)]
-    threads: Option<usize>,
-    /// Keep the raw layers (scores.N, the published format) beside the
-    /// compressed tables
-    #[arg(long)]
-    keep_raw: bool,
-}
-
-pub fn run(game: BuildGame) -> anyhow::Result<()> {
-    match game {
-        BuildGame::Oware(args) => build_oware(args),
-        BuildGame::Engehe(args) => super::engehe::build(args),
-        BuildGame::Omweso(args) => super::omweso_tables::build(args),
-    }
-}
+use mancala_tb::tablebase::oware::{BuildObserver, LayerReport};
 
 /// The worker pool of a build: `threads` workers, or one per core.
-pub(super) fn thread_pool(threads: Option<usize>) -> anyhow::Result<rayon::ThreadPool> {
+pub fn thread_pool(threads: Option<usize>) -> anyhow::Result<rayon::ThreadPool> {
     let mut pool = rayon::ThreadPoolBuilder::new();
     if let Some(threads) = threads {
         anyhow::ensure!(threads > 0, "--threads must be at least 1");
@@ -58,32 +18,9 @@ pub(super) fn thread_pool(threads: Option<usize>) -> anyhow::Result<rayon::Threa
     pool.build().context("cannot start the worker threads")
 }
 
-fn build_oware(args: BuildOware) -> anyhow::Result<()> {
-    let pool = thread_pool(args.threads)?;
-    eprintln!(
-        "Building {} layers 0..={} in {} with {} threads",
-        args.rules,
-        args.max_seeds,
-        tb::ruleset_dir(&args.dir, args.rules).display(),
-        pool.current_num_threads()
-    );
-    let observer = Bars::default();
-    let reports = pool.install(|| {
-        tb::build(
-            &args.dir,
-            args.rules,
-            args.max_seeds as usize,
-            args.keep_raw,
-            &observer,
-        )
-    })?;
-    print_summary(&reports);
-    Ok(())
-}
-
 /// One progress bar per layer being built.
 #[derive(Default)]
-pub(super) struct Bars {
+pub struct Bars {
     bar: std::sync::Mutex<Option<ProgressBar>>,
 }
 
@@ -121,7 +58,7 @@ impl BuildObserver for Bars {
     }
 }
 
-pub(super) fn print_summary(reports: &[LayerReport]) {
+pub fn print_summary(reports: &[LayerReport]) {
     println!(
         "{:>5} {:>13} {:>13} {:>13} {:>13} {:>9} {:>12} {:>11}",
         "seeds", "positions", "wins", "draws", "losses", "seconds", "positions/s", "bytes/pos"
@@ -162,5 +99,36 @@ pub(super) fn print_summary(reports: &[LayerReport]) {
         );
     } else {
         println!("every layer was already built");
+    }
+}
+
+/// A pit count: a whole number from 0 up.
+pub fn parse_pit(s: &str) -> Result<u32, String> {
+    s.parse::<u32>()
+        .map_err(|_| format!("'{s}' is not a pit count (a whole number, 0 or more)"))
+}
+
+/// Prints the value histogram of a layer: as JSON
+/// (`{"seeds": N, "positions": P, "histogram": {"-3": 12, ...}}`) or as a
+/// table under `title`.
+pub fn print_layer_histogram(title: &str, seeds: u32, values: &[i8], json: bool) {
+    let mut histogram = BTreeMap::<i8, u64>::new();
+    for &v in values {
+        *histogram.entry(v).or_default() += 1;
+    }
+    if json {
+        let hist: serde_json::Map<String, serde_json::Value> = histogram
+            .iter()
+            .map(|(v, n)| (v.to_string(), (*n).into()))
+            .collect();
+        let out = serde_json::json!({"seeds": seeds, "positions": values.len(), "histogram": hist});
+        println!("{out}");
+        return;
+    }
+    println!("{title} layer {seeds}: {} positions", values.len());
+    println!("{:>6} {:>13} {:>8}", "value", "positions", "share");
+    for (v, n) in &histogram {
+        let share = 100.0 * *n as f64 / values.len() as f64;
+        println!("{v:>6} {n:>13} {share:>7.3}%");
     }
 }
