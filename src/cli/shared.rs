@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressState, ProgressStyle};
 
-use mancala_tb::tablebase::oware::{BuildObserver, LayerReport};
+use mancala_tb::tablebase::{BuildObserver, LayerReport};
 
 /// The worker pool of a build: `threads` workers, or one per core.
 pub fn thread_pool(threads: Option<usize>) -> anyhow::Result<rayon::ThreadPool> {

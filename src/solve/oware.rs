@@ -24,6 +24,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use rayon::prelude::*;
 
+use super::Progress;
 use super::array::BigArray;
 use crate::games::oware::{self, Board, Ruleset};
 use crate::index::oware as index;
@@ -62,18 +63,6 @@ pub trait LowerLayers: Sync {
     fn prefetch(&self, _seeds: usize, _rank: u64) {}
 }
 
-/// Counts of a finished layer.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Outcomes {
-    pub wins: u64,
-    pub draws: u64,
-    pub losses: u64,
-}
-
-/// Progress callback: called with a number of work steps done; a layer of `P`
-/// positions takes `2P` steps (one pass to set up, one to resolve).
-pub type Progress<'a> = &'a (dyn Fn(u64) + Sync);
-
 /// Solves layer `seeds`; returns the value of every indexed position in rank
 /// order, or the system's refusal of the memory. Runs on the current rayon
 /// pool.
@@ -90,28 +79,6 @@ pub fn solve_layer(
         while layer.propagate(t, progress) > 0 {}
     }
     Ok(layer.finish(progress))
-}
-
-/// Counts wins, draws and losses of a layer.
-pub fn outcomes(values: &[i8]) -> Outcomes {
-    values
-        .par_chunks(CHUNK)
-        .map(|chunk| {
-            let mut o = Outcomes::default();
-            for &v in chunk {
-                match v.signum() {
-                    1 => o.wins += 1,
-                    0 => o.draws += 1,
-                    _ => o.losses += 1,
-                }
-            }
-            o
-        })
-        .reduce(Outcomes::default, |a, b| Outcomes {
-            wins: a.wins + b.wins,
-            draws: a.draws + b.draws,
-            losses: a.losses + b.losses,
-        })
 }
 
 struct Layer {

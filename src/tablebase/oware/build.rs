@@ -9,44 +9,11 @@ use super::{
 };
 use crate::games::oware::{MAX_SEEDS, Ruleset};
 use crate::index::oware as index;
-use crate::solve::oware::{self as engine, Outcomes};
+use crate::solve::oware as engine;
 use crate::table::raw::{self, RawError, RawLayer};
-use crate::table::{CAPTURE_DECIDES, TableWriter, ValueEncoding};
-
-/// zstd level of built tables: on layer 18, level 6 makes files 0.5% larger
-/// than level 9 and 3% smaller than level 3, in a fraction of the time of
-/// the highest levels.
-const LEVEL: i32 = 6;
-/// Positions per block: a probe decodes one block (4 Ki: about 12 µs for a
-/// random probe of layer 18, against 31 µs with 16 Ki blocks, for 4% more
-/// bytes).
-const BLOCK_SIZE: u32 = 4096;
-
-/// Reports the progress of a build (the CLI draws bars; tests ignore it).
-pub trait BuildObserver: Sync {
-    fn layer_started(&self, _seeds: usize, _positions: u64) {}
-    /// Work steps done; a layer of `P` positions takes `2P`.
-    fn advance(&self, _steps: u64) {}
-    fn layer_finished(&self, _report: &LayerReport) {}
-}
-
-/// An observer that shows nothing.
-pub struct Quiet;
-impl BuildObserver for Quiet {}
-
-/// What happened to one layer during a build.
-#[derive(Clone, Debug)]
-pub struct LayerReport {
-    pub seeds: usize,
-    pub positions: u64,
-    /// Wins, draws and losses; `None` for a layer already built and not
-    /// needed by the build.
-    pub outcomes: Option<Outcomes>,
-    /// Wall time of the build, `None` if the layer was already built.
-    pub seconds: Option<f64>,
-    /// Bytes of the compressed table.
-    pub bytes: u64,
-}
+use crate::table::{CAPTURE_DECIDES, ValueEncoding};
+use crate::tablebase::writers;
+use crate::tablebase::{BuildObserver, LayerReport, outcomes};
 
 /// Builds the layers `0..=max_seeds` of `rules` under `dir` (the tablebase
 /// folder), skipping layers already complete. Each new layer is solved into
@@ -91,7 +58,7 @@ pub fn build(
                 };
                 if needed && first_missing.is_some() {
                     let values = existing_values(&raw_path, &table, rules, seeds, &lower)?;
-                    report.outcomes = Some(engine::outcomes(&values));
+                    report.outcomes = Some(outcomes(&values));
                     lower.0.push(values);
                 }
                 report
@@ -106,13 +73,11 @@ pub fn build(
                             bytes: positions * 3 / 2,
                             source,
                         })?;
-                let outcomes = engine::outcomes(solved.values());
+                let outcomes = outcomes(solved.values());
                 raw::write_layer(&raw_path, solved.values())?;
                 let values = solved.mark_exit_decided(CAPTURE_DECIDES);
                 let path = table_path(&folder, seeds);
-                TableWriter::new(table_meta(rules, seeds, ValueEncoding::ScoreOrCapture))
-                    .level(LEVEL)
-                    .block_size(BLOCK_SIZE)
+                writers::oware_build(table_meta(rules, seeds, ValueEncoding::ScoreOrCapture))
                     .write(&path, &values)?;
                 drop(values);
                 lower

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
-pub use build::{BuildObserver, LayerReport, Quiet, build};
+pub use build::build;
 pub use check::{decode_layers, export, import, verify};
 pub use probe::{MoveValue, OwareTablebase, PvEnd, PvStep};
 
