@@ -5,16 +5,18 @@
 //! (`engehe-w6-void`), with one file per layer (`counters.N.mtb`). Positions are
 //! numbered by stars-and-bars rank of the `2W` hole counts, mover's row first.
 
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
-use rayon::prelude::*;
-
-use super::store::{self, Meta, StoreError, Stored, Values};
+use super::check::first_inconsistent;
+use super::relay::{LayerFile, StoredValues, walk_positions};
+use super::store::{Meta, Stored};
 use super::{BuildObserver, LayerReport, outcomes};
-use crate::games::engehe::{self, EngeheError, MAX_COUNTERS, Outcome, Position, Rules};
-use crate::index::stars_bars::{self, IndexError, StarsBars};
-use crate::solve::explicit::{self, ExplicitError, Layer, MoveLists};
+use crate::games::engehe::{self, MAX_COUNTERS, Outcome, Position, Rules};
+use crate::index::stars_bars::{IndexError, StarsBars};
+use crate::solve::explicit::{self, Layer, MoveLists};
+
+pub use super::relay::RelayTbError as EngeheTbError;
 
 /// The tables of one board width and ruleset.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -29,8 +31,19 @@ impl Config {
         dir.join(format!("engehe-w{}-{}", self.width, self.rules.endless))
     }
 
-    fn layer_path(&self, dir: &Path, counters: usize) -> PathBuf {
-        self.folder(dir).join(format!("counters.{counters}.mtb"))
+    /// The table file of layer `counters`.
+    fn layer(&self, dir: &Path, counters: usize) -> Result<LayerFile, IndexError> {
+        Ok(LayerFile {
+            path: self.folder(dir).join(format!("counters.{counters}.mtb")),
+            meta: self.meta(counters),
+            index: self.index(counters)?,
+            build_args: format!(
+                "engehe --width {} --endless {} --max-seeds {counters} --dir {}",
+                self.width,
+                self.rules.endless,
+                dir.display()
+            ),
+        })
     }
 
     fn meta(&self, counters: usize) -> Meta {
@@ -49,48 +62,6 @@ impl Config {
     }
 }
 
-/// Errors of building and probing, with the file or command that helps.
-#[derive(Debug, thiserror::Error)]
-pub enum EngeheTbError {
-    #[error(
-        "layer {counters} of the En Gehé width-{width} tables is missing ({path} not found); \
-         build it with `mancala-tb build engehe --width {width} --endless {endless} --max-seeds {counters} --dir {dir}`",
-        endless = rules.endless
-    )]
-    MissingLayer {
-        width: usize,
-        rules: Rules,
-        counters: usize,
-        path: PathBuf,
-        dir: PathBuf,
-    },
-    #[error(transparent)]
-    Store(#[from] StoreError),
-    #[error(transparent)]
-    Engine(#[from] ExplicitError),
-    #[error(transparent)]
-    Index(#[from] IndexError),
-    #[error(transparent)]
-    Rules(#[from] EngeheError),
-    #[error("cannot create the tablebase folder {path}")]
-    CreateDir {
-        path: PathBuf,
-        source: std::io::Error,
-    },
-    #[error("{path}: rank {rank} ({position}) holds {stored} but its moves give {expected}")]
-    Inconsistent {
-        path: PathBuf,
-        rank: u64,
-        position: Position,
-        stored: i8,
-        expected: i8,
-    },
-    #[error("En Gehé tables stop at {MAX_COUNTERS} counters (asked for {0})")]
-    TooManyCounters(usize),
-    #[error("the board has width {got}, the tables width {expected}")]
-    WrongWidth { got: usize, expected: usize },
-}
-
 /// A finished layer in memory, for building the layers above it.
 struct Loaded {
     index: StarsBars,
@@ -105,13 +76,13 @@ impl Loaded {
 
 /// A finished layer on disk, for probing.
 struct Probe {
-    index: StarsBars,
+    file: LayerFile,
     table: Stored,
 }
 
 impl Probe {
     fn value(&self, pos: &Position) -> Result<i8, EngeheTbError> {
-        Ok(self.table.get(self.index.rank(pos.holes()))? as i8)
+        Ok(self.table.get(self.file.index.rank(pos.holes()))? as i8)
     }
 }
 
@@ -129,49 +100,46 @@ pub fn build(
 ) -> Result<Vec<LayerReport>, EngeheTbError> {
     engehe::check_width(config.width)?;
     if max_counters > MAX_COUNTERS {
-        return Err(EngeheTbError::TooManyCounters(max_counters));
+        return Err(too_many(max_counters));
     }
-    let folder = config.folder(dir);
-    std::fs::create_dir_all(&folder).map_err(|source| EngeheTbError::CreateDir {
-        path: folder.clone(),
-        source,
-    })?;
     let mut lower: Vec<Loaded> = Vec::new();
     let mut reports = Vec::new();
     for counters in 0..=max_counters {
-        let index = config.index(counters)?;
-        let positions = index.size();
-        let path = config.layer_path(dir, counters);
-        let meta = config.meta(counters);
-        let (values, seconds) = match store::open(&path, &meta, positions) {
-            Ok(table) => (to_i8(table.load()?), None),
-            Err(StoreError::Missing { .. }) => {
-                observer.layer_started(counters, positions);
-                let start = Instant::now();
-                let layer = EngeheLayer {
-                    config,
-                    index: index.clone(),
-                    lower: &lower,
-                };
-                let solved = explicit::solve(&layer, false, &|s| observer.advance(s))?;
-                store::write(&path, &meta, Values::I8(&solved.values))?;
-                let seconds = start.elapsed().as_secs_f64();
-                (solved.values, Some(seconds))
-            }
-            Err(e) => return Err(e.into()),
-        };
+        let file = config.layer(dir, counters)?;
+        let (table, seconds) = file.build_if_missing(counters, observer, |progress| {
+            let layer = EngeheLayer {
+                config,
+                index: file.index.clone(),
+                lower: &lower,
+            };
+            Ok(StoredValues::I8(
+                explicit::solve(&layer, false, progress)?.values,
+            ))
+        })?;
+        let values = to_i8(table.load()?);
         let report = LayerReport {
             seeds: counters,
-            positions,
+            positions: file.index.size(),
             outcomes: Some(outcomes(&values)),
             seconds,
-            bytes: store::file_bytes(&path)?,
+            bytes: file.bytes()?,
         };
         observer.layer_finished(&report);
         reports.push(report);
-        lower.push(Loaded { index, values });
+        lower.push(Loaded {
+            index: file.index,
+            values,
+        });
     }
     Ok(reports)
+}
+
+fn too_many(counters: usize) -> EngeheTbError {
+    EngeheTbError::TooManySeeds {
+        game: "En Gehé",
+        seeds: counters,
+        max: MAX_COUNTERS,
+    }
 }
 
 /// One layer for the explicit engine, over the finished lower layers.
@@ -188,12 +156,10 @@ impl Layer for EngeheLayer<'_> {
 
     fn moves(&self, first: u64, count: usize, out: &mut MoveLists) {
         let width = self.config.width;
-        let mut counts = vec![0u8; 2 * width];
-        self.index.unrank(first, &mut counts);
         let n = self.index.seeds();
-        for _ in 0..count {
+        walk_positions::<()>(&self.index, first..first + count as u64, |_, counts| {
             out.start();
-            let pos = Position::from_counts(width, &counts);
+            let pos = Position::from_counts(width, counts);
             let moves = engehe::legal_moves(&pos, &self.config.rules);
             if moves.is_empty() {
                 out.end(engehe::no_move_value(&pos));
@@ -211,8 +177,8 @@ impl Layer for EngeheLayer<'_> {
                     Outcome::NeverEnds(_) => out.exit(0),
                 }
             }
-            stars_bars::next(&mut counts);
-        }
+            ControlFlow::Continue(())
+        });
     }
 }
 
@@ -242,16 +208,11 @@ impl EngeheTablebase {
         let mut layers = Vec::new();
         for counters in 0..=MAX_COUNTERS {
             // Layers too large to number cannot have been built.
-            let Ok(index) = config.index(counters) else {
+            let Ok(file) = config.layer(dir, counters) else {
                 layers.push(None);
                 continue;
             };
-            let path = config.layer_path(dir, counters);
-            match store::open(&path, &config.meta(counters), index.size()) {
-                Ok(table) => layers.push(Some(Probe { index, table })),
-                Err(StoreError::Missing { .. }) => layers.push(None),
-                Err(e) => return Err(e.into()),
-            }
+            layers.push(file.open()?.map(|table| Probe { file, table }));
         }
         Ok(EngeheTablebase {
             dir: dir.to_path_buf(),
@@ -265,17 +226,20 @@ impl EngeheTablebase {
     }
 
     fn layer(&self, counters: usize) -> Result<&Probe, EngeheTbError> {
-        self.layers
+        match self
+            .layers
             .get(counters)
-            .ok_or(EngeheTbError::TooManyCounters(counters))?
-            .as_ref()
-            .ok_or_else(|| EngeheTbError::MissingLayer {
-                width: self.config.width,
-                rules: self.config.rules,
-                counters,
-                path: self.config.layer_path(&self.dir, counters),
-                dir: self.dir.clone(),
-            })
+            .ok_or_else(|| too_many(counters))?
+        {
+            Some(probe) => Ok(probe),
+            // Not built: opening it again says what to build.
+            None => Err(self
+                .config
+                .layer(&self.dir, counters)?
+                .open_built()
+                .err()
+                .unwrap_or_else(|| too_many(counters))),
+        }
     }
 
     /// The values of layer `counters` in rank order.
@@ -286,8 +250,8 @@ impl EngeheTablebase {
     fn check(&self, pos: &Position) -> Result<(), EngeheTbError> {
         if pos.width() != self.config.width {
             return Err(EngeheTbError::WrongWidth {
-                got: pos.width(),
-                expected: self.config.width,
+                width: pos.width(),
+                table_width: self.config.width,
             });
         }
         Ok(())
@@ -337,7 +301,7 @@ impl EngeheTablebase {
         for counters in 0..=max {
             let layer = self.layer(counters)?;
             loaded.push(Loaded {
-                index: layer.index.clone(),
+                index: layer.file.index.clone(),
                 values: to_i8(layer.table.load()?),
             });
             self.check_loaded(counters, &loaded, progress)?;
@@ -351,18 +315,15 @@ impl EngeheTablebase {
         loaded: &[Loaded],
         progress: &(dyn Fn(u64) + Sync),
     ) -> Result<(), EngeheTbError> {
-        const CHUNK: u64 = 1 << 14;
         let (width, rules) = (self.config.width, self.config.rules);
         let layer = &loaded[counters];
-        let size = layer.index.size();
-        let bad = (0..size.div_ceil(CHUNK))
-            .into_par_iter()
-            .filter_map(|c| {
-                let mut counts = vec![0u8; 2 * width];
-                layer.index.unrank(c * CHUNK, &mut counts);
-                let end = ((c + 1) * CHUNK).min(size);
-                for rank in c * CHUNK..end {
-                    let pos = Position::from_counts(width, &counts);
+        let bad = first_inconsistent::<_, EngeheTbError>(
+            layer.index.size(),
+            1 << 14,
+            progress,
+            |ranks| {
+                Ok(walk_positions(&layer.index, ranks, |rank, counts| {
+                    let pos = Position::from_counts(width, counts);
                     let expected = engehe::legal_moves(&pos, &rules)
                         .iter()
                         .map(|m| match m.outcome {
@@ -375,22 +336,20 @@ impl EngeheTablebase {
                         .unwrap_or_else(|| engehe::no_move_value(&pos));
                     let stored = layer.values[rank as usize];
                     if stored != expected {
-                        return Some((rank, pos, stored, expected));
+                        return ControlFlow::Break((rank, pos, stored, expected));
                     }
-                    stars_bars::next(&mut counts);
-                }
-                progress(end - c * CHUNK);
-                None
-            })
-            .min_by_key(|bad| bad.0);
+                    ControlFlow::Continue(())
+                }))
+            },
+        )?;
         match bad {
             None => Ok(()),
             Some((rank, position, stored, expected)) => Err(EngeheTbError::Inconsistent {
-                path: self.config.layer_path(&self.dir, counters),
+                path: self.config.layer(&self.dir, counters)?.path,
                 rank,
-                position,
-                stored,
-                expected,
+                position: position.to_string(),
+                stored: stored.to_string(),
+                expected: expected.to_string(),
             }),
         }
     }

@@ -1,9 +1,11 @@
 //! Folders of tables: building them layer by layer, probing them and
 //! checking them, one module per game over the shared pieces here.
 
+mod check;
 pub mod engehe;
 pub mod omweso;
 pub mod oware;
+mod relay;
 mod report;
 pub mod store;
 mod writers;

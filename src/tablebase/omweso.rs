@@ -12,17 +12,22 @@
 //! without a legal move has lost by bulijo (1 point to the opponent).
 
 use std::fmt;
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
 use rayon::prelude::*;
 
-use super::store::{self, Meta, StoreError, Stored, Values};
+use super::check::first_inconsistent;
+use super::relay::{LayerFile, StoredValues, walk_positions};
+
+use super::store::{Meta, StoreError, Stored};
 use super::{BuildObserver, LayerReport, Outcomes};
-use crate::games::omweso::{self, Dedup, MoveGen, OmwesoError, Outcome, Position, Rules, WinKind};
+use crate::games::omweso::{self, Dedup, MoveGen, Outcome, Position, Rules, WinKind};
 use crate::games::relay::Choice;
-use crate::index::stars_bars::{self, IndexError, StarsBars};
-use crate::solve::explicit::{self, ExplicitError, Layer, MoveLists};
+use crate::index::stars_bars::{IndexError, StarsBars};
+use crate::solve::explicit::{self, Layer, MoveLists};
+
+pub use super::relay::RelayTbError as OmwesoTbError;
 
 /// What the tables maximise.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -103,11 +108,21 @@ impl Config {
         StarsBars::new(4 * self.width, self.seeds)
     }
 
-    /// The command that builds this table.
-    fn command(&self, dir: &Path) -> String {
+    /// The table file.
+    fn file(&self, dir: &Path) -> Result<LayerFile, IndexError> {
+        Ok(LayerFile {
+            path: self.path(dir),
+            meta: self.meta(),
+            index: self.index()?,
+            build_args: self.build_args(dir),
+        })
+    }
+
+    /// The `mancala-tb build` arguments that build this table.
+    fn build_args(&self, dir: &Path) -> String {
         let r = &self.rules;
         format!(
-            "mancala-tb build omweso --width {} --seeds {} --objective {} --reverse {} --endless {} --okutema {} --dir {}",
+            "omweso --width {} --seeds {} --objective {} --reverse {} --endless {} --okutema {} --dir {}",
             self.width,
             self.seeds,
             self.objective,
@@ -227,47 +242,6 @@ fn no_move(objective: Objective) -> Value {
     }
 }
 
-/// Errors of building and probing, with the file or command that helps.
-#[derive(Debug, thiserror::Error)]
-pub enum OmwesoTbError {
-    #[error("the Omweso table {path} is missing; build it with `{command}`")]
-    Missing { path: PathBuf, command: String },
-    #[error(transparent)]
-    Store(#[from] StoreError),
-    #[error(transparent)]
-    Engine(#[from] ExplicitError),
-    #[error(transparent)]
-    Index(#[from] IndexError),
-    #[error(transparent)]
-    Rules(#[from] OmwesoError),
-    #[error("cannot create the tablebase folder {path}")]
-    CreateDir {
-        path: PathBuf,
-        source: std::io::Error,
-    },
-    #[error("{seeds} seeds do not fit the tables (at most {max})")]
-    TooManySeeds { seeds: usize, max: u32 },
-    #[error("a position is {0} moves from the end; the wdl table stores at most 32766")]
-    TooDeep(u16),
-    #[error(
-        "the position has width {width} and {seeds} seeds; the table is for width {table_width} and {table_seeds} seeds"
-    )]
-    WrongLayer {
-        width: usize,
-        seeds: usize,
-        table_width: usize,
-        table_seeds: usize,
-    },
-    #[error("{path}: rank {rank} ({position}) holds {stored} but its moves give {expected}")]
-    Inconsistent {
-        path: PathBuf,
-        rank: u64,
-        position: Position,
-        stored: Value,
-        expected: Value,
-    },
-}
-
 /// What a build did.
 #[derive(Clone, Debug)]
 pub struct Report {
@@ -286,52 +260,40 @@ pub fn build(
     omweso::check_width(config.width)?;
     if config.seeds > omweso::MAX_SEEDS as usize {
         return Err(OmwesoTbError::TooManySeeds {
+            game: "Omweso",
             seeds: config.seeds,
-            max: omweso::MAX_SEEDS,
+            max: omweso::MAX_SEEDS as usize,
         });
     }
-    let index = config.index()?;
-    let positions = index.size();
-    let path = config.path(dir);
-    let seconds = match store::open(&path, &config.meta(), positions) {
-        Ok(_) => None,
-        Err(StoreError::Missing { .. }) => {
-            if let Some(folder) = path.parent() {
-                std::fs::create_dir_all(folder).map_err(|source| OmwesoTbError::CreateDir {
-                    path: folder.to_path_buf(),
-                    source,
-                })?;
-            }
-            observer.layer_started(config.seeds, positions);
-            let start = Instant::now();
-            let layer = OmwesoLayer { config, index };
-            let wdl = config.objective == Objective::Wdl;
-            let solved = explicit::solve(&layer, wdl, &|s| observer.advance(s))?;
-            match solved.depths {
-                Some(depths) => {
-                    let values = solved
-                        .values
-                        .par_iter()
-                        .zip(depths)
-                        .map(|(&v, d)| encode_wdl(v, d))
-                        .collect::<Result<Vec<_>, _>>()?;
-                    store::write(&path, &config.meta(), Values::I16(&values))?;
-                }
-                None => store::write(&path, &config.meta(), Values::I8(&solved.values))?,
-            }
-            Some(start.elapsed().as_secs_f64())
-        }
-        Err(e) => return Err(e.into()),
-    };
+    let file = config.file(dir)?;
+    let (_, seconds) = file.build_if_missing(config.seeds, observer, |progress| {
+        let layer = OmwesoLayer {
+            config,
+            index: file.index.clone(),
+        };
+        let wdl = config.objective == Objective::Wdl;
+        let solved = explicit::solve(&layer, wdl, progress)?;
+        Ok(match solved.depths {
+            Some(depths) => StoredValues::I16(
+                solved
+                    .values
+                    .par_iter()
+                    .zip(depths)
+                    .map(|(&v, d)| encode_wdl(v, d))
+                    .collect::<Result<Vec<_>, _>>()?,
+            ),
+            None => StoredValues::I8(solved.values),
+        })
+    })?;
     let tables = OmwesoTablebase::open(dir, config)?;
     let stats = tables.stats()?;
     let report = Report {
         layer: LayerReport {
             seeds: config.seeds,
-            positions,
+            positions: file.index.size(),
             outcomes: Some(stats.outcomes),
             seconds,
-            bytes: store::file_bytes(&path)?,
+            bytes: file.bytes()?,
         },
         longest_win: stats.longest_win,
     };
@@ -369,8 +331,6 @@ impl Layer for OmwesoLayer {
             objective,
             ..
         } = self.config;
-        let mut counts = vec![0u8; 4 * width];
-        self.index.unrank(first, &mut counts);
         let mut pits = vec![0u32; 4 * width];
         let mut moves = MoveGen::new();
         // Exit values as the engine takes them: a win is worth its points
@@ -379,9 +339,9 @@ impl Layer for OmwesoLayer {
             Value::Points(p) => p,
             Value::Wdl(w) => w.rank().signum() as i8,
         };
-        for _ in 0..count {
+        walk_positions::<()>(&self.index, first..first + count as u64, |_, counts| {
             out.start();
-            for (p, &c) in pits.iter_mut().zip(&counts) {
+            for (p, &c) in pits.iter_mut().zip(counts) {
                 *p = u32::from(c);
             }
             // The index only holds boards of a checked width and seed count.
@@ -403,8 +363,8 @@ impl Layer for OmwesoLayer {
             if !any {
                 out.end(exit(no_move(objective)));
             }
-            stars_bars::next(&mut counts);
-        }
+            ControlFlow::Continue(())
+        });
     }
 }
 
@@ -446,19 +406,12 @@ pub struct OmwesoTablebase {
 impl OmwesoTablebase {
     pub fn open(dir: &Path, config: Config) -> Result<OmwesoTablebase, OmwesoTbError> {
         omweso::check_width(config.width)?;
-        let index = config.index()?;
-        let path = config.path(dir);
-        let table = store::open(&path, &config.meta(), index.size()).map_err(|e| match e {
-            StoreError::Missing { path } => OmwesoTbError::Missing {
-                path,
-                command: config.command(dir),
-            },
-            e => e.into(),
-        })?;
+        let file = config.file(dir)?;
+        let table = file.open_built()?;
         Ok(OmwesoTablebase {
             dir: dir.to_path_buf(),
             config,
-            index,
+            index: file.index,
             table,
         })
     }
@@ -628,39 +581,29 @@ impl OmwesoTablebase {
     /// Checks every position against its moves: its value must be the best
     /// over its legal moves. Reports the first mismatch.
     pub fn check_consistency(&self) -> Result<(), OmwesoTbError> {
-        const CHUNK: u64 = 1 << 12;
         let values = self.table.load()?;
-        let size = self.table.len();
         let width = self.config.width;
-        let bad = (0..size.div_ceil(CHUNK))
-            .into_par_iter()
-            .map(|c| -> Result<Option<_>, OmwesoTbError> {
-                let mut counts = vec![0u8; 4 * width];
-                self.index.unrank(c * CHUNK, &mut counts);
-                for rank in c * CHUNK..((c + 1) * CHUNK).min(size) {
-                    let pits: Vec<u32> = counts.iter().map(|&p| u32::from(p)).collect();
-                    let pos = Position::new(width, &pits).expect("indexed positions are valid");
-                    let stored = self.decode(values[rank as usize]);
-                    let expected = self.best_move_value(&pos, &values)?;
-                    if stored != expected {
-                        return Ok(Some((rank, pos, stored, expected)));
-                    }
-                    stars_bars::next(&mut counts);
+        let bad = first_inconsistent(self.table.len(), 1 << 12, &|_| {}, |ranks| {
+            let found = walk_positions(&self.index, ranks, |rank, counts| {
+                let pits: Vec<u32> = counts.iter().map(|&p| u32::from(p)).collect();
+                let pos = Position::new(width, &pits).expect("indexed positions are valid");
+                let stored = self.decode(values[rank as usize]);
+                match self.best_move_value(&pos, &values) {
+                    Ok(expected) if expected == stored => ControlFlow::Continue(()),
+                    Ok(expected) => ControlFlow::Break(Ok((rank, pos, stored, expected))),
+                    Err(e) => ControlFlow::Break(Err(e)),
                 }
-                Ok(None)
-            })
-            .collect::<Result<Vec<_>, _>>()?
-            .into_iter()
-            .flatten()
-            .next();
+            });
+            found.transpose()
+        })?;
         match bad {
             None => Ok(()),
             Some((rank, position, stored, expected)) => Err(OmwesoTbError::Inconsistent {
                 path: self.config.path(&self.dir),
                 rank,
-                position,
-                stored,
-                expected,
+                position: position.to_string(),
+                stored: stored.to_string(),
+                expected: expected.to_string(),
             }),
         }
     }

@@ -1,6 +1,7 @@
 //! Whole-layer work on built tables: decoding, checking every value against
 //! its children, and the published `scores.N` format.
 
+use std::convert::Infallible;
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
@@ -14,6 +15,7 @@ use crate::index::oware as index;
 use crate::solve::oware::LowerLayers;
 use crate::table::ValueEncoding;
 use crate::table::raw::{self, RawLayer};
+use crate::tablebase::check::first_inconsistent;
 use crate::tablebase::writers;
 
 /// Decodes layers `0..=max_seeds` into memory (each needs the ones below
@@ -84,11 +86,10 @@ pub fn verify(
 /// best over its moves: (rank, board, stored, expected).
 fn check_layer(rules: Ruleset, seeds: usize, layers: &Layers) -> Result<(), (u64, Board, i8, i8)> {
     let values = &layers.0[seeds];
-    let first_bad = values
-        .par_chunks(CHUNK)
-        .enumerate()
-        .find_map_first(|(c, chunk)| {
-            let start = (c * CHUNK) as u64;
+    let first_bad =
+        first_inconsistent::<_, Infallible>(values.len() as u64, CHUNK as u64, &|_| {}, |ranks| {
+            let start = ranks.start;
+            let chunk = &values[ranks.start as usize..ranks.end as usize];
             let mut board = index::unrank(seeds, start);
             // Children of 16 positions are looked up together, so that the
             // cache misses overlap.
@@ -115,12 +116,16 @@ fn check_layer(rules: Ruleset, seeds: usize, layers: &Layers) -> Result<(), (u64
                 }
                 if let Some(slot) = (0..stored.len()).find(|&s| stored[s] != best[s]) {
                     let rank = start + (group * 16 + slot) as u64;
-                    return Some((rank, boards[slot], stored[slot], best[slot]));
+                    return Ok(Some((rank, boards[slot], stored[slot], best[slot])));
                 }
             }
-            None
+            Ok(None)
         });
-    first_bad.map_or(Ok(()), Err)
+    match first_bad {
+        Ok(None) => Ok(()),
+        Ok(Some(bad)) => Err(bad),
+        Err(never) => match never {},
+    }
 }
 
 fn compare_with_published(
