@@ -6,6 +6,7 @@
 //! lives in the `mancala-tb` binary (`src/cli/`), so the library needs none of its
 //! crates (clap, indicatif, serde_json).
 
+pub mod error;
 pub mod games;
 pub mod index;
 pub mod solve;

@@ -20,8 +20,9 @@ fn main() -> ExitCode {
     match cli::run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("error: {err:#}");
-            ExitCode::FAILURE
+            let (message, code) = cli::report(&err);
+            eprintln!("error: {message}");
+            ExitCode::from(code)
         }
     }
 }

@@ -2,14 +2,11 @@
 //! one-line errors (never a panic) for bad input.
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
-fn mancala_tb(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_mancala-tb"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
+mod common;
+
+use common::run as mancala_tb;
 
 fn stdout(out: &Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()

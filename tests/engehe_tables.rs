@@ -4,8 +4,9 @@
 #[path = "naive/engehe.rs"]
 mod naive_engehe;
 
-use std::process::Command;
+mod common;
 
+use common::cli;
 use mancala_tb::games::engehe::{Position, Rules};
 use mancala_tb::games::omweso::Endless;
 use mancala_tb::tablebase::Quiet;
@@ -70,18 +71,6 @@ fn hand_checked_values() {
     // 0 1 | 0 0: the counter crosses to the opponent (1 0 | 0 0 for
     // them), who moves it to their hole 1; the mover then has an empty row.
     assert_eq!(value(&[0, 1, 0, 0]), -1);
-}
-
-fn cli(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_mancala-tb"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
 }
 
 #[test]

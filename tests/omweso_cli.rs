@@ -1,15 +1,10 @@
 //! The `loops omweso` and `moves omweso` commands: output and bad input.
 
-use std::process::{Command, Output};
-
 use serde_json::{Value, json};
 
-fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_mancala-tb"))
-        .args(args)
-        .output()
-        .unwrap()
-}
+mod common;
+
+use common::run;
 
 fn json_of(args: &[&str]) -> Value {
     let out = run(args);

@@ -3,8 +3,10 @@
 //! threshold by threshold for points), consistency of every table with its
 //! moves, and the command line.
 
+mod common;
+
+use common::cli;
 use std::collections::HashMap;
-use std::process::Command;
 
 use mancala_tb::games::omweso::{Dedup, Endless, MoveGen, Outcome, Position, Reverse, Rules};
 use mancala_tb::tablebase::Quiet;
@@ -255,18 +257,6 @@ fn hand_checked_positions() {
     if let Value::Wdl(Wdl::Win(d) | Wdl::Loss(d)) = v {
         assert_eq!(pv.len(), d as usize, "{v}");
     }
-}
-
-fn cli(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_mancala-tb"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
 }
 
 #[test]

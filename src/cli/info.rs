@@ -4,6 +4,8 @@ use std::path::PathBuf;
 
 use clap::Args;
 
+use super::exit::CliError;
+
 use mancala_tb::table::Table;
 
 #[derive(Debug, Args)]
@@ -79,9 +81,11 @@ pub fn run(args: InfoArgs) -> anyhow::Result<()> {
             }
         }
     }
-    anyhow::ensure!(
-        damaged == 0,
-        "{damaged} damaged table(s); delete them and rebuild"
-    );
+    if damaged > 0 {
+        return Err(CliError::DamagedTable(format!(
+            "{damaged} damaged table(s); delete them and rebuild"
+        ))
+        .into());
+    }
     Ok(())
 }

@@ -5,7 +5,10 @@
 
 use clap::{Parser, Subcommand};
 
+pub use exit::report;
+
 mod engehe;
+mod exit;
 mod info;
 mod omweso;
 mod oware;

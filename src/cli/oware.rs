@@ -8,6 +8,7 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::shared::{Bars, parse_pit, print_layer_histogram, print_summary, thread_pool};
+use mancala_tb::error::MissingTable;
 use mancala_tb::games::oware::{self, Board, MAX_SEEDS, Ruleset};
 use mancala_tb::index::oware as index;
 use mancala_tb::tablebase::oware::{self as tb, OwareTablebase, PvEnd, PvStep};
@@ -32,7 +33,7 @@ fn ruleset_parser() -> impl clap::builder::TypedValueParser<Value = Ruleset> {
 
 /// Twelve pit counts, mover's leftmost pit first, counter-clockwise.
 fn oware_board(pits: &[u32]) -> anyhow::Result<Board> {
-    oware::parse_board(pits).map_err(anyhow::Error::msg)
+    Ok(oware::parse_board(pits)?)
 }
 
 #[derive(Debug, Args)]
@@ -222,12 +223,9 @@ pub fn verify(args: VerifyOware) -> anyhow::Result<()> {
         None => {
             // Every layer up to the highest present: a gap is reported.
             let top = OwareTablebase::open(dir, rules)?.built_layers().last();
-            top.ok_or_else(|| {
-                anyhow::anyhow!(
-                    "no {rules} tables in {}; build them with `mancala-tb build oware --rules {rules} --dir {}`",
-                    tb::ruleset_dir(dir, rules).display(),
-                    dir.display()
-                )
+            top.ok_or_else(|| MissingTable {
+                path: tb::ruleset_dir(dir, rules),
+                build_args: format!("oware --rules {rules} --dir {}", dir.display()),
             })?
         }
     };

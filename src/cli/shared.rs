@@ -4,6 +4,8 @@
 use std::collections::BTreeMap;
 
 use anyhow::Context;
+
+use super::exit::CliError;
 use indicatif::{ProgressBar, ProgressState, ProgressStyle};
 
 use mancala_tb::tablebase::{BuildObserver, LayerReport};
@@ -12,7 +14,9 @@ use mancala_tb::tablebase::{BuildObserver, LayerReport};
 pub fn thread_pool(threads: Option<usize>) -> anyhow::Result<rayon::ThreadPool> {
     let mut pool = rayon::ThreadPoolBuilder::new();
     if let Some(threads) = threads {
-        anyhow::ensure!(threads > 0, "--threads must be at least 1");
+        if threads == 0 {
+            return Err(CliError::BadInput("--threads must be at least 1".into()).into());
+        }
         pool = pool.num_threads(threads);
     }
     pool.build().context("cannot start the worker threads")

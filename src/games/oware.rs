@@ -363,20 +363,26 @@ fn every_move_starves(board: &Board) -> bool {
     })
 }
 
+/// Why pit counts are not an Oware position.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum BoardError {
+    #[error(
+        "an Oware position has {PITS} pits (6 for the mover, then 6 for the opponent), got {0}"
+    )]
+    PitCount(usize),
+    #[error("an Oware position holds at most {MAX_SEEDS} seeds, this one has {0}")]
+    TooManySeeds(u64),
+}
+
 /// Parses twelve pit counts (mover's pits first) into a board, checking that
 /// there are twelve and at most [`MAX_SEEDS`] seeds in all.
-pub fn parse_board(pits: &[u32]) -> Result<Board, String> {
+pub fn parse_board(pits: &[u32]) -> Result<Board, BoardError> {
     if pits.len() != PITS {
-        return Err(format!(
-            "an Oware position has {PITS} pits (6 for the mover, then 6 for the opponent), got {}",
-            pits.len()
-        ));
+        return Err(BoardError::PitCount(pits.len()));
     }
-    let total: u32 = pits.iter().sum();
-    if total as usize > MAX_SEEDS {
-        return Err(format!(
-            "an Oware position holds at most {MAX_SEEDS} seeds, this one has {total}"
-        ));
+    let total: u64 = pits.iter().map(|&p| u64::from(p)).sum();
+    if total > MAX_SEEDS as u64 {
+        return Err(BoardError::TooManySeeds(total));
     }
     let mut board = [0; PITS];
     for (slot, &p) in board.iter_mut().zip(pits) {
@@ -560,8 +566,18 @@ mod tests {
 
     #[test]
     fn parse_board_rejects_bad_input() {
-        assert!(parse_board(&[4; 11]).unwrap_err().contains("12 pits"));
-        assert!(parse_board(&[5; 12]).unwrap_err().contains("at most 48"));
+        assert!(
+            parse_board(&[4; 11])
+                .unwrap_err()
+                .to_string()
+                .contains("12 pits")
+        );
+        assert!(
+            parse_board(&[5; 12])
+                .unwrap_err()
+                .to_string()
+                .contains("at most 48")
+        );
         assert_eq!(parse_board(&[4; 12]).unwrap(), [4; 12]);
     }
 }

@@ -2,6 +2,8 @@
 //! build that probes dozens of lower layers says which one is at fault.
 
 use std::io;
+
+use crate::error::Cause;
 use std::path::PathBuf;
 
 /// What went wrong while writing, opening or reading a table file.
@@ -70,6 +72,17 @@ pub enum TableError {
 }
 
 impl TableError {
+    /// Why it failed: damage for anything wrong inside a file.
+    pub fn cause(&self) -> Cause<'static> {
+        match self {
+            TableError::NotFound { .. }
+            | TableError::Io { .. }
+            | TableError::OutOfRange { .. }
+            | TableError::InvalidInput { .. } => Cause::Other,
+            _ => Cause::DamagedTable,
+        }
+    }
+
     /// An I/O error, with "file not found" given its own variant.
     pub(crate) fn io(path: impl Into<PathBuf>, source: io::Error) -> Self {
         let path = path.into();

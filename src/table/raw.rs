@@ -2,6 +2,7 @@
 //! position in rank order, no header. The builder's scratch and the
 //! compatibility format.
 
+use crate::error::Cause;
 use std::fs::{self, File};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -21,6 +22,16 @@ pub enum RawError {
     },
     #[error("{path}")]
     Io { path: PathBuf, source: io::Error },
+}
+
+impl RawError {
+    /// Why it failed: raw layers are mostly published files a user names.
+    pub fn cause(&self) -> Cause<'static> {
+        match self {
+            RawError::Missing { .. } | RawError::WrongSize { .. } => Cause::BadInput,
+            RawError::Io { .. } => Cause::Other,
+        }
+    }
 }
 
 fn io_error(path: &Path) -> impl FnOnce(io::Error) -> RawError + '_ {

@@ -11,6 +11,7 @@ use std::time::Instant;
 
 use super::BuildObserver;
 use super::store::{self, Meta, StoreError, Stored, Values};
+use crate::error::{Cause, MissingTable};
 use crate::games::engehe::EngeheError;
 use crate::games::omweso::OmwesoError;
 use crate::index::stars_bars::{self, IndexError, StarsBars};
@@ -19,10 +20,8 @@ use crate::solve::explicit::ExplicitError;
 /// Errors of building, probing and checking relay-game tables.
 #[derive(Debug, thiserror::Error)]
 pub enum RelayTbError {
-    #[error(
-        "the table is missing ({path} not found); build it with `mancala-tb build {build_args}`"
-    )]
-    Missing { path: PathBuf, build_args: String },
+    #[error(transparent)]
+    Missing(#[from] MissingTable),
     #[error(transparent)]
     Store(#[from] StoreError),
     #[error(transparent)]
@@ -67,6 +66,26 @@ pub enum RelayTbError {
     },
 }
 
+impl RelayTbError {
+    /// Why it failed.
+    pub fn cause(&self) -> Cause<'_> {
+        match self {
+            RelayTbError::Missing(missing) => Cause::MissingTable(missing),
+            RelayTbError::Store(e) => e.cause(),
+            RelayTbError::Index(_)
+            | RelayTbError::Engehe(_)
+            | RelayTbError::Omweso(_)
+            | RelayTbError::TooManySeeds { .. }
+            | RelayTbError::WrongWidth { .. }
+            | RelayTbError::WrongLayer { .. } => Cause::BadInput,
+            RelayTbError::Inconsistent { .. } => Cause::DamagedTable,
+            RelayTbError::Engine(_) | RelayTbError::CreateDir { .. } | RelayTbError::TooDeep(_) => {
+                Cause::Other
+            }
+        }
+    }
+}
+
 /// One layer's table file: where it is, what its header says, how its
 /// positions are numbered.
 pub(crate) struct LayerFile {
@@ -89,9 +108,11 @@ impl LayerFile {
 
     /// The table, or the error that says how to build it.
     pub fn open_built(&self) -> Result<Stored, RelayTbError> {
-        self.open()?.ok_or_else(|| RelayTbError::Missing {
-            path: self.path.clone(),
-            build_args: self.build_args.clone(),
+        self.open()?.ok_or_else(|| {
+            RelayTbError::Missing(MissingTable {
+                path: self.path.clone(),
+                build_args: self.build_args.clone(),
+            })
         })
     }
 

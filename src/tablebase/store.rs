@@ -19,6 +19,7 @@ use std::path::{Path, PathBuf};
 
 use memmap2::Mmap;
 
+use crate::error::Cause;
 use crate::table::raw::{self, RawError};
 use crate::table::{self, TableError, TableMeta, ValueEncoding};
 
@@ -42,6 +43,17 @@ pub enum StoreError {
     Io { path: PathBuf, source: io::Error },
     #[error(transparent)]
     Table(TableError),
+}
+
+impl StoreError {
+    /// Why it failed.
+    pub fn cause(&self) -> Cause<'static> {
+        match self {
+            StoreError::Damaged { .. } | StoreError::Foreign { .. } => Cause::DamagedTable,
+            StoreError::Table(e) => e.cause(),
+            StoreError::Missing { .. } | StoreError::Io { .. } => Cause::Other,
+        }
+    }
 }
 
 impl From<TableError> for StoreError {

@@ -15,6 +15,8 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use clap::Args;
+
+use super::exit::CliError;
 use indicatif::ProgressBar;
 use serde_json::{Value, json};
 
@@ -62,7 +64,10 @@ pub fn position(
 ) -> anyhow::Result<Position> {
     let total: u64 = pits.iter().map(|&p| u64::from(p)).sum();
     if total > u64::from(max_seeds) {
-        anyhow::bail!("the position holds {total} seeds, more than --max-seeds {max_seeds} allows");
+        return Err(CliError::BadInput(format!(
+            "the position holds {total} seeds, more than --max-seeds {max_seeds} allows"
+        ))
+        .into());
     }
     Ok(checked_position(width, pits, seeds)?)
 }

@@ -3,8 +3,9 @@
 
 use std::time::Instant;
 
-use anyhow::bail;
 use clap::Args;
+
+use super::super::exit::CliError;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
 
@@ -188,15 +189,18 @@ fn run_position(args: &LoopsOmwesoArgs) -> anyhow::Result<()> {
 }
 
 fn run_census(args: &LoopsOmwesoArgs) -> anyhow::Result<()> {
+    let bad = |message: String| Err(CliError::BadInput(message).into());
     if !args.pits.is_empty() {
-        bail!("--census takes no position");
+        return bad("--census takes no position".into());
     }
     let Some(max_seeds) = args.max_seeds else {
-        bail!("--census needs --max-seeds");
+        return bad("--census needs --max-seeds".into());
     };
     check_width(args.width)?;
     if max_seeds > MAX_SEEDS {
-        bail!("--max-seeds {max_seeds} is more than the {MAX_SEEDS} seeds the engine supports");
+        return bad(format!(
+            "--max-seeds {max_seeds} is more than the {MAX_SEEDS} seeds the engine supports"
+        ));
     }
     let total: u64 = (0..=max_seeds)
         .map(|s| configurations(s, 2 * args.width))

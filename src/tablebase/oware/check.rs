@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 
 use super::{
-    CHUNK, LayerValues, Layers, TablebaseError, open_table, restore_capture_decided, ruleset_dir,
-    table_meta, table_path,
+    CHUNK, LayerValues, Layers, TablebaseError, missing_layer, open_table, restore_capture_decided,
+    ruleset_dir, table_meta, table_path,
 };
 use crate::games::oware::{self, Board, Ruleset};
 use crate::index::oware as index;
@@ -30,12 +30,7 @@ pub fn decode_layers(
     let mut layers = Layers::default();
     for seeds in 0..=max_seeds {
         let table =
-            open_table(&folder, rules, seeds)?.ok_or_else(|| TablebaseError::MissingLayer {
-                rules,
-                seeds,
-                path: table_path(&folder, seeds),
-                dir: dir.to_path_buf(),
-            })?;
+            open_table(&folder, rules, seeds)?.ok_or_else(|| missing_layer(dir, rules, seeds))?;
         let mut values = table.decode_all()?;
         if table.meta().encoding == ValueEncoding::ScoreOrCapture {
             restore_capture_decided(rules, seeds, &mut values, &layers);

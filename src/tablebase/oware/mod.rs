@@ -20,6 +20,7 @@ pub use build::build;
 pub use check::{decode_layers, export, import, verify};
 pub use probe::{MoveValue, OwareTablebase, PvEnd, PvStep};
 
+use crate::error::{Cause, MissingTable};
 use crate::games::oware::{self, Board, MAX_SEEDS, Ruleset};
 use crate::index::oware as index;
 use crate::solve::oware::{self as engine, LowerLayers};
@@ -52,16 +53,8 @@ fn table_meta(rules: Ruleset, seeds: usize, encoding: ValueEncoding) -> TableMet
 /// helps.
 #[derive(Debug, thiserror::Error)]
 pub enum TablebaseError {
-    #[error(
-        "layer {seeds} of the {rules} tables is missing ({path} not found); build it with \
-         `mancala-tb build oware --rules {rules} --max-seeds {seeds} --dir {dir}`"
-    )]
-    MissingLayer {
-        rules: Ruleset,
-        seeds: usize,
-        path: PathBuf,
-        dir: PathBuf,
-    },
+    #[error(transparent)]
+    Missing(#[from] MissingTable),
     #[error(transparent)]
     Raw(#[from] RawError),
     // Not a `source`: the message already says it, with the remedy.
@@ -113,6 +106,34 @@ pub enum TablebaseError {
     },
     #[error("Oware has {MAX_SEEDS} seeds; layers above that do not exist (asked for {0})")]
     TooManySeeds(usize),
+}
+
+impl TablebaseError {
+    /// Why it failed.
+    pub fn cause(&self) -> Cause<'_> {
+        match self {
+            TablebaseError::Missing(missing) => Cause::MissingTable(missing),
+            TablebaseError::Raw(e) => e.cause(),
+            TablebaseError::Table(e) => e.cause(),
+            TablebaseError::WrongTable { .. }
+            | TablebaseError::Inconsistent { .. }
+            | TablebaseError::NoCapture { .. }
+            | TablebaseError::Differs { .. } => Cause::DamagedTable,
+            TablebaseError::Exists { .. } | TablebaseError::TooManySeeds(_) => Cause::BadInput,
+            TablebaseError::CreateDir { .. } | TablebaseError::Memory { .. } => Cause::Other,
+        }
+    }
+}
+
+/// The error of a layer that is not built.
+fn missing_layer(dir: &Path, rules: Ruleset, seeds: usize) -> TablebaseError {
+    TablebaseError::Missing(MissingTable {
+        path: table_path(&ruleset_dir(dir, rules), seeds),
+        build_args: format!(
+            "oware --rules {rules} --max-seeds {seeds} --dir {}",
+            dir.display()
+        ),
+    })
 }
 
 impl From<TableError> for TablebaseError {

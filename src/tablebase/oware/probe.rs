@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{TablebaseError, exit_value, open_table, ruleset_dir, table_path};
+use super::{TablebaseError, exit_value, missing_layer, open_table, ruleset_dir, table_path};
 use crate::games::oware::{self, Board, MAX_SEEDS, Ruleset};
 use crate::index::oware as index;
 use crate::table::{CAPTURE_DECIDES, Table, ValueEncoding};
@@ -80,12 +80,7 @@ impl OwareTablebase {
         }
         self.layers[seeds]
             .as_ref()
-            .ok_or_else(|| TablebaseError::MissingLayer {
-                rules: self.rules,
-                seeds,
-                path: table_path(&ruleset_dir(&self.dir, self.rules), seeds),
-                dir: self.dir.clone(),
-            })
+            .ok_or_else(|| missing_layer(&self.dir, self.rules, seeds))
     }
 
     /// The perfect-play value of any position for the side to move.
