@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::shared::{Bars, parse_pit, print_layer_histogram, print_summary, thread_pool};
+use super::shared::{Bars, parse_pit, print_layer_histogram, thread_pool};
 use mancala_tb::games::engehe::{self, MAX_COUNTERS, Position, Rules};
 use mancala_tb::games::omweso::Endless;
 use mancala_tb::tablebase::engehe::{self as tb, Config, EngeheTablebase};
@@ -60,7 +60,7 @@ pub fn build(args: BuildEngehe) -> anyhow::Result<()> {
     let observer = Bars::default();
     let reports =
         pool.install(|| tb::build(&args.tables.dir, config, args.max_seeds as usize, &observer))?;
-    print_summary(&reports);
+    observer.print_summary(&reports);
     Ok(())
 }
 

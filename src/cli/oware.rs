@@ -4,10 +4,11 @@
 
 use std::path::PathBuf;
 
+use anyhow::Context;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 
-use super::shared::{Bars, parse_pit, print_layer_histogram, print_summary, thread_pool};
+use super::shared::{Bars, parse_pit, print_layer_histogram, thread_pool};
 use mancala_tb::error::MissingTable;
 use mancala_tb::games::oware::{self, Board, MAX_SEEDS, Ruleset};
 use mancala_tb::index::oware as index;
@@ -50,10 +51,57 @@ pub struct BuildOware {
     /// Worker threads (default: one per core)
     #[arg(long)]
     threads: Option<usize>,
-    /// Keep the raw layers (scores.N, the published format) beside the
-    /// compressed tables
+    /// Also write the raw layers (scores.N, the published format) beside
+    /// the compressed tables
     #[arg(long)]
     keep_raw: bool,
+    /// Memory budget (e.g. 6G, 512M, 1.5G; binary units). Each layer is built
+    /// in memory if it fits, else out of core with its states only in
+    /// memory. Default: the memory available now, less 10%
+    #[arg(long, value_parser = parse_size)]
+    memory: Option<u64>,
+    /// An out-of-core layer saves its state at the first threshold boundary
+    /// after this many seconds, and a rerun resumes from there
+    #[arg(long, default_value_t = tb::CHECKPOINT_EVERY.as_secs())]
+    checkpoint_every: u64,
+}
+
+/// A size in bytes: a number with an optional unit K, M, G or T (powers of
+/// 1024; a trailing B or iB is allowed).
+fn parse_size(s: &str) -> Result<u64, String> {
+    let bad = || format!("'{s}' is not a size (e.g. 512M, 6G, 1.5G)");
+    let upper = s.trim().to_ascii_uppercase();
+    let body = upper.trim_end_matches("IB").trim_end_matches('B');
+    let (number, unit) = match body.char_indices().last() {
+        Some((i, c)) if c.is_ascii_alphabetic() => (&body[..i], c),
+        _ => (body, ' '),
+    };
+    let shift = match unit {
+        ' ' => 0,
+        'K' => 10,
+        'M' => 20,
+        'G' => 30,
+        'T' => 40,
+        _ => return Err(bad()),
+    };
+    let value: f64 = number.trim().parse().map_err(|_| bad())?;
+    let bytes = value * (1u64 << shift) as f64;
+    if !bytes.is_finite() || bytes < 1.0 || bytes >= u64::MAX as f64 {
+        return Err(bad());
+    }
+    Ok(bytes as u64)
+}
+
+/// The memory available now (`MemAvailable`), less 10%.
+fn default_memory() -> anyhow::Result<u64> {
+    let meminfo = std::fs::read_to_string("/proc/meminfo")
+        .context("cannot read /proc/meminfo for the memory available; pass --memory")?;
+    let kib: u64 = meminfo
+        .lines()
+        .find_map(|l| l.strip_prefix("MemAvailable:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .context("no MemAvailable in /proc/meminfo; pass --memory")?;
+    Ok(kib * 1024 / 10 * 9)
 }
 
 pub fn build(args: BuildOware) -> anyhow::Result<()> {
@@ -65,17 +113,19 @@ pub fn build(args: BuildOware) -> anyhow::Result<()> {
         tb::ruleset_dir(&args.dir, args.rules).display(),
         pool.current_num_threads()
     );
+    let memory = match args.memory {
+        Some(memory) => memory,
+        None => default_memory()?,
+    };
+    eprintln!("Memory budget {}", tb::human_bytes(memory));
+    let options = tb::BuildOptions {
+        keep_raw: args.keep_raw,
+        checkpoint_every: std::time::Duration::from_secs(args.checkpoint_every),
+        ..tb::BuildOptions::new(args.max_seeds as usize, memory)
+    };
     let observer = Bars::default();
-    let reports = pool.install(|| {
-        tb::build(
-            &args.dir,
-            args.rules,
-            args.max_seeds as usize,
-            args.keep_raw,
-            &observer,
-        )
-    })?;
-    print_summary(&reports);
+    let reports = pool.install(|| tb::build(&args.dir, args.rules, &options, &observer))?;
+    observer.print_summary(&reports);
     Ok(())
 }
 

@@ -8,6 +8,7 @@ use anyhow::Context;
 use super::exit::CliError;
 use indicatif::{ProgressBar, ProgressState, ProgressStyle};
 
+use mancala_tb::tablebase::oware::{LayerPlan, human_bytes};
 use mancala_tb::tablebase::{BuildObserver, LayerReport};
 
 /// The worker pool of a build: `threads` workers, or one per core.
@@ -26,13 +27,33 @@ pub fn thread_pool(threads: Option<usize>) -> anyhow::Result<rayon::ThreadPool> 
 #[derive(Default)]
 pub struct Bars {
     bar: std::sync::Mutex<Option<ProgressBar>>,
+    /// The engine and memory of each Oware layer built, for the summary.
+    plans: std::sync::Mutex<Vec<(usize, LayerPlan, u64)>>,
 }
 
 impl BuildObserver for Bars {
+    fn layer_planned(&self, seeds: usize, plan: &LayerPlan, memory_bytes: u64) {
+        self.plans
+            .lock()
+            .expect("plans lock")
+            .push((seeds, *plan, memory_bytes));
+    }
+
+    fn layer_resumed(&self, seeds: usize) {
+        eprintln!("layer {seeds}: resuming from its checkpoint");
+    }
+
     fn layer_started(&self, seeds: usize, positions: u64) {
-        let style = ProgressStyle::with_template(
-            "layer {prefix:>2} [{bar:30}] {percent:>3}% {elapsed_precise} eta {eta:<4} {rate}",
-        )
+        let plan = self.plans.lock().expect("plans lock").last().copied();
+        let mode = match plan {
+            Some((s, plan, memory)) if s == seeds => {
+                format!("{} {}", plan.mode, human_bytes(memory))
+            }
+            _ => String::new(),
+        };
+        let style = ProgressStyle::with_template(&format!(
+            "layer {{prefix:>2}} [{{bar:30}}] {{percent:>3}}% {{elapsed_precise}} eta {{eta:<4}} {{rate}} {mode}"
+        ))
         .expect("valid template")
         .with_key(
             "rate",
@@ -62,10 +83,27 @@ impl BuildObserver for Bars {
     }
 }
 
-pub fn print_summary(reports: &[LayerReport]) {
+impl Bars {
+    /// Prints the summary table of a build: a line per layer, with the
+    /// engine and memory of each Oware layer built, and the totals.
+    pub fn print_summary(&self, reports: &[LayerReport]) {
+        print_summary(reports, &self.plans.lock().expect("plans lock"));
+    }
+}
+
+fn print_summary(reports: &[LayerReport], plans: &[(usize, LayerPlan, u64)]) {
     println!(
-        "{:>5} {:>13} {:>13} {:>13} {:>13} {:>9} {:>12} {:>11}",
-        "seeds", "positions", "wins", "draws", "losses", "seconds", "positions/s", "bytes/pos"
+        "{:>5} {:>13} {:>13} {:>13} {:>13} {:>9} {:>12} {:>11}  {:<11} {:>10}",
+        "seeds",
+        "positions",
+        "wins",
+        "draws",
+        "losses",
+        "seconds",
+        "positions/s",
+        "bytes/pos",
+        "mode",
+        "memory"
     );
     let count = |n: Option<u64>| n.map_or("-".to_string(), |n| n.to_string());
     let (mut built_positions, mut built_seconds) = (0, 0.0);
@@ -78,8 +116,12 @@ pub fn print_summary(reports: &[LayerReport]) {
             }
             None => ("built".into(), "-".into()),
         };
+        let (mode, memory) = match plans.iter().find(|p| p.0 == r.seeds) {
+            Some((_, plan, memory)) => (plan.mode.to_string(), human_bytes(*memory)),
+            None => ("-".into(), "-".into()),
+        };
         println!(
-            "{:>5} {:>13} {:>13} {:>13} {:>13} {:>9} {:>12} {:>11.3}",
+            "{:>5} {:>13} {:>13} {:>13} {:>13} {:>9} {:>12} {:>11.3}  {:<11} {:>10}",
             r.seeds,
             r.positions,
             count(r.outcomes.map(|o| o.wins)),
@@ -87,7 +129,9 @@ pub fn print_summary(reports: &[LayerReport]) {
             count(r.outcomes.map(|o| o.losses)),
             secs,
             rate,
-            r.bytes as f64 / r.positions as f64
+            r.bytes as f64 / r.positions as f64,
+            mode,
+            memory
         );
     }
     let total: u64 = reports.iter().map(|r| r.positions).sum();

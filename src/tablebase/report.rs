@@ -7,6 +7,17 @@ use rayon::prelude::*;
 
 /// Reports the progress of a build (the CLI draws bars; tests ignore it).
 pub trait BuildObserver: Sync {
+    /// An Oware layer about to be built: its engine, and the memory planned
+    /// for it (the engine plus the lower layers kept in memory).
+    fn layer_planned(
+        &self,
+        _seeds: usize,
+        _plan: &crate::tablebase::oware::LayerPlan,
+        _memory_bytes: u64,
+    ) {
+    }
+    /// An out-of-core layer resumes from its checkpoint.
+    fn layer_resumed(&self, _seeds: usize) {}
     fn layer_started(&self, _seeds: usize, _positions: u64) {}
     /// Work steps done; a layer of `P` positions takes `2P`.
     fn advance(&self, _steps: u64) {}

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use clap::Args;
 use serde_json::json;
 
-use super::super::shared::{Bars, parse_pit, print_summary, thread_pool};
+use super::super::shared::{Bars, parse_pit, thread_pool};
 use super::{RulesArgs, path_json, path_text};
 use mancala_tb::games::omweso::{MAX_SEEDS, MAX_WIDTH, MIN_WIDTH, Position};
 use mancala_tb::tablebase::omweso::{
@@ -72,7 +72,7 @@ pub fn build(args: BuildOmweso) -> anyhow::Result<()> {
     );
     let observer = Bars::default();
     let report = pool.install(|| tb::build(&args.table.dir, config, &observer))?;
-    print_summary(std::slice::from_ref(&report.layer));
+    observer.print_summary(std::slice::from_ref(&report.layer));
     if let Some(d) = report.longest_win {
         println!("longest win: {d} moves");
     }

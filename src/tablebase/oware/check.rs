@@ -12,7 +12,6 @@ use super::{
 };
 use crate::games::oware::{self, Board, Ruleset};
 use crate::index::oware as index;
-use crate::solve::oware::LowerLayers;
 use crate::table::ValueEncoding;
 use crate::table::raw::{self, RawLayer};
 use crate::tablebase::check::first_inconsistent;
