@@ -1,5 +1,5 @@
 //! Tests of the naive Oware solver itself, against values worked out by hand
-//! from RULES.md. Boards are written from the mover's view: pits 0..=5 are
+//! from docs/rules.md. Boards are written from the mover's view: pits 0..=5 are
 //! the mover's, 6..=11 the opponent's, and a child is seen from the new mover
 //! (the board rotated by 6).
 

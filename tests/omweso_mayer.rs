@@ -11,7 +11,7 @@ use mancala_tb::games::omweso::{
 };
 use mancala_tb::games::relay::{Cycle, Dir, RelayRules};
 
-/// The own-side set-up of RULES.md rule 5, with an empty opponent.
+/// The own-side set-up of docs/rules.md rule 5, with an empty opponent.
 fn rules_example() -> Position {
     let mut pits = vec![3, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1];
     pits.extend([0; 16]);

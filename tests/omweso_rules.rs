@@ -1,4 +1,4 @@
-//! One hand-checked position per rule clause of RULES.md, section Omweso.
+//! One hand-checked position per rule clause of docs/rules.md, section Omweso.
 //!
 //! Numbering reminder for W = 4: mover pits 0..=3 are the outer row (columns
 //! 0..=3), 4..=7 the inner row (pit 4 is column 3, pit 7 column 0). The

@@ -1,4 +1,4 @@
-//! En Gehé (RULES.md, section En Gehé): two rows of `W` holes, relay sowing
+//! En Gehé (docs/rules.md, section En Gehé): two rows of `W` holes, relay sowing
 //! around the whole board, capture of the opposite hole plus the landing
 //! counter.
 //!

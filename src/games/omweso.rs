@@ -1,4 +1,4 @@
-//! Omweso (RULES.md, section Omweso): positions, rules options, move
+//! Omweso (docs/rules.md, section Omweso): positions, rules options, move
 //! generation through the relay-lap tree, and the points of a finished game.
 //!
 //! A [`Position`] is seen from the mover: the mover's `2W` pits, then the
@@ -14,7 +14,7 @@
 //! [`Outcome::NeverEnds`] (a path that voids the game: value 0). After
 //! warm-up a position without lap choices costs no allocation.
 //!
-//! Readings where RULES.md leaves room (tests in `tests/omweso_rules.rs`):
+//! Readings where docs/rules.md leaves room (tests in `tests/omweso_rules.rs`):
 //! - A lap's last seed lands in an *occupied* pit if the pit held seeds when
 //!   it arrived, including seeds dropped by the same lap on an earlier
 //!   circuit. A lap of `2W` seeds or more passes its own start pit (no
@@ -32,7 +32,7 @@
 //! - Moves with the same board, capture flag and immediate win are the same
 //!   child ([`Dedup::Position`]); never-ending moves are kept per starting
 //!   choice so each can be shown with its cycle.
-//! - Bulijo is judged as RULES.md words it: the opponent has no pit with two
+//! - Bulijo is judged as docs/rules.md words it: the opponent has no pit with two
 //!   seeds or more. Under `endless = illegal` a position can have such pits
 //!   and still no legal move; [`MoveGen::legal`] is then empty and the
 //!   caller decides (the [`game`] scores it as bulijo for the other side).
@@ -212,7 +212,7 @@ pub enum Reverse {
     StartOnly,
 }
 
-/// A ruleset: the options of RULES.md, section Omweso.
+/// A ruleset: the options of docs/rules.md, section Omweso.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Rules {
     pub reverse: Reverse,

@@ -1,4 +1,4 @@
-//! Oware / Awari rules (RULES.md, "Oware / Awari"), both rulesets.
+//! Oware / Awari rules (docs/rules.md, "Oware / Awari"), both rulesets.
 //!
 //! A board is 12 pit counts seen from the side to move: pits `0..=5` are the
 //! mover's, counter-clockwise from the mover's leftmost pit, and `6..=11` the
@@ -18,7 +18,7 @@ pub const MAX_SEEDS: usize = 48;
 /// Pit counts, mover first.
 pub type Board = [u8; PITS];
 
-/// The rulesets of RULES.md.
+/// The rulesets of docs/rules.md.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum Ruleset {
     /// Rules of the 2002 solution: a move that starves the opponent is legal only

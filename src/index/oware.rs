@@ -1,4 +1,4 @@
-//! The published Awari index (RULES.md, "Published index").
+//! The published Awari index (docs/rules.md, "Published index").
 //!
 //! The `n`-seed positions with at least one empty opponent pit, in ascending
 //! lexicographic order of `(p11, p10, …, p0)`. Ranking walks the pits from 11

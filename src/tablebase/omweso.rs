@@ -3,7 +3,7 @@
 //! of two objectives:
 //! - `wdl`: win, draw or loss with the distance to the end in moves (wins as
 //!   short, losses as long as possible);
-//! - `points`: the points of the final result (RULES.md, rule 6), maximised:
+//! - `points`: the points of the final result (docs/rules.md, rule 6), maximised:
 //!   −12, −2, −1, 0, 1, 2 or 12.
 //!
 //! Positions are numbered by stars-and-bars rank of the `4W` pit counts

@@ -1,4 +1,4 @@
-//! A deliberately simple, independent En Gehé solver written from RULES.md
+//! A deliberately simple, independent En Gehé solver written from docs/rules.md
 //! (section En Gehé): counters sown one by one, never-ending relays found
 //! with a set of visited lap starts, values by sweeping to a fixpoint. It
 //! shares no code with `src/`.

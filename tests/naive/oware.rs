@@ -1,5 +1,5 @@
 //! A deliberately simple, independent Oware solver, written straight from
-//! `RULES.md` ("Common conventions" and "Oware / Awari"). It exists only to
+//! `docs/rules.md` ("Common conventions" and "Oware / Awari"). It exists only to
 //! cross-check the real retrograde engine in tests, so it favours obviously
 //! correct code over speed and shares no code with `src/`.
 //!

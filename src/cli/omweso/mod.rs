@@ -23,7 +23,7 @@ use serde_json::{Value, json};
 use mancala_tb::games::omweso::{Endless, OmwesoError, OnOff, Position, Reverse, Rules};
 use mancala_tb::games::relay::Choice;
 
-/// Rules options of RULES.md, section Omweso.
+/// Rules options of docs/rules.md, section Omweso.
 #[derive(Debug, Args)]
 pub struct RulesArgs {
     /// Reverse capture laps: all-laps or start-only

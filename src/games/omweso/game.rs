@@ -1,8 +1,8 @@
 //! One game of Omweso as played, with the match-start rules that need the
-//! history (RULES.md rule 7): no capture on a player's first turn, okwesera
+//! history (docs/rules.md rule 7): no capture on a player's first turn, okwesera
 //! before the first capture of the game, and the optional akakyala win.
 //!
-//! Readings where RULES.md is silent: the first-turn and okwesera rules apply
+//! Readings where docs/rules.md is silent: the first-turn and okwesera rules apply
 //! per game (each game starts from a fresh set-up); okwesera sows
 //! counter-clockwise; akakyala counts capturing *turns* ("two separate
 //! captures"), so a second capturing move while the opponent has not captured
