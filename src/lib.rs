@@ -4,7 +4,19 @@
 //! order, [`solve`] holds the retrograde engines, [`table`] the on-disk formats and
 //! [`tablebase`] building and probing folders of tables. The command-line front end
 //! lives in the `mancala-tb` binary (`src/cli/`), so the library needs none of its
-//! crates (clap, indicatif, serde_json).
+//! crates (clap, indicatif, serde_json): `cargo doc --lib --no-default-features`.
+//!
+//! Where to start:
+//! - probe: [`tablebase::oware::OwareTablebase::open`], then `value`,
+//!   `move_values`, `principal_variation`; the same for
+//!   [`tablebase::engehe::EngeheTablebase`] and [`tablebase::omweso::OmwesoTablebase`];
+//! - build: [`tablebase::oware::build`], [`tablebase::engehe::build`],
+//!   [`tablebase::omweso::build`], each reporting to a [`tablebase::BuildObserver`]
+//!   (or [`tablebase::Quiet`]);
+//! - rules: [`games::oware::legal_moves`], [`games::omweso::MoveGen`],
+//!   [`games::engehe::legal_moves`]; the rules themselves are in `docs/rules.md`;
+//! - errors: every error type has `cause()` ([`error::Cause`]): bad input, a
+//!   missing table (with the build command's arguments), a damaged table, or other.
 
 pub mod error;
 pub mod games;

@@ -8,7 +8,7 @@ use anyhow::Context;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 
-use super::shared::{Bars, parse_pit, print_layer_histogram, thread_pool};
+use super::shared::{Bars, named, parse_pit, print_layer_histogram, thread_pool};
 use mancala_tb::error::MissingTable;
 use mancala_tb::games::oware::{self, Board, MAX_SEEDS, Ruleset};
 use mancala_tb::index::oware as index;
@@ -18,18 +18,11 @@ use mancala_tb::tablebase::oware::{self as tb, OwareTablebase, PvEnd, PvStep};
 #[derive(Debug, Args)]
 pub struct OwareTables {
     /// Ruleset: awari (rules of the 2002 solution) or abapa (tournament rules)
-    #[arg(long, value_parser = ruleset_parser(), default_value_t = Ruleset::Awari)]
+    #[arg(long, value_parser = named::<Ruleset>(Ruleset::ALL.map(Ruleset::name)), default_value_t = Ruleset::Awari)]
     rules: Ruleset,
     /// Tablebase folder (one sub-folder per game and ruleset)
     #[arg(long, default_value = "tablebases")]
     dir: PathBuf,
-}
-
-/// `awari` or `abapa`, listed in `--help` and in errors.
-fn ruleset_parser() -> impl clap::builder::TypedValueParser<Value = Ruleset> {
-    use clap::builder::TypedValueParser;
-    clap::builder::PossibleValuesParser::new(Ruleset::ALL.map(Ruleset::name))
-        .map(|name| name.parse::<Ruleset>().expect("a listed name"))
 }
 
 /// Twelve pit counts, mover's leftmost pit first, counter-clockwise.
@@ -40,7 +33,7 @@ fn oware_board(pits: &[u32]) -> anyhow::Result<Board> {
 #[derive(Debug, Args)]
 pub struct BuildOware {
     /// Ruleset: awari (rules of the 2002 solution) or abapa (tournament rules)
-    #[arg(long, value_parser = ruleset_parser(), default_value_t = Ruleset::Awari)]
+    #[arg(long, value_parser = named::<Ruleset>(Ruleset::ALL.map(Ruleset::name)), default_value_t = Ruleset::Awari)]
     rules: Ruleset,
     /// Build every layer from 0 up to this many seeds (at most 48)
     #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(0..=MAX_SEEDS as i64))]
@@ -248,7 +241,7 @@ pub struct StatsOware {
 pub fn stats(args: StatsOware) -> anyhow::Result<()> {
     let seeds = args.seeds as usize;
     let layers = tb::decode_layers(&args.tables.dir, args.tables.rules, seeds, |_, _| Ok(()))?;
-    let values = &layers.0[seeds];
+    let values = layers.layer(seeds);
     let title = args.tables.rules.to_string();
     print_layer_histogram(&title, args.seeds, values, args.json);
     Ok(())

@@ -150,6 +150,19 @@ fn print_summary(reports: &[LayerReport], plans: &[(usize, LayerPlan, u64)]) {
     }
 }
 
+/// The parser of an option whose values are `names` (a library type's
+/// names, parsed by its `FromStr`): they are listed in `--help` and in
+/// errors, as clap does for its own value enums.
+pub fn named<T: std::str::FromStr + Clone + Send + Sync + 'static>(
+    names: impl IntoIterator<Item = &'static str>,
+) -> impl clap::builder::TypedValueParser<Value = T> {
+    use clap::builder::TypedValueParser;
+    clap::builder::PossibleValuesParser::new(names).map(|name| {
+        name.parse::<T>()
+            .unwrap_or_else(|_| unreachable!("{name} is one of the listed names"))
+    })
+}
+
 /// A pit count: a whole number from 0 up.
 pub fn parse_pit(s: &str) -> Result<u32, String> {
     s.parse::<u32>()

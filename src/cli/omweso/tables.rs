@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use clap::Args;
 use serde_json::json;
 
-use super::super::shared::{Bars, parse_pit, thread_pool};
+use super::super::shared::{Bars, named, parse_pit, thread_pool};
 use super::{RulesArgs, path_json, path_text};
 use mancala_tb::games::omweso::{MAX_SEEDS, MAX_WIDTH, MIN_WIDTH, Position};
 use mancala_tb::tablebase::omweso::{
@@ -19,20 +19,13 @@ pub struct OmwesoTable {
     #[arg(long, value_parser = clap::value_parser!(u32).range(MIN_WIDTH as i64..=MAX_WIDTH as i64))]
     width: u32,
     /// wdl (win/draw/loss with distance) or points (−12 … 12)
-    #[arg(long, value_parser = objective_parser(), default_value_t = Objective::Wdl)]
+    #[arg(long, value_parser = named::<Objective>(Objective::ALL.map(Objective::name)), default_value_t = Objective::Wdl)]
     objective: Objective,
     #[command(flatten)]
     rules: RulesArgs,
     /// Tablebase folder
     #[arg(long, default_value = "tablebases")]
     dir: PathBuf,
-}
-
-/// `wdl` or `points`, listed in `--help` and in errors.
-fn objective_parser() -> impl clap::builder::TypedValueParser<Value = Objective> {
-    use clap::builder::TypedValueParser;
-    clap::builder::PossibleValuesParser::new(Objective::ALL.map(Objective::name))
-        .map(|name| name.parse::<Objective>().expect("a listed name"))
 }
 
 impl OmwesoTable {

@@ -34,7 +34,7 @@ pub fn decode_layers(
         if table.meta().encoding == ValueEncoding::ScoreOrCapture {
             restore_capture_decided(rules, seeds, &mut values, &layers);
         }
-        layers.0.push(LayerValues::Owned(values));
+        layers.push(LayerValues::Owned(values));
         each(seeds, &layers)?;
     }
     Ok(layers)
@@ -68,7 +68,7 @@ pub fn verify(
             }
         })?;
         if let Some(other_dir) = against {
-            compare_with_published(&folder, seeds, &layers.0[seeds], other_dir)?;
+            compare_with_published(&folder, seeds, layers.layer(seeds), other_dir)?;
         }
         progress(seeds, index::layer_size(seeds));
         Ok(())
@@ -79,7 +79,7 @@ pub fn verify(
 /// The first position (in rank order) of the top layer whose value is not the
 /// best over its moves: (rank, board, stored, expected).
 fn check_layer(rules: Ruleset, seeds: usize, layers: &Layers) -> Result<(), (u64, Board, i8, i8)> {
-    let values = &layers.0[seeds];
+    let values = layers.layer(seeds);
     let first_bad =
         first_inconsistent::<_, Infallible>(values.len() as u64, CHUNK as u64, &|_| {}, |ranks| {
             let start = ranks.start;
@@ -151,7 +151,7 @@ fn compare_with_published(
 /// position in rank order, no header) to `out`.
 pub fn export(dir: &Path, rules: Ruleset, seeds: usize, out: &Path) -> Result<(), TablebaseError> {
     let layers = decode_layers(dir, rules, seeds, |_, _| Ok(()))?;
-    raw::write_layer(out, &layers.0[seeds])?;
+    raw::write_layer(out, layers.layer(seeds))?;
     Ok(())
 }
 

@@ -221,9 +221,19 @@ impl std::ops::Deref for LayerValues {
 
 /// Finished layers `0..len`, indexed by seeds.
 #[derive(Default)]
-pub struct Layers(pub Vec<LayerValues>);
+pub struct Layers(Vec<LayerValues>);
 
 impl Layers {
+    /// Adds the next layer (seeds = the layers held so far).
+    pub fn push(&mut self, values: LayerValues) {
+        self.0.push(values);
+    }
+
+    /// Every value of layer `seeds`, in rank order.
+    pub fn layer(&self, seeds: usize) -> &[i8] {
+        &self.0[seeds]
+    }
+
     /// The value of the position of rank `rank` in layer `seeds`.
     #[inline]
     pub fn value(&self, seeds: usize, rank: u64) -> i8 {
@@ -330,7 +340,7 @@ mod tests {
                     index::next_indexed(&mut board);
                 }
                 tables.push(lower::Lower::Resident(solved.into_values()));
-                lower.0.push(LayerValues::Owned(values));
+                lower.push(LayerValues::Owned(values));
             }
         }
     }
