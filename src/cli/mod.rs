@@ -11,6 +11,7 @@ mod loops;
 mod moves;
 mod omweso;
 mod omweso_tables;
+mod probe;
 mod published;
 mod query;
 mod stats;
@@ -38,6 +39,11 @@ pub enum Command {
     Query {
         #[command(subcommand)]
         game: query::QueryGame,
+    },
+    /// Values of many positions, one per line of a file or standard input
+    Probe {
+        #[command(subcommand)]
+        game: probe::ProbeGame,
     },
     /// How many positions of a layer have each value
     Stats {
@@ -78,6 +84,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Build { game } => build::run(game),
         Command::Query { game } => query::run(game),
+        Command::Probe { game } => probe::run(game),
         Command::Stats { game } => stats::run(game),
         Command::Verify { game } => verify::run(game),
         Command::Info(args) => info::run(args),

@@ -8,6 +8,7 @@
 //! when read: about a third of all positions, and long runs of one symbol
 //! compress far better than their values.
 
+mod batch;
 mod build;
 mod check;
 mod lower;
@@ -17,6 +18,7 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
+pub use batch::Probed;
 pub use build::{
     BuildObserver, BuildOptions, CHECKPOINT_EVERY, FIXED_BYTES, LayerPlan, LayerReport, Mode,
     Quiet, build, plan_layer, scratch_dir,
