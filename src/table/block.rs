@@ -14,6 +14,8 @@ pub trait TableValue: Copy + Default + Send + Sync + 'static {
     fn to_bytes(values: &[Self]) -> Vec<u8>;
     /// Value `i` of a block decoded to `bytes`.
     fn from_bytes(bytes: &[u8], i: usize) -> Self;
+    /// Every value of a block decoded to `bytes`.
+    fn from_block(bytes: Vec<u8>) -> Vec<Self>;
 }
 
 impl TableValue for i8 {
@@ -24,6 +26,10 @@ impl TableValue for i8 {
     #[inline]
     fn from_bytes(bytes: &[u8], i: usize) -> i8 {
         bytes[i] as i8
+    }
+    fn from_block(bytes: Vec<u8>) -> Vec<i8> {
+        // Reuses the allocation: a cast per byte, no copy.
+        bytes.into_iter().map(|b| b as i8).collect()
     }
 }
 
@@ -41,6 +47,13 @@ impl TableValue for i16 {
     fn from_bytes(bytes: &[u8], i: usize) -> i16 {
         let half = bytes.len() / 2;
         i16::from_le_bytes([bytes[i], bytes[half + i]])
+    }
+    fn from_block(bytes: Vec<u8>) -> Vec<i16> {
+        let (low, high) = bytes.split_at(bytes.len() / 2);
+        low.iter()
+            .zip(high)
+            .map(|(&l, &h)| i16::from_le_bytes([l, h]))
+            .collect()
     }
 }
 

@@ -119,10 +119,7 @@ impl Table {
     /// bypassing the cache.
     pub fn decode_block(&self, block: u64) -> Result<Vec<i8>, TableError> {
         self.check_width::<i8>()?;
-        let bytes = self.decode_bytes(block)?;
-        Ok((0..bytes.len())
-            .map(|i| i8::from_bytes(&bytes, i))
-            .collect())
+        Ok(i8::from_block(self.decode_bytes(block)?))
     }
 
     /// All values of a one-byte table, decoded in parallel.
@@ -168,10 +165,7 @@ impl Table {
             .par_chunks_mut(self.header.block_size as usize)
             .enumerate()
             .try_for_each(|(block, out)| {
-                let bytes = self.decode_bytes(block as u64)?;
-                for (i, v) in out.iter_mut().enumerate() {
-                    *v = V::from_bytes(&bytes, i);
-                }
+                out.copy_from_slice(&V::from_block(self.decode_bytes(block as u64)?));
                 Ok(())
             })?;
         Ok(values)
