@@ -30,7 +30,7 @@ fn the_tiny_budget_forces_every_out_of_core_path() {
     for seeds in [15, 16] {
         let LayerPlan { mode, part, .. } = plan(seeds);
         assert_eq!(mode, Mode::Bounded);
-        assert!(part <= 1 << 16, "layer {seeds}: parts of {part}");
+        assert!(part <= 1 << 17, "layer {seeds}: parts of {part}");
     }
     let err = tb::plan_layer(30, TINY).unwrap_err().to_string();
     assert!(
