@@ -190,7 +190,7 @@ fn bad_lines_are_named_by_number_or_answered_with_an_error_line() {
         lines[2]["error"]
             .as_str()
             .unwrap()
-            .contains("'x' is not a pit count")
+            .contains("'x' is not a count")
     );
     let missing = lines[3]["error"].as_str().unwrap();
     assert!(

@@ -21,11 +21,11 @@ pub struct EngeheTables {
     endless: Endless,
     /// Tablebase folder; the layers go to DIR/engehe-wWIDTH-ENDLESS/
     #[arg(long, default_value = "tablebases")]
-    dir: PathBuf,
+    pub(super) dir: PathBuf,
 }
 
 impl EngeheTables {
-    fn config(&self) -> Config {
+    pub(super) fn config(&self) -> Config {
         Config {
             width: self.width as usize,
             rules: Rules {

@@ -18,7 +18,7 @@ use crate::tablebase::omweso::{
 pub struct OmwesoTable {
     /// Columns of the 4 × WIDTH board
     #[arg(long, value_parser = clap::value_parser!(u32).range(MIN_WIDTH as i64..=MAX_WIDTH as i64))]
-    width: u32,
+    pub(super) width: u32,
     /// wdl (win/draw/loss with distance) or points (−12 … 12)
     #[arg(long, value_enum, default_value_t = Objective::Wdl)]
     objective: Objective,
@@ -26,11 +26,11 @@ pub struct OmwesoTable {
     rules: RulesArgs,
     /// Tablebase folder
     #[arg(long, default_value = "tablebases")]
-    dir: PathBuf,
+    pub(super) dir: PathBuf,
 }
 
 impl OmwesoTable {
-    fn config(&self, seeds: u32) -> Config {
+    pub(super) fn config(&self, seeds: u32) -> Config {
         Config {
             width: self.width as usize,
             seeds: seeds as usize,
@@ -134,7 +134,7 @@ fn result_text(m: &MoveValue) -> String {
     }
 }
 
-fn value_json(v: Value) -> serde_json::Value {
+pub(super) fn value_json(v: Value) -> serde_json::Value {
     use crate::tablebase::omweso::Wdl;
     match v {
         Value::Wdl(Wdl::Win(d)) => json!({"result": "win", "moves": d}),
@@ -144,7 +144,7 @@ fn value_json(v: Value) -> serde_json::Value {
     }
 }
 
-fn move_json(m: &MoveValue) -> serde_json::Value {
+pub(super) fn move_json(m: &MoveValue) -> serde_json::Value {
     let result = match m.result {
         MoveResult::Wins(kind) => json!({"wins": kind.name(), "points": kind.points()}),
         MoveResult::Void => json!("void"),

@@ -119,7 +119,7 @@ pub fn numbers(line: &str) -> Result<Vec<u32>, String> {
         .filter(|s| !s.is_empty())
         .map(|s| {
             s.parse()
-                .map_err(|_| format!("'{s}' is not a pit count (a whole number, 0 or more)"))
+                .map_err(|_| format!("'{s}' is not a count (a whole number, 0 or more)"))
         })
         .collect()
 }
