@@ -1,10 +1,11 @@
 //! mancala-tb: perfect-play tablebases for mancala games, built by retrograde analysis.
 //!
 //! Layout: [`games`] holds the rules engines, [`index`] ranks positions into table
-//! order, [`solve`] holds the retrograde engines, [`table`] the on-disk formats, [`tablebase`] building
-//! and probing folders of tables, and [`cli`] the command-line front end used by the `mancala-tb` binary.
+//! order, [`solve`] holds the retrograde engines, [`table`] the on-disk formats and
+//! [`tablebase`] building and probing folders of tables. The command-line front end
+//! lives in the `mancala-tb` binary (`src/cli/`), so the library needs none of its
+//! crates (clap, indicatif, serde_json).
 
-pub mod cli;
 pub mod games;
 pub mod index;
 pub mod solve;

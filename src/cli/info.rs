@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use crate::table::Table;
+use mancala_tb::table::Table;
 
 #[derive(Debug, Args)]
 pub struct InfoArgs {

@@ -1,21 +1,15 @@
-//! Command-line front end: one module per subcommand, each with its clap
-//! arguments and a `run` function. The binary only parses and reports errors.
+//! Command-line front end, cut by game: `oware`, `engehe` and `omweso` hold
+//! each game's arguments and `run` functions, `info` the game-independent
+//! file listing, `shared` the progress bars, summaries and worker pool. This
+//! file holds the verb enums, which only route to those modules.
 
 use clap::{Parser, Subcommand};
 
-mod build;
-mod common;
 mod engehe;
 mod info;
-mod loops;
-mod moves;
 mod omweso;
-mod omweso_tables;
-mod probe;
-mod published;
-mod query;
-mod stats;
-mod verify;
+mod oware;
+mod shared;
 
 /// Perfect-play tablebases for mancala games (Oware/Awari, Omweso, En Gehé).
 ///
@@ -33,64 +27,167 @@ pub enum Command {
     /// Build tablebases by retrograde analysis
     Build {
         #[command(subcommand)]
-        game: build::BuildGame,
+        game: BuildGame,
     },
     /// Perfect-play value of a position and of each of its moves
     Query {
         #[command(subcommand)]
-        game: query::QueryGame,
+        game: QueryGame,
     },
     /// Values of many positions, one per line of a file or standard input
     Probe {
         #[command(subcommand)]
-        game: probe::ProbeGame,
+        game: ProbeGame,
     },
     /// How many positions of a layer have each value
     Stats {
         #[command(subcommand)]
-        game: stats::StatsGame,
+        game: StatsGame,
     },
     /// Check tables: headers, checksums, every value against its children
     Verify {
         #[command(subcommand)]
-        game: verify::VerifyGame,
+        game: VerifyGame,
     },
     /// One line per table file: game, rules, seeds, size, checksum status
     Info(info::InfoArgs),
     /// Write a layer in the published format (scores.N)
     Export {
         #[command(subcommand)]
-        game: published::ExportGame,
+        game: ExportGame,
     },
     /// Read a published scores.N file into a compressed table
     Import {
         #[command(subcommand)]
-        game: published::ImportGame,
+        game: ImportGame,
     },
     /// Never-ending move analysis (Mayer test)
     Loops {
         #[command(subcommand)]
-        game: loops::LoopsGame,
+        game: LoopsGame,
     },
     /// Legal moves of a position
     Moves {
         #[command(subcommand)]
-        game: moves::MovesGame,
+        game: MovesGame,
     },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum BuildGame {
+    /// Oware / Awari score tables, one layer per seed count
+    Oware(oware::BuildOware),
+    /// En Gehé score tables for a 2 × W board, one layer per counter count
+    Engehe(engehe::BuildEngehe),
+    /// Omweso tables for a 4 × W board with S seeds (one layer)
+    Omweso(omweso::BuildOmweso),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum QueryGame {
+    /// Query Oware tables
+    Oware(oware::QueryOware),
+    /// Query En Gehé tables
+    Engehe(engehe::QueryEngehe),
+    /// Query an Omweso table
+    Omweso(omweso::QueryOmweso),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ProbeGame {
+    /// Probe Oware tables: each line holds twelve pit counts, as `query` takes them
+    Oware(oware::ProbeOware),
+    /// Probe En Gehé tables: each line holds the 2 × WIDTH hole counts, as `query` takes them
+    Engehe(engehe::ProbeEngehe),
+    /// Probe Omweso tables: each line holds the 4 × WIDTH pit counts, as
+    /// `query` takes them (any seed count whose table is built)
+    Omweso(omweso::ProbeOmweso),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum StatsGame {
+    /// Value histogram of one Oware layer
+    Oware(oware::StatsOware),
+    /// Value histogram of one En Gehé layer
+    Engehe(engehe::StatsEngehe),
+    /// Wins, draws, losses and value histogram of an Omweso table
+    Omweso(omweso::StatsOmweso),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum VerifyGame {
+    /// Verify Oware tables
+    Oware(oware::VerifyOware),
+    /// Check En Gehé layers: every value against its children
+    Engehe(engehe::VerifyEngehe),
+    /// Check an Omweso table: every value against its moves
+    Omweso(omweso::VerifyOmweso),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ExportGame {
+    /// Write one Oware layer as a published scores.N file
+    Oware(oware::ExportOware),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ImportGame {
+    /// Read a published scores.N file into a compressed table
+    Oware(oware::ImportOware),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum LoopsGame {
+    /// Omweso: every starting choice, or a census of pure relay
+    Omweso(omweso::LoopsOmwesoArgs),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum MovesGame {
+    /// Omweso: every legal move with its resulting position and any immediate win
+    Omweso(omweso::MovesOmwesoArgs),
 }
 
 /// Runs one parsed command line.
 pub fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
-        Command::Build { game } => build::run(game),
-        Command::Query { game } => query::run(game),
-        Command::Probe { game } => probe::run(game),
-        Command::Stats { game } => stats::run(game),
-        Command::Verify { game } => verify::run(game),
+        Command::Build { game } => match game {
+            BuildGame::Oware(args) => oware::build(args),
+            BuildGame::Engehe(args) => engehe::build(args),
+            BuildGame::Omweso(args) => omweso::build(args),
+        },
+        Command::Query { game } => match game {
+            QueryGame::Oware(args) => oware::query(args),
+            QueryGame::Engehe(args) => engehe::query(args),
+            QueryGame::Omweso(args) => omweso::query(args),
+        },
+        Command::Stats { game } => match game {
+            StatsGame::Oware(args) => oware::stats(args),
+            StatsGame::Engehe(args) => engehe::stats(args),
+            StatsGame::Omweso(args) => omweso::stats(args),
+        },
+        Command::Probe { game } => match game {
+            ProbeGame::Oware(args) => oware::probe(args),
+            ProbeGame::Engehe(args) => engehe::probe(args),
+            ProbeGame::Omweso(args) => omweso::probe(args),
+        },
+        Command::Verify { game } => match game {
+            VerifyGame::Oware(args) => oware::verify(args),
+            VerifyGame::Engehe(args) => engehe::verify(args),
+            VerifyGame::Omweso(args) => omweso::verify(args),
+        },
         Command::Info(args) => info::run(args),
-        Command::Export { game } => published::export(game),
-        Command::Import { game } => published::import(game),
-        Command::Loops { game } => loops::run(game),
-        Command::Moves { game } => moves::run(game),
+        Command::Export {
+            game: ExportGame::Oware(args),
+        } => oware::export(args),
+        Command::Import {
+            game: ImportGame::Oware(args),
+        } => oware::import(args),
+        Command::Loops {
+            game: LoopsGame::Omweso(args),
+        } => omweso::loops(args),
+        Command::Moves {
+            game: MovesGame::Omweso(args),
+        } => omweso::moves(args),
     }
 }

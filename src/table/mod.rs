@@ -69,3 +69,15 @@ pub use error::TableError;
 pub use header::{CAPTURE_DECIDES, MAGIC, TableMeta, VERSION, ValueEncoding};
 pub use reader::{DEFAULT_CACHE_BLOCKS, Table};
 pub use writer::{DEFAULT_BLOCK_SIZE, DEFAULT_LEVEL, PendingTable, TableWriter, write_table};
+
+/// The one temporary name of every table file while it is written:
+/// `dir/name` → `dir/name.tmp`, in the same folder so that the final rename
+/// is atomic.
+pub(crate) fn temp_path(path: &std::path::Path) -> std::path::PathBuf {
+    let mut name = path
+        .file_name()
+        .map(std::ffi::OsString::from)
+        .unwrap_or_default();
+    name.push(".tmp");
+    path.with_file_name(name)
+}

@@ -10,13 +10,10 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
-use crate::table::{self, TableError, TableMeta, TableWriter, ValueEncoding};
+use crate::table::{self, TableError, TableMeta, ValueEncoding};
 
 /// First bytes of a file in the retired uncompressed two-byte format.
 const RETIRED_MAGIC: &[u8; 4] = b"MTBX";
-/// zstd level of compressed tables: the Oware builder's choice (measured
-/// there), far faster than the format's default 19 for a few % of size.
-const LEVEL: i32 = 6;
 
 /// Errors of table files; each names the file.
 #[derive(Debug, thiserror::Error)]
@@ -83,7 +80,7 @@ pub enum Values<'a> {
 
 /// Writes a complete table holding `meta`.
 pub fn write(path: &Path, meta: &Meta, values: Values) -> Result<(), StoreError> {
-    let writer = TableWriter::new(meta.table_meta()).level(LEVEL);
+    let writer = super::writers::relay_build(meta.table_meta());
     match values {
         Values::I8(v) if !meta.wide => Ok(writer.write(path, v)?),
         Values::I16(v) if meta.wide => Ok(writer.write_wide(path, v)?),

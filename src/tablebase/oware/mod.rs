@@ -20,8 +20,7 @@ use rayon::prelude::*;
 
 pub use batch::Probed;
 pub use build::{
-    BuildObserver, BuildOptions, CHECKPOINT_EVERY, FIXED_BYTES, LayerPlan, LayerReport, Mode,
-    Quiet, build, plan_layer, scratch_dir,
+    BuildOptions, CHECKPOINT_EVERY, FIXED_BYTES, LayerPlan, Mode, build, plan_layer, scratch_dir,
 };
 pub use check::{decode_layers, export, import, verify};
 pub use probe::{MoveValue, OwareTablebase, PvEnd, PvStep};

@@ -1,36 +1,44 @@
 //! The Omweso table commands: `build omweso`, `query omweso`, `stats omweso`.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use clap::Args;
 use serde_json::json;
 
-use super::build::{Bars, print_summary, thread_pool};
-use super::common::parse_pit;
-use super::omweso::{RulesArgs, path_json, path_text};
-use crate::games::omweso::{MAX_SEEDS, MAX_WIDTH, MIN_WIDTH, Position};
-use crate::tablebase::omweso::{
+use super::super::shared::{Bars, ProbeIo, parse_pit, probe_with, thread_pool};
+use super::{RulesArgs, path_json, path_text};
+use mancala_tb::games::omweso::{MAX_SEEDS, MAX_WIDTH, MIN_WIDTH, Position};
+use mancala_tb::tablebase::omweso::{
     self as tb, Config, MoveResult, MoveValue, Objective, OmwesoTablebase, Value,
 };
+use mancala_tb::tablebase::probe_lines::{Answer, BatchProber, BoxError, numbers};
 
 /// Which Omweso table to use (the seeds come from the command or the position).
 #[derive(Debug, Args)]
 pub struct OmwesoTable {
     /// Columns of the 4 × WIDTH board
     #[arg(long, value_parser = clap::value_parser!(u32).range(MIN_WIDTH as i64..=MAX_WIDTH as i64))]
-    pub(super) width: u32,
+    width: u32,
     /// wdl (win/draw/loss with distance) or points (−12 … 12)
-    #[arg(long, value_enum, default_value_t = Objective::Wdl)]
+    #[arg(long, value_parser = objective_parser(), default_value_t = Objective::Wdl)]
     objective: Objective,
     #[command(flatten)]
     rules: RulesArgs,
     /// Tablebase folder
     #[arg(long, default_value = "tablebases")]
-    pub(super) dir: PathBuf,
+    dir: PathBuf,
+}
+
+/// `wdl` or `points`, listed in `--help` and in errors.
+fn objective_parser() -> impl clap::builder::TypedValueParser<Value = Objective> {
+    use clap::builder::TypedValueParser;
+    clap::builder::PossibleValuesParser::new(Objective::ALL.map(Objective::name))
+        .map(|name| name.parse::<Objective>().expect("a listed name"))
 }
 
 impl OmwesoTable {
-    pub(super) fn config(&self, seeds: u32) -> Config {
+    fn config(&self, seeds: u32) -> Config {
         Config {
             width: self.width as usize,
             seeds: seeds as usize,
@@ -66,7 +74,7 @@ pub fn build(args: BuildOmweso) -> anyhow::Result<()> {
     );
     let observer = Bars::default();
     let report = pool.install(|| tb::build(&args.table.dir, config, &observer))?;
-    print_summary(std::slice::from_ref(&report.layer), &[]);
+    observer.print_summary(std::slice::from_ref(&report.layer));
     if let Some(d) = report.longest_win {
         println!("longest win: {d} moves");
     }
@@ -134,8 +142,8 @@ fn result_text(m: &MoveValue) -> String {
     }
 }
 
-pub(super) fn value_json(v: Value) -> serde_json::Value {
-    use crate::tablebase::omweso::Wdl;
+fn value_json(v: Value) -> serde_json::Value {
+    use mancala_tb::tablebase::omweso::Wdl;
     match v {
         Value::Wdl(Wdl::Win(d)) => json!({"result": "win", "moves": d}),
         Value::Wdl(Wdl::Draw) => json!({"result": "draw"}),
@@ -144,7 +152,7 @@ pub(super) fn value_json(v: Value) -> serde_json::Value {
     }
 }
 
-pub(super) fn move_json(m: &MoveValue) -> serde_json::Value {
+fn move_json(m: &MoveValue) -> serde_json::Value {
     let result = match m.result {
         MoveResult::Wins(kind) => json!({"wins": kind.name(), "points": kind.points()}),
         MoveResult::Void => json!("void"),
@@ -228,4 +236,51 @@ pub fn verify(args: VerifyOmweso) -> anyhow::Result<()> {
         start.elapsed().as_secs_f64()
     );
     Ok(())
+}
+
+#[derive(Debug, Args)]
+pub struct ProbeOmweso {
+    #[command(flatten)]
+    table: OmwesoTable,
+    #[command(flatten)]
+    io: ProbeIo,
+}
+
+pub fn probe(args: ProbeOmweso) -> anyhow::Result<()> {
+    probe_with(&OmwesoLines { table: args.table }, &args.io)
+}
+
+/// `probe omweso` lines: one table per seed count, opened as lines need it.
+struct OmwesoLines {
+    table: OmwesoTable,
+}
+
+impl BatchProber for OmwesoLines {
+    type Position = Position;
+
+    fn parse(&self, line: &str) -> Result<Position, String> {
+        Position::new(self.table.width as usize, &numbers(line)?).map_err(|e| e.to_string())
+    }
+
+    fn answer(&self, positions: &[Position], json: bool) -> Result<Vec<Answer>, BoxError> {
+        let mut tables = BTreeMap::new();
+        let answers = positions.iter().map(|pos| {
+            let seeds = pos.seeds();
+            let tables = tables
+                .entry(seeds)
+                .or_insert_with(|| OmwesoTablebase::open(&self.table.dir, self.table.config(seeds)))
+                .as_ref()
+                .map_err(|e| e.to_string())?;
+            let value = tables.value(pos).map_err(|e| e.to_string())?;
+            if !json {
+                return Ok(value.to_string());
+            }
+            let moves = tables.move_values(pos).map_err(|e| e.to_string())?;
+            let moves: Vec<_> = moves.iter().map(move_json).collect();
+            let out =
+                serde_json::json!({"pits": pos.pits(), "value": value_json(value), "moves": moves});
+            Ok(out.to_string())
+        });
+        Ok(answers.collect())
+    }
 }
