@@ -41,18 +41,10 @@ fn a_flipped_byte_in_any_table_of_any_game_is_caught() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().to_str().unwrap();
     ok(&["build", "oware", "--max-seeds", "5", "--dir", d]);
-    ok(&[
-        "build",
-        "engehe",
-        "--width",
-        "2",
-        "--max-seeds",
-        "5",
-        "--dir",
-        d,
-    ]);
-    for objective in ["wdl", "points"] {
-        let args = [
+    let engehe = ["--width", "2", "--max-seeds", "5", "--dir", d];
+    ok(&[&["build", "engehe"][..], &engehe].concat());
+    let omweso = |objective| {
+        [
             "--width",
             "2",
             "--seeds",
@@ -61,8 +53,10 @@ fn a_flipped_byte_in_any_table_of_any_game_is_caught() {
             objective,
             "--dir",
             d,
-        ];
-        ok(&[&["build", "omweso"], &args[..]].concat());
+        ]
+    };
+    for objective in ["wdl", "points"] {
+        ok(&[&["build", "omweso"][..], &omweso(objective)].concat());
     }
     let info = ok(&["info", "--dir", d]);
     for encoding in ["score-or-capture", "score", "wdl-distance"] {
@@ -83,34 +77,14 @@ fn a_flipped_byte_in_any_table_of_any_game_is_caught() {
             .unwrap();
         let verify: Vec<&str> = match game.split('-').next().unwrap() {
             "oware" => vec!["verify", "oware", "--dir", d],
-            "engehe" => vec![
-                "verify",
-                "engehe",
-                "--width",
-                "2",
-                "--max-seeds",
-                "5",
-                "--dir",
-                d,
-            ],
+            "engehe" => [&["verify", "engehe"][..], &engehe].concat(),
             _ => {
                 let objective = if name.contains("wdl") {
                     "wdl"
                 } else {
                     "points"
                 };
-                vec![
-                    "verify",
-                    "omweso",
-                    "--width",
-                    "2",
-                    "--seeds",
-                    "5",
-                    "--objective",
-                    objective,
-                    "--dir",
-                    d,
-                ]
+                [&["verify", "omweso"][..], &omweso(objective)].concat()
             }
         };
         let good = std::fs::read(file).unwrap();
