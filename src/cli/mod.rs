@@ -71,6 +71,11 @@ pub enum Command {
         #[command(subcommand)]
         game: MovesGame,
     },
+    /// Project a build: engine, memory, disk and time per layer
+    Plan {
+        #[command(subcommand)]
+        game: PlanGame,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -148,6 +153,12 @@ pub enum MovesGame {
     Omweso(omweso::MovesOmwesoArgs),
 }
 
+#[derive(Debug, Subcommand)]
+pub enum PlanGame {
+    /// Oware: layers 0..=N under a memory budget, on one node or several
+    Oware(oware::PlanOware),
+}
+
 /// Runs one parsed command line.
 pub fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
@@ -189,5 +200,8 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Moves {
             game: MovesGame::Omweso(args),
         } => omweso::moves(args),
+        Command::Plan {
+            game: PlanGame::Oware(args),
+        } => oware::plan(args),
     }
 }

@@ -92,7 +92,12 @@ impl BuildOptions {
 /// else bounded with the largest parts that fit, else the error that names
 /// the least budget that would do.
 pub fn plan_layer(seeds: usize, budget: u64) -> Result<LayerPlan, TablebaseError> {
-    let positions = index::layer_size(seeds);
+    plan_share(seeds, index::layer_size(seeds), budget)
+}
+
+/// [`plan_layer`] for a machine that holds `positions` of the layer (its
+/// share in a distributed build).
+pub fn plan_share(seeds: usize, positions: u64, budget: u64) -> Result<LayerPlan, TablebaseError> {
     let rounded = (positions as usize).div_ceil(CHUNK) * CHUNK;
     // The largest part (a multiple of the engines' chunk) that `room` bytes
     // hold at `bytes` a position, if any.
