@@ -1,6 +1,5 @@
 //! What every library error can say about itself: its [`Cause`], which a
-//! caller acts on (the CLI turns it into the exit code and, for a missing
-//! table, into the command that builds it).
+//! caller acts on (the CLI turns it into the exit code).
 
 use std::path::PathBuf;
 
@@ -18,10 +17,16 @@ pub enum Cause<'a> {
     Other,
 }
 
-/// A table that is not built: where it belongs and what builds it.
+/// A table that is not built: which, where it belongs and what builds it.
+/// Its message is the one phrasing of the "build it with" hint.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("the table is missing ({} not found)", path.display())]
+#[error(
+    "{table} is missing ({} not found); build it with `mancala-tb build {build_args}`",
+    path.display()
+)]
 pub struct MissingTable {
+    /// What is missing, e.g. `layer 3 of the awari tables`.
+    pub table: String,
     pub path: PathBuf,
     /// The arguments of `mancala-tb build` that build it, e.g. `oware
     /// --rules awari --max-seeds 3 --dir tablebases`.

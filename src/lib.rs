@@ -4,7 +4,7 @@
 //! order, [`solve`] holds the retrograde engines, [`table`] the on-disk formats and
 //! [`tablebase`] building and probing folders of tables. The command-line front end
 //! lives in the `mancala-tb` binary (`src/cli/`), so the library needs none of its
-//! crates (clap, indicatif, serde_json): `cargo doc --lib --no-default-features`.
+//! crates (clap, indicatif, anyhow): `cargo doc --lib --no-default-features`.
 //!
 //! Where to start:
 //! - probe: [`tablebase::oware::OwareTablebase::open`], then `value`,

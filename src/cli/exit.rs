@@ -1,5 +1,5 @@
-//! How a failed command ends: the message, with the one phrasing of the
-//! "build it with" hint, and the exit code by cause (README, "Exit codes").
+//! How a failed command ends: the message and the exit code by cause
+//! (README, "Exit codes").
 
 use mancala_tb::error::Cause;
 use mancala_tb::games::engehe::EngeheError;
@@ -26,13 +26,7 @@ pub enum CliError {
 pub fn report(err: &anyhow::Error) -> (String, u8) {
     match cause(err) {
         Cause::BadInput => (format!("{err:#}"), 2),
-        Cause::MissingTable(missing) => (
-            format!(
-                "{err:#}; build it with `mancala-tb build {}`",
-                missing.build_args
-            ),
-            3,
-        ),
+        Cause::MissingTable(_) => (format!("{err:#}"), 3),
         Cause::DamagedTable => (format!("{err:#}"), 4),
         Cause::Other => (format!("{err:#}"), 1),
     }

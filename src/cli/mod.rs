@@ -37,6 +37,11 @@ pub enum Command {
         #[command(subcommand)]
         game: QueryGame,
     },
+    /// Values of many positions, one per line of a file or standard input
+    Probe {
+        #[command(subcommand)]
+        game: ProbeGame,
+    },
     /// How many positions of a layer have each value
     Stats {
         #[command(subcommand)]
@@ -69,6 +74,11 @@ pub enum Command {
         #[command(subcommand)]
         game: MovesGame,
     },
+    /// Project a build: engine, memory, disk and time per layer
+    Plan {
+        #[command(subcommand)]
+        game: PlanGame,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -89,6 +99,17 @@ pub enum QueryGame {
     Engehe(engehe::QueryEngehe),
     /// Query an Omweso table
     Omweso(omweso::QueryOmweso),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ProbeGame {
+    /// Probe Oware tables: each line holds twelve pit counts, as `query` takes them
+    Oware(oware::ProbeOware),
+    /// Probe En Gehé tables: each line holds the 2 × WIDTH hole counts, as `query` takes them
+    Engehe(engehe::ProbeEngehe),
+    /// Probe Omweso tables: each line holds the 4 × WIDTH pit counts, as
+    /// `query` takes them (any seed count whose table is built)
+    Omweso(omweso::ProbeOmweso),
 }
 
 #[derive(Debug, Subcommand)]
@@ -135,6 +156,12 @@ pub enum MovesGame {
     Omweso(omweso::MovesOmwesoArgs),
 }
 
+#[derive(Debug, Subcommand)]
+pub enum PlanGame {
+    /// Oware: layers 0..=N under a memory budget, on one node or several
+    Oware(oware::PlanOware),
+}
+
 /// Runs one parsed command line.
 pub fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
@@ -152,6 +179,11 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             StatsGame::Oware(args) => oware::stats(args),
             StatsGame::Engehe(args) => engehe::stats(args),
             StatsGame::Omweso(args) => omweso::stats(args),
+        },
+        Command::Probe { game } => match game {
+            ProbeGame::Oware(args) => oware::probe(args),
+            ProbeGame::Engehe(args) => engehe::probe(args),
+            ProbeGame::Omweso(args) => omweso::probe(args),
         },
         Command::Verify { game } => match game {
             VerifyGame::Oware(args) => oware::verify(args),
@@ -171,5 +203,8 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Moves {
             game: MovesGame::Omweso(args),
         } => omweso::moves(args),
+        Command::Plan {
+            game: PlanGame::Oware(args),
+        } => oware::plan(args),
     }
 }

@@ -8,7 +8,9 @@ use anyhow::Context;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 
-use super::shared::{Bars, named, parse_pit, print_layer_histogram, thread_pool};
+use super::shared::{
+    Bars, ProbeIo, named, parse_pit, print_layer_histogram, probe_with, thread_pool,
+};
 use mancala_tb::error::MissingTable;
 use mancala_tb::games::oware::{self, Board, MAX_SEEDS, Ruleset};
 use mancala_tb::index::oware as index;
@@ -120,6 +122,146 @@ pub fn build(args: BuildOware) -> anyhow::Result<()> {
     let reports = pool.install(|| tb::build(&args.dir, args.rules, &options, &observer))?;
     observer.print_summary(&reports);
     Ok(())
+}
+
+#[derive(Debug, Args)]
+pub struct PlanOware {
+    /// Ruleset of the calibration build
+    #[arg(long, value_parser = named::<Ruleset>(Ruleset::ALL.map(Ruleset::name)), default_value_t = Ruleset::Awari)]
+    rules: Ruleset,
+    /// Project the layers 0..=N (48: the whole game, without layer 47)
+    #[arg(long, value_parser = clap::value_parser!(u32).range(0..=MAX_SEEDS as i64))]
+    max_seeds: u32,
+    /// Memory budget per node (default: the memory available here, less 10%)
+    #[arg(long, value_parser = parse_size)]
+    memory: Option<u64>,
+    /// Threads per node (default: the cores here); rates scale linearly
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Nodes sharing each layer
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
+    nodes: u64,
+    /// The layer built to measure this machine's rates (a few seconds at 16)
+    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(8..=22))]
+    calibrate_seeds: u32,
+    /// Print JSON: {"layers": [{"seeds", "positions", "mode", "memory_bytes",
+    /// "disk_bytes", "seconds"}, ...], "positions", "peak_memory_bytes",
+    /// "disk_bytes", "seconds", "assumptions": {...}}
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn plan(args: PlanOware) -> anyhow::Result<()> {
+    let memory = match args.memory {
+        Some(memory) => memory,
+        None => default_memory()?,
+    };
+    let pool = thread_pool(None)?;
+    eprintln!(
+        "Calibrating: building {} layers 0..={} with {} threads",
+        args.rules,
+        args.calibrate_seeds,
+        pool.current_num_threads()
+    );
+    let calibration = pool.install(|| tb::calibrate(args.rules, args.calibrate_seeds as usize))?;
+    let assumptions = tb::Assumptions {
+        calibration,
+        threads: args.threads.unwrap_or(calibration.threads),
+        nodes: args.nodes as usize,
+        memory,
+    };
+    anyhow::ensure!(assumptions.threads > 0, "--threads must be at least 1");
+    let layers = tb::project(args.max_seeds as usize, &assumptions)?;
+    let positions: u64 = layers.iter().map(|l| l.positions).sum();
+    let peak_memory = layers.iter().map(|l| l.memory_bytes).max().unwrap_or(0);
+    let disk = layers.iter().map(|l| l.disk_bytes).max().unwrap_or(0);
+    let seconds: f64 = layers.iter().map(|l| l.seconds).sum();
+    let stated = [
+        format!(
+            "rates measured here on layer {} with {} threads: {:.2}M positions/s in memory, {:.2}M out of core",
+            calibration.seeds,
+            calibration.threads,
+            calibration.in_memory / 1e6,
+            calibration.bounded / 1e6
+        ),
+        format!(
+            "rates scale linearly with threads ({} per node) and fall as (layer size)^-{} (fitted to layers 20 and 26 here)",
+            assumptions.threads,
+            tb::RATE_EXPONENT
+        ),
+        format!(
+            "{} node(s), each with {} of memory, holding an equal share of each layer; several nodes keep {:.0}% of their rate",
+            assumptions.nodes,
+            tb::human_bytes(memory),
+            tb::NODE_EFFICIENCY * 100.0
+        ),
+        format!(
+            "disk: {} bytes/position of tables, {} bytes/position of scratch while a layer is built out of core; disk fast enough not to limit the rate",
+            tb::TABLE_BYTES_PER_POSITION,
+            tb::SCRATCH_BYTES_PER_POSITION
+        ),
+    ];
+    if args.json {
+        let layers: Vec<_> = layers
+            .iter()
+            .map(|l| {
+                serde_json::json!({"seeds": l.seeds, "positions": l.positions, "mode": l.mode.to_string(),
+                    "memory_bytes": l.memory_bytes, "disk_bytes": l.disk_bytes, "seconds": l.seconds})
+            })
+            .collect();
+        let out = serde_json::json!({
+            "layers": layers, "positions": positions, "peak_memory_bytes": peak_memory,
+            "disk_bytes": disk, "seconds": seconds,
+            "assumptions": {
+                "calibration_seeds": calibration.seeds, "calibration_threads": calibration.threads,
+                "in_memory_rate": calibration.in_memory, "bounded_rate": calibration.bounded,
+                "threads": assumptions.threads, "nodes": assumptions.nodes, "memory_bytes": memory,
+                "rate_exponent": tb::RATE_EXPONENT, "node_efficiency": tb::NODE_EFFICIENCY,
+                "table_bytes_per_position": tb::TABLE_BYTES_PER_POSITION,
+                "scratch_bytes_per_position": tb::SCRATCH_BYTES_PER_POSITION,
+                "stated": stated,
+            }
+        });
+        println!("{out}");
+        return Ok(());
+    }
+    println!(
+        "{:>5} {:>15} {:<11} {:>12} {:>12} {:>12}",
+        "seeds", "positions", "mode", "memory", "disk", "time"
+    );
+    for l in &layers {
+        println!(
+            "{:>5} {:>15} {:<11} {:>12} {:>12} {:>12}",
+            l.seeds,
+            l.positions,
+            l.mode.to_string(),
+            tb::human_bytes(l.memory_bytes),
+            tb::human_bytes(l.disk_bytes),
+            duration(l.seconds)
+        );
+    }
+    println!(
+        "total {positions} positions; peak memory {} per node; disk {}; time {}",
+        tb::human_bytes(peak_memory),
+        tb::human_bytes(disk),
+        duration(seconds)
+    );
+    println!("assumptions:");
+    for line in stated {
+        println!("  - {line}");
+    }
+    Ok(())
+}
+
+/// `3 h 12 min`, `42 s`.
+fn duration(seconds: f64) -> String {
+    let s = seconds.round() as u64;
+    match s {
+        0..60 => format!("{s} s"),
+        60..3600 => format!("{} min {} s", s / 60, s % 60),
+        3600..86400 => format!("{} h {} min", s / 3600, s % 3600 / 60),
+        _ => format!("{} d {} h", s / 86400, s % 86400 / 3600),
+    }
 }
 
 #[derive(Debug, Args)]
@@ -267,6 +409,7 @@ pub fn verify(args: VerifyOware) -> anyhow::Result<()> {
             // Every layer up to the highest present: a gap is reported.
             let top = OwareTablebase::open(dir, rules)?.built_layers().last();
             top.ok_or_else(|| MissingTable {
+                table: format!("every layer of the {rules} tables"),
                 path: tb::ruleset_dir(dir, rules),
                 build_args: format!("oware --rules {rules} --dir {}", dir.display()),
             })?
@@ -340,4 +483,17 @@ pub fn import(args: ImportOware) -> anyhow::Result<()> {
     )?;
     println!("imported {} into {}", args.file.display(), path.display());
     Ok(())
+}
+
+#[derive(Debug, Args)]
+pub struct ProbeOware {
+    #[command(flatten)]
+    tables: OwareTables,
+    #[command(flatten)]
+    io: ProbeIo,
+}
+
+pub fn probe(args: ProbeOware) -> anyhow::Result<()> {
+    let tables = OwareTablebase::open(&args.tables.dir, args.tables.rules)?;
+    probe_with(&tables, &args.io)
 }

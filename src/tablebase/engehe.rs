@@ -37,6 +37,10 @@ impl Config {
             path: self.folder(dir).join(format!("counters.{counters}.mtb")),
             meta: self.meta(counters),
             index: self.index(counters)?,
+            name: format!(
+                "layer {counters} of the En Gehé width-{} tables",
+                self.width
+            ),
             build_args: format!(
                 "engehe --width {} --endless {} --max-seeds {counters} --dir {}",
                 self.width,

@@ -5,6 +5,7 @@ mod check;
 pub mod engehe;
 pub mod omweso;
 pub mod oware;
+pub mod probe_lines;
 mod relay;
 mod report;
 pub mod store;

@@ -89,7 +89,7 @@ impl Config {
         .join(match self.objective {
             // Compressed table format (see `store`).
             Objective::Points => format!("w{}-s{}.points.mtb", self.width, self.seeds),
-            Objective::Wdl => format!("w{}-s{}.wdl", self.width, self.seeds),
+            Objective::Wdl => format!("w{}-s{}.wdl.mtb", self.width, self.seeds),
         })
     }
 
@@ -114,6 +114,7 @@ impl Config {
             path: self.path(dir),
             meta: self.meta(),
             index: self.index()?,
+            name: "the Omweso table".into(),
             build_args: self.build_args(dir),
         })
     }

@@ -92,6 +92,8 @@ pub(crate) struct LayerFile {
     pub path: PathBuf,
     pub meta: Meta,
     pub index: StarsBars,
+    /// What it is, for messages (`layer 3 of the En Gehé width-2 tables`).
+    pub name: String,
     /// The `mancala-tb build` arguments that make it.
     pub build_args: String,
 }
@@ -110,6 +112,7 @@ impl LayerFile {
     pub fn open_built(&self) -> Result<Stored, RelayTbError> {
         self.open()?.ok_or_else(|| {
             RelayTbError::Missing(MissingTable {
+                table: self.name.clone(),
                 path: self.path.clone(),
                 build_args: self.build_args.clone(),
             })

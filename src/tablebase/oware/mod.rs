@@ -8,19 +8,27 @@
 //! when read: about a third of all positions, and long runs of one symbol
 //! compress far better than their values.
 
+mod batch;
 mod build;
 mod check;
 mod lower;
+mod plan;
 mod probe;
 
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
+pub use batch::Probed;
 pub use build::{
-    BuildOptions, CHECKPOINT_EVERY, FIXED_BYTES, LayerPlan, Mode, build, plan_layer, scratch_dir,
+    BuildOptions, CHECKPOINT_EVERY, FIXED_BYTES, LayerPlan, Mode, build, plan_layer, plan_share,
+    scratch_dir,
 };
 pub use check::{decode_layers, export, import, verify};
+pub use plan::{
+    Assumptions, Calibration, LayerProjection, NODE_EFFICIENCY, RATE_EXPONENT,
+    SCRATCH_BYTES_PER_POSITION, TABLE_BYTES_PER_POSITION, calibrate, project,
+};
 pub use probe::{MoveValue, OwareTablebase, PvEnd, PvStep};
 
 use crate::error::{Cause, MissingTable};
@@ -156,6 +164,7 @@ impl TablebaseError {
 /// The error of a layer that is not built.
 fn missing_layer(dir: &Path, rules: Ruleset, seeds: usize) -> TablebaseError {
     TablebaseError::Missing(MissingTable {
+        table: format!("layer {seeds} of the {rules} tables"),
         path: table_path(&ruleset_dir(dir, rules), seeds),
         build_args: format!(
             "oware --rules {rules} --max-seeds {seeds} --dir {}",
