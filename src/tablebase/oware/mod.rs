@@ -71,6 +71,11 @@ pub enum TablebaseError {
     // Not a `source`: the message already says it, with the remedy.
     #[error("{0} (delete the file and rebuild the layer with `mancala-tb build oware`)")]
     Table(TableError),
+    /// The system refused to read or write a table (a full disk, a
+    /// permission): the file is not at fault, so no remedy is offered, and
+    /// the system's reason is the error's source.
+    #[error(transparent)]
+    TableIo(TableError),
     #[error("{path}: holds {found}, expected {expected}")]
     WrongTable {
         path: PathBuf,
@@ -146,15 +151,16 @@ impl TablebaseError {
         match self {
             TablebaseError::Missing(missing) => Cause::MissingTable(missing),
             TablebaseError::Raw(e) => e.cause(),
-            TablebaseError::Table(e) => e.cause(),
+            TablebaseError::Table(e) | TablebaseError::TableIo(e) => e.cause(),
             TablebaseError::WrongTable { .. }
             | TablebaseError::Inconsistent { .. }
             | TablebaseError::NoCapture { .. }
             | TablebaseError::Differs { .. } => Cause::DamagedTable,
-            TablebaseError::Exists { .. } | TablebaseError::TooManySeeds(_) => Cause::BadInput,
+            TablebaseError::Exists { .. }
+            | TablebaseError::TooManySeeds(_)
+            | TablebaseError::TooLittleMemory { .. } => Cause::BadInput,
             TablebaseError::CreateDir { .. }
             | TablebaseError::Memory { .. }
-            | TablebaseError::TooLittleMemory { .. }
             | TablebaseError::Locked { .. }
             | TablebaseError::Scratch { .. } => Cause::Other,
         }
@@ -175,7 +181,10 @@ fn missing_layer(dir: &Path, rules: Ruleset, seeds: usize) -> TablebaseError {
 
 impl From<TableError> for TablebaseError {
     fn from(e: TableError) -> Self {
-        TablebaseError::Table(e)
+        match e {
+            TableError::Io { .. } => TablebaseError::TableIo(e),
+            e => TablebaseError::Table(e),
+        }
     }
 }
 
