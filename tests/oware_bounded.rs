@@ -9,6 +9,8 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
+mod common;
+
 use mancala_tb::games::oware::Ruleset;
 use mancala_tb::tablebase::Quiet;
 use mancala_tb::tablebase::oware::{self as tb, LayerPlan, Mode};
@@ -129,20 +131,11 @@ fn a_build_killed_mid_layer_resumes_from_its_checkpoint() {
     }
 }
 
-fn run(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_mancala-tb"))
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn fails(out: &std::process::Output) -> String {
-    assert!(
-        !out.status.success(),
-        "succeeded: {}",
-        String::from_utf8_lossy(&out.stdout)
-    );
-    String::from_utf8_lossy(&out.stderr).into_owned()
+/// Runs the binary, expecting it to fail: its standard error.
+fn fails(args: &[&str]) -> String {
+    let (ok, stdout, stderr) = common::cli(args);
+    assert!(!ok, "succeeded: {stdout}");
+    stderr
 }
 
 #[test]
@@ -151,10 +144,10 @@ fn bad_budgets_get_one_clear_line() {
     let d = dir.path().to_str().unwrap();
     for size in ["12Q", "-1G", "0", "G", "1e30T"] {
         let memory = format!("--memory={size}");
-        let err = fails(&run(&["build", "oware", "--dir", d, &memory]));
+        let err = fails(&["build", "oware", "--dir", d, &memory]);
         assert!(err.contains(&format!("'{size}' is not a size")), "{err}");
     }
-    let err = fails(&run(&[
+    let err = fails(&[
         "build",
         "oware",
         "--dir",
@@ -163,7 +156,7 @@ fn bad_budgets_get_one_clear_line() {
         "20",
         "--memory",
         "60M",
-    ]));
+    ]);
     assert!(
         err.contains("layer 20 needs at least") && err.contains("raise --memory"),
         "{err}"
@@ -184,15 +177,12 @@ fn a_second_build_on_one_folder_is_refused_at_once() {
     let lock = std::fs::File::create(folder.join(".lock")).unwrap();
     lock.lock().unwrap();
     let d = dir.path().to_str().unwrap();
-    let err = fails(&run(&["build", "oware", "--dir", d, "--max-seeds", "4"]));
+    let args = ["build", "oware", "--dir", d, "--max-seeds", "4"];
+    let err = fails(&args);
     assert!(err.contains("another build is running"), "{err}");
     drop(lock);
-    let out = run(&["build", "oware", "--dir", d, "--max-seeds", "4"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let (ok, _, stderr) = common::cli(&args);
+    assert!(ok, "{stderr}");
 }
 
 #[test]
@@ -200,18 +190,16 @@ fn a_foreign_or_damaged_checkpoint_is_an_error_naming_it() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().to_str().unwrap();
     let memory = TINY.to_string();
-    let build = || {
-        run(&[
-            "build",
-            "oware",
-            "--dir",
-            d,
-            "--max-seeds",
-            "15",
-            "--memory",
-            &memory,
-        ])
-    };
+    let args = [
+        "build",
+        "oware",
+        "--dir",
+        d,
+        "--max-seeds",
+        "15",
+        "--memory",
+        &memory,
+    ];
     let scratch = tb::scratch_dir(&tb::ruleset_dir(dir.path(), Ruleset::Awari), 15);
     std::fs::create_dir_all(&scratch).unwrap();
     std::fs::write(
@@ -219,16 +207,12 @@ fn a_foreign_or_damaged_checkpoint_is_an_error_naming_it() {
         b"MTBCKPT1oware abapa layer 15 of 7558200\n",
     )
     .unwrap();
-    let err = fails(&build());
+    let err = fails(&args);
     assert!(
         err.contains("build.15/checkpoint") && err.contains("not a checkpoint of this layer"),
         "{err}"
     );
     std::fs::remove_file(scratch.join("checkpoint")).unwrap();
-    let out = build();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let (ok, _, stderr) = common::cli(&args);
+    assert!(ok, "{stderr}");
 }
