@@ -10,6 +10,9 @@
 #   scripts/bench-oware.sh [MAX_SEEDS] [RULES] [THREADS] [MEMORY]
 #
 # MEMORY is the build's --memory (e.g. 1G); default: what is available.
+# With DIR set, the build runs in that folder and keeps it: layers already
+# there are not rebuilt (a long benchmark resumes, or extends an earlier
+# one), and the totals count only the layers built by this run.
 set -euo pipefail
 max=${1:-20}
 rules=${2:-awari}
@@ -17,8 +20,13 @@ threads=${3:-$(nproc)}
 memory=${4:+--memory $4}
 cd "$(dirname "$0")/.."
 cargo build --release --quiet
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
+if [[ -n "${DIR:-}" ]]; then
+    dir=$DIR
+    mkdir -p "$dir"
+else
+    dir=$(mktemp -d)
+    trap 'rm -rf "$dir"' EXIT
+fi
 
 start=$(date +%s.%N)
 target/release/mancala-tb build oware --rules "$rules" --max-seeds "$max" --dir "$dir" \
@@ -45,7 +53,7 @@ wait "$pid" || { cat "$dir/stderr.txt"; exit 1; }
 end=$(date +%s.%N)
 
 cat "$dir/summary.txt"
-positions=$(awk '$1 == "total" {print $2}' "$dir/summary.txt")
+positions=$(awk '$1 == "built" && $3 == "positions" {print $2}' "$dir/summary.txt")
 largest=$(awk '$1 ~ /^[0-9]+$/ {p=$2} END {print p}' "$dir/summary.txt")
 awk -v s="$start" -v e="$end" -v p="$positions" -v l="$largest" -v a="$peak_anon" -v r="$peak_rss" \
     -v t="$threads" -v m="$max" -v rules="$rules" -v ir="$io_read" -v iw="$io_written" 'BEGIN {
