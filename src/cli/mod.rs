@@ -11,8 +11,11 @@ mod loops;
 mod moves;
 mod omweso;
 mod omweso_tables;
+mod play;
 mod published;
 mod query;
+#[cfg(feature = "server")]
+mod serve;
 mod stats;
 mod verify;
 
@@ -71,6 +74,19 @@ pub enum Command {
         #[command(subcommand)]
         game: moves::MovesGame,
     },
+    /// Play against perfect play in the terminal
+    Play {
+        #[command(subcommand)]
+        game: play::PlayGame,
+    },
+    /// Value and loss of each move of a game
+    Analyse {
+        #[command(subcommand)]
+        game: play::AnalyseGame,
+    },
+    /// HTTP server: the JSON API of `query --json` and a board page
+    #[cfg(feature = "server")]
+    Serve(serve::ServeArgs),
 }
 
 /// Runs one parsed command line.
@@ -85,5 +101,9 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Import { game } => published::import(game),
         Command::Loops { game } => loops::run(game),
         Command::Moves { game } => moves::run(game),
+        Command::Play { game } => play::play(game),
+        Command::Analyse { game } => play::analyse(game),
+        #[cfg(feature = "server")]
+        Command::Serve(args) => serve::run(args),
     }
 }

@@ -3,8 +3,9 @@
 use clap::{Args, Subcommand};
 
 use super::common::{OwareTables, oware_board, parse_pit};
-use crate::games::oware::{self, Ruleset};
-use crate::tablebase::oware::{OwareTablebase, PvEnd, PvStep};
+use crate::answer::OwareAnswer;
+use crate::games::oware::Ruleset;
+use crate::tablebase::oware::{OwareTablebase, PvEnd};
 
 #[derive(Debug, Subcommand)]
 pub enum QueryGame {
@@ -20,8 +21,9 @@ pub enum QueryGame {
 pub struct QueryOware {
     #[command(flatten)]
     tables: OwareTables,
-    /// Print JSON: {"value": v, "moves": [{"pit": 0, "value": -1}, ...],
-    /// "best": [pits], "pv": [{"pit": p, "captured": c, "value": v}, ...]}
+    /// Print JSON: {"value": v, "moves": [{"pit": 0, "captured": c,
+    /// "child": [pits], "value": -1}, ...], "best": [pits],
+    /// "pv": [{"pit": p, "captured": c, "board": [pits], "value": v}, ...]}
     #[arg(long)]
     json: bool,
     /// Longest principal variation shown, in moves
@@ -41,54 +43,38 @@ pub fn run(game: QueryGame) -> anyhow::Result<()> {
     };
     let board = oware_board(&args.pits)?;
     let tables = OwareTablebase::open(&args.tables.dir, args.tables.rules)?;
-    let value = tables.value(&board)?;
-    let moves = tables.move_values(&board)?;
-    let best: Vec<u8> = moves
-        .iter()
-        .filter(|m| m.value == value)
-        .map(|m| m.pit)
-        .collect();
-    let (pv, end) = tables.principal_variation(&board, args.pv_limit)?;
+    let answer = OwareAnswer::probe(&tables, &board, args.pv_limit)?;
     if args.json {
-        let moves: Vec<_> = moves
-            .iter()
-            .map(|m| serde_json::json!({"pit": m.pit, "value": m.value}))
-            .collect();
-        let pv: Vec<_> = pv
-            .iter()
-            .map(|s| serde_json::json!({"pit": s.pit, "captured": s.captured, "value": s.value}))
-            .collect();
-        println!(
-            "{}",
-            serde_json::json!({"value": value, "moves": moves, "best": best, "pv": pv})
-        );
-    } else {
-        println!("value {value:+} ({})", describe(value));
-        if moves.is_empty() {
-            println!("no legal move: the game is over");
-        }
-        for m in &moves {
-            let mark = if m.value == value { "  best" } else { "" };
-            println!(
-                "  pit {}: {:+} (captures {}){mark}",
-                m.pit, m.value, m.captured
-            );
-        }
-        print_pv(tables.rules(), &pv, end);
+        println!("{}", serde_json::to_string(&answer)?);
+        return Ok(());
     }
+    println!("value {:+} ({})", answer.value, describe(answer.value));
+    if answer.moves.is_empty() {
+        println!("no legal move: the game is over");
+    }
+    for m in &answer.moves {
+        let mark = if m.value == answer.value {
+            "  best"
+        } else {
+            ""
+        };
+        println!(
+            "  pit {}: {:+} (captures {}){mark}",
+            m.pit, m.value, m.captured
+        );
+    }
+    print_pv(tables.rules(), &answer);
     Ok(())
 }
 
 /// The principal variation, one move per line with the position after it
 /// (seen from the player to move next).
-fn print_pv(rules: Ruleset, pv: &[PvStep], end: PvEnd) {
-    let Some(last) = pv.last() else {
+fn print_pv(rules: Ruleset, answer: &OwareAnswer) {
+    if answer.pv.is_empty() {
         return;
-    };
+    }
     println!("principal variation (position after each move, next mover's pits first):");
-    let mut score = [0i32; 2];
-    for (i, step) in pv.iter().enumerate() {
-        score[i % 2] += i32::from(step.captured);
+    for (i, step) in answer.pv.iter().enumerate() {
         let pits: Vec<String> = step.board.iter().map(|p| p.to_string()).collect();
         println!(
             "  {:>3}. {} pit {} captures {:>2} (value {:+})  {}",
@@ -100,17 +86,12 @@ fn print_pv(rules: Ruleset, pv: &[PvStep], end: PvEnd) {
             pits.join(" ")
         );
     }
-    if end == PvEnd::GameOver {
-        // The player to move at the end cannot: the rest is shared out.
-        let stuck = pv.len() % 2;
-        let rest = oware::no_move_value(rules, &last.board);
-        score[if rest < 0 { 1 - stuck } else { stuck }] += i32::from(rest.abs());
-    }
-    let why = match end {
+    let why = match answer.pv_end {
         PvEnd::GameOver => "the game ends (remaining seeds shared out by the rules)",
         PvEnd::Repetition => "the position repeats: best play goes on for ever",
         PvEnd::Limit => "length limit (--pv-limit)",
     };
+    let score = answer.pv_score(rules);
     println!(
         "  seeds won along the line: mover {}, opponent {}; stops because {why}",
         score[0], score[1]
