@@ -9,6 +9,7 @@ pub mod cli;
 pub mod games;
 pub mod index;
 pub mod play;
+pub mod plot;
 #[cfg(feature = "server")]
 pub mod server;
 pub mod solve;

@@ -12,6 +12,7 @@ mod moves;
 mod omweso;
 mod omweso_tables;
 mod play;
+mod plot;
 mod published;
 mod query;
 #[cfg(feature = "server")]
@@ -84,6 +85,11 @@ pub enum Command {
         #[command(subcommand)]
         game: play::AnalyseGame,
     },
+    /// Plots of the tables: values or build rates per layer
+    Plot {
+        #[command(subcommand)]
+        game: plot::PlotGame,
+    },
     /// HTTP server: the JSON API of `query --json` and a board page
     #[cfg(feature = "server")]
     Serve(serve::ServeArgs),
@@ -103,6 +109,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Moves { game } => moves::run(game),
         Command::Play { game } => play::play(game),
         Command::Analyse { game } => play::analyse(game),
+        Command::Plot { game } => plot::run(game),
         #[cfg(feature = "server")]
         Command::Serve(args) => serve::run(args),
     }

@@ -118,11 +118,13 @@ pub fn build(
                 lower
                     .0
                     .push(LayerValues::Mapped(RawLayer::open(&raw_path, positions)?));
+                let seconds = start.elapsed().as_secs_f64();
+                super::record_build_time(&folder, seeds, positions, seconds)?;
                 LayerReport {
                     seeds,
                     positions,
                     outcomes: Some(outcomes),
-                    seconds: Some(start.elapsed().as_secs_f64()),
+                    seconds: Some(seconds),
                     bytes: std::fs::metadata(&path).map_or(0, |m| m.len()),
                 }
             }
