@@ -47,7 +47,13 @@ impl Layer for OwareLayer<'_> {
 
 fn cross_check(rules: Ruleset) {
     let dir = tempfile::tempdir().unwrap();
-    tb::build(dir.path(), rules, MAX_SEEDS, false, &Quiet).unwrap();
+    tb::build(
+        dir.path(),
+        rules,
+        &tb::BuildOptions::new(MAX_SEEDS, 4 << 30),
+        &Quiet,
+    )
+    .unwrap();
     let tables = OwareTablebase::open(dir.path(), rules).unwrap();
     let mut layers: Vec<(StarsBars, Vec<i8>)> = Vec::new();
     for seeds in 0..=MAX_SEEDS {

@@ -14,7 +14,13 @@ const MAX_SEEDS: usize = 10;
 
 fn cross_check(rules: Ruleset, naive_rules: NaiveRules) {
     let dir = tempfile::tempdir().unwrap();
-    let reports = tb::build(dir.path(), rules, MAX_SEEDS, false, &Quiet).unwrap();
+    let reports = tb::build(
+        dir.path(),
+        rules,
+        &tb::BuildOptions::new(MAX_SEEDS, 4 << 30),
+        &Quiet,
+    )
+    .unwrap();
     assert_eq!(reports.len(), MAX_SEEDS + 1);
     let tables = OwareTablebase::open(dir.path(), rules).unwrap();
     let expected = naive_oware::solve(naive_rules, MAX_SEEDS);
@@ -51,7 +57,13 @@ fn abapa_matches_the_naive_solver_on_every_position_up_to_10_seeds() {
 #[test]
 fn principal_variations_keep_the_value() {
     let dir = tempfile::tempdir().unwrap();
-    tb::build(dir.path(), Ruleset::Awari, 8, false, &Quiet).unwrap();
+    tb::build(
+        dir.path(),
+        Ruleset::Awari,
+        &tb::BuildOptions::new(8, 4 << 30),
+        &Quiet,
+    )
+    .unwrap();
     let tables = OwareTablebase::open(dir.path(), Ruleset::Awari).unwrap();
     for seeds in 1..=8 {
         let size = index::layer_size(seeds);
@@ -82,13 +94,31 @@ fn principal_variations_keep_the_value() {
 #[test]
 fn resumed_builds_equal_fresh_ones() {
     let resumed = tempfile::tempdir().unwrap();
-    let first = tb::build(resumed.path(), Ruleset::Abapa, 6, false, &Quiet).unwrap();
+    let first = tb::build(
+        resumed.path(),
+        Ruleset::Abapa,
+        &tb::BuildOptions::new(6, 4 << 30),
+        &Quiet,
+    )
+    .unwrap();
     assert!(first.iter().all(|r| r.seconds.is_some()));
-    let second = tb::build(resumed.path(), Ruleset::Abapa, 9, false, &Quiet).unwrap();
+    let second = tb::build(
+        resumed.path(),
+        Ruleset::Abapa,
+        &tb::BuildOptions::new(9, 4 << 30),
+        &Quiet,
+    )
+    .unwrap();
     assert!(second[..=6].iter().all(|r| r.seconds.is_none()));
     assert!(second[7..].iter().all(|r| r.seconds.is_some()));
     let fresh = tempfile::tempdir().unwrap();
-    tb::build(fresh.path(), Ruleset::Abapa, 9, false, &Quiet).unwrap();
+    tb::build(
+        fresh.path(),
+        Ruleset::Abapa,
+        &tb::BuildOptions::new(9, 4 << 30),
+        &Quiet,
+    )
+    .unwrap();
     for seeds in 0..=9 {
         let name = format!("oware-abapa/scores.{seeds}.mtb");
         assert_eq!(

@@ -8,7 +8,7 @@ use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressState, ProgressStyle};
 
 use crate::games::oware::{MAX_SEEDS, Ruleset};
-use crate::tablebase::oware::{self as tb, BuildObserver, LayerReport};
+use crate::tablebase::oware::{self as tb, BuildObserver, LayerPlan, LayerReport};
 
 #[derive(Debug, Subcommand)]
 pub enum BuildGame {
@@ -34,10 +34,56 @@ pub struct BuildOware {
     /// Worker threads (default: one per core)
     #[arg(long)]
     threads: Option<usize>,
-    /// Keep the raw layers (scores.N, the published format) beside the
-    /// compressed tables
+    /// Also write the raw layers (scores.N, the published format) beside
+    /// the compressed tables
     #[arg(long)]
     keep_raw: bool,
+    /// Memory budget (e.g. 6G, 512M, 1.5G; binary units). Each layer is built
+    /// in memory if it fits, else out of core with its states only in
+    /// memory. Default: the memory available now, less 10%
+    #[arg(long, value_parser = parse_size)]
+    memory: Option<u64>,
+    /// An out-of-core layer saves its state at the first threshold boundary
+    /// after this many seconds, and a rerun resumes from there
+    #[arg(long, default_value_t = tb::CHECKPOINT_EVERY.as_secs())]
+    checkpoint_every: u64,
+}
+
+/// A size in bytes: a number with an optional unit K, M, G or T (powers of
+/// 1024; a trailing B or iB is allowed).
+pub(super) fn parse_size(s: &str) -> Result<u64, String> {
+    let bad = || format!("'{s}' is not a size (e.g. 512M, 6G, 1.5G)");
+    let upper = s.trim().to_ascii_uppercase();
+    let body = upper.trim_end_matches("IB").trim_end_matches('B');
+    let (number, unit) = match body.char_indices().last() {
+        Some((i, c)) if c.is_ascii_alphabetic() => (&body[..i], c),
+        _ => (body, ' '),
+    };
+    let shift = match unit {
+        ' ' => 0,
+        'K' => 10,
+        'M' => 20,
+        'G' => 30,
+        'T' => 40,
+        _ => return Err(bad()),
+    };
+    let value: f64 = number.trim().parse().map_err(|_| bad())?;
+    if !value.is_finite() || value <= 0.0 || value * (1u64 << shift) as f64 >= u64::MAX as f64 {
+        return Err(bad());
+    }
+    Ok((value * (1u64 << shift) as f64) as u64)
+}
+
+/// The memory available now (`MemAvailable`), less 10%.
+fn default_memory() -> anyhow::Result<u64> {
+    let meminfo = std::fs::read_to_string("/proc/meminfo")
+        .context("cannot read /proc/meminfo for the memory available; pass --memory")?;
+    let kib: u64 = meminfo
+        .lines()
+        .find_map(|l| l.strip_prefix("MemAvailable:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .context("no MemAvailable in /proc/meminfo; pass --memory")?;
+    Ok(kib * 1024 / 10 * 9)
 }
 
 pub fn run(game: BuildGame) -> anyhow::Result<()> {
@@ -67,17 +113,19 @@ fn build_oware(args: BuildOware) -> anyhow::Result<()> {
         tb::ruleset_dir(&args.dir, args.rules).display(),
         pool.current_num_threads()
     );
+    let memory = match args.memory {
+        Some(memory) => memory,
+        None => default_memory()?,
+    };
+    eprintln!("Memory budget {}", tb::human_bytes(memory));
+    let options = tb::BuildOptions {
+        keep_raw: args.keep_raw,
+        checkpoint_every: std::time::Duration::from_secs(args.checkpoint_every),
+        ..tb::BuildOptions::new(args.max_seeds as usize, memory)
+    };
     let observer = Bars::default();
-    let reports = pool.install(|| {
-        tb::build(
-            &args.dir,
-            args.rules,
-            args.max_seeds as usize,
-            args.keep_raw,
-            &observer,
-        )
-    })?;
-    print_summary(&reports);
+    let reports = pool.install(|| tb::build(&args.dir, args.rules, &options, &observer))?;
+    print_summary(&reports, &observer.plans.lock().expect("plans lock"));
     Ok(())
 }
 
@@ -85,13 +133,33 @@ fn build_oware(args: BuildOware) -> anyhow::Result<()> {
 #[derive(Default)]
 pub(super) struct Bars {
     bar: std::sync::Mutex<Option<ProgressBar>>,
+    /// The engine and memory of each Oware layer built, for the summary.
+    plans: std::sync::Mutex<Vec<(usize, LayerPlan, u64)>>,
 }
 
 impl BuildObserver for Bars {
+    fn layer_planned(&self, seeds: usize, plan: &LayerPlan, memory_bytes: u64) {
+        self.plans
+            .lock()
+            .expect("plans lock")
+            .push((seeds, *plan, memory_bytes));
+    }
+
+    fn layer_resumed(&self, seeds: usize) {
+        eprintln!("layer {seeds}: resuming from its checkpoint");
+    }
+
     fn layer_started(&self, seeds: usize, positions: u64) {
-        let style = ProgressStyle::with_template(
-            "layer {prefix:>2} [{bar:30}] {percent:>3}% {elapsed_precise} eta {eta:<4} {rate}",
-        )
+        let plan = self.plans.lock().expect("plans lock").last().copied();
+        let mode = match plan {
+            Some((s, plan, memory)) if s == seeds => {
+                format!("{} {}", plan.mode, tb::human_bytes(memory))
+            }
+            _ => String::new(),
+        };
+        let style = ProgressStyle::with_template(&format!(
+            "layer {{prefix:>2}} [{{bar:30}}] {{percent:>3}}% {{elapsed_precise}} eta {{eta:<4}} {{rate}} {mode}"
+        ))
         .expect("valid template")
         .with_key(
             "rate",
@@ -121,10 +189,21 @@ impl BuildObserver for Bars {
     }
 }
 
-pub(super) fn print_summary(reports: &[LayerReport]) {
+/// The summary table of a build; `plans` gives the engine and memory of
+/// the Oware layers built (last two columns).
+pub(super) fn print_summary(reports: &[LayerReport], plans: &[(usize, LayerPlan, u64)]) {
     println!(
-        "{:>5} {:>13} {:>13} {:>13} {:>13} {:>9} {:>12} {:>11}",
-        "seeds", "positions", "wins", "draws", "losses", "seconds", "positions/s", "bytes/pos"
+        "{:>5} {:>13} {:>13} {:>13} {:>13} {:>9} {:>12} {:>11}  {:<11} {:>10}",
+        "seeds",
+        "positions",
+        "wins",
+        "draws",
+        "losses",
+        "seconds",
+        "positions/s",
+        "bytes/pos",
+        "mode",
+        "memory"
     );
     let count = |n: Option<u64>| n.map_or("-".to_string(), |n| n.to_string());
     let (mut built_positions, mut built_seconds) = (0, 0.0);
@@ -137,8 +216,12 @@ pub(super) fn print_summary(reports: &[LayerReport]) {
             }
             None => ("built".into(), "-".into()),
         };
+        let (mode, memory) = match plans.iter().find(|p| p.0 == r.seeds) {
+            Some((_, plan, memory)) => (plan.mode.to_string(), tb::human_bytes(*memory)),
+            None => ("-".into(), "-".into()),
+        };
         println!(
-            "{:>5} {:>13} {:>13} {:>13} {:>13} {:>9} {:>12} {:>11.3}",
+            "{:>5} {:>13} {:>13} {:>13} {:>13} {:>9} {:>12} {:>11.3}  {:<11} {:>10}",
             r.seeds,
             r.positions,
             count(r.outcomes.map(|o| o.wins)),
@@ -146,7 +229,9 @@ pub(super) fn print_summary(reports: &[LayerReport]) {
             count(r.outcomes.map(|o| o.losses)),
             secs,
             rate,
-            r.bytes as f64 / r.positions as f64
+            r.bytes as f64 / r.positions as f64,
+            mode,
+            memory
         );
     }
     let total: u64 = reports.iter().map(|r| r.positions).sum();

@@ -62,7 +62,7 @@ pub fn build(args: BuildEngehe) -> anyhow::Result<()> {
     let observer = Bars::default();
     let reports =
         pool.install(|| tb::build(&args.tables.dir, config, args.max_seeds as usize, &observer))?;
-    print_summary(&reports);
+    print_summary(&reports, &[]);
     Ok(())
 }
 

@@ -67,7 +67,7 @@ pub fn build(args: BuildOmweso) -> anyhow::Result<()> {
     );
     let observer = Bars::default();
     let report = pool.install(|| tb::build(&args.table.dir, config, &observer))?;
-    print_summary(std::slice::from_ref(&report.layer));
+    print_summary(std::slice::from_ref(&report.layer), &[]);
     if let Some(d) = report.longest_win {
         println!("longest win: {d} moves");
     }

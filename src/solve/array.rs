@@ -44,6 +44,20 @@ impl<T: Zeroable> BigArray<T> {
     }
 }
 
+impl<T> BigArray<T> {
+    /// The items' bytes, in this machine's byte order.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.map[..self.len * size_of::<T>()]
+    }
+
+    /// The items' bytes, to fill with the bytes of valid items (of
+    /// [`BigArray::as_bytes`] on this machine).
+    pub fn as_bytes_mut(&mut self) -> &mut [u8] {
+        let bytes = self.len * size_of::<T>();
+        &mut self.map[..bytes]
+    }
+}
+
 impl<T> Deref for BigArray<T> {
     type Target = [T];
     fn deref(&self) -> &[T] {

@@ -100,6 +100,59 @@ pub fn write_layer(path: &Path, values: &[i8]) -> Result<(), RawError> {
     })
 }
 
+/// A raw layer written in order, part by part, to a temporary name and
+/// renamed when finished (dropped unfinished, the temporary file goes).
+pub struct RawWriter {
+    path: PathBuf,
+    tmp: PathBuf,
+    out: Option<io::BufWriter<File>>,
+}
+
+impl RawWriter {
+    pub fn create(path: PathBuf) -> Result<RawWriter, RawError> {
+        let tmp = path.with_extension(format!(
+            "{}.tmp",
+            path.extension().map_or("".into(), |e| e.to_string_lossy())
+        ));
+        let file = File::create(&tmp).map_err(io_error(&tmp))?;
+        Ok(RawWriter {
+            path,
+            out: Some(io::BufWriter::with_capacity(1 << 20, file)),
+            tmp,
+        })
+    }
+
+    pub fn push(&mut self, values: &[i8]) -> Result<(), RawError> {
+        let out = self.out.as_mut().expect("pushed after finish");
+        // SAFETY: i8 and u8 have the same size and alignment.
+        let bytes = unsafe { std::slice::from_raw_parts(values.as_ptr().cast(), values.len()) };
+        out.write_all(bytes).map_err(io_error(&self.tmp))
+    }
+
+    /// Syncs the file, renames it to its name and syncs the folder.
+    pub fn finish(mut self) -> Result<(), RawError> {
+        let out = self.out.take().expect("finished twice");
+        let result = (|| {
+            let file = out.into_inner().map_err(|e| e.into_error())?;
+            file.sync_all()?;
+            fs::rename(&self.tmp, &self.path)?;
+            if let Some(dir) = self.path.parent() {
+                File::open(dir)?.sync_all()?;
+            }
+            Ok(())
+        })();
+        result.map_err(io_error(&self.path))
+    }
+}
+
+impl Drop for RawWriter {
+    fn drop(&mut self) {
+        if self.out.is_some() {
+            let _ = fs::remove_file(&self.tmp);
+        }
+    }
+}
+
 /// Writes `tmp` with `fill`, syncs it, renames it to `path` and syncs the
 /// folder. On any error the temporary file is removed.
 pub fn write_atomically(

@@ -1,17 +1,27 @@
-//! Building the layers of a ruleset, resumable layer by layer.
+//! Building the layers of a ruleset under a memory budget, resumable layer
+//! by layer (and, out of core, threshold by threshold).
+//!
+//! Each layer picks the fastest engine that fits the budget: in memory (1.5
+//! bytes per position) or bounded (0.625 bytes, the rest streamed through
+//! scratch files). The finished layers below are read from their compressed
+//! tables in sorted batches, or straight from memory where the budget left
+//! room to keep their values (resident). No raw `scores.N` file is needed.
 
-use std::path::Path;
-use std::time::Instant;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
-use super::{
-    LayerValues, Layers, TablebaseError, open_table, restore_capture_decided, ruleset_dir,
-    table_meta, table_path,
-};
+use super::lower::{Lower, LowerTables};
+use super::{TablebaseError, open_table, ruleset_dir, table_meta, table_path};
 use crate::games::oware::{MAX_SEEDS, Ruleset};
 use crate::index::oware as index;
-use crate::solve::oware::{self as engine, Outcomes};
-use crate::table::raw::{self, RawError, RawLayer};
-use crate::table::{CAPTURE_DECIDES, TableWriter, ValueEncoding};
+use crate::solve::array::BigArray;
+use crate::solve::oware::{
+    self as engine, CHUNK, EngineError, IN_MEMORY_BYTES_PER_POSITION, LOOKUP_BYTES, Outcomes,
+    bounded,
+};
+use crate::table::raw::{self, RawWriter};
+use crate::table::{CAPTURE_DECIDES, PendingTable, Table, TableWriter, ValueEncoding};
 
 /// zstd level of built tables: on layer 18, level 6 makes files 0.5% larger
 /// than level 9 and 3% smaller than level 3, in a fraction of the time of
@@ -21,9 +31,25 @@ const LEVEL: i32 = 6;
 /// random probe of layer 18, against 31 µs with 16 Ki blocks, for 4% more
 /// bytes).
 const BLOCK_SIZE: u32 = 4096;
+/// Largest part of a layer set up (or written) at once: its batch of lower
+/// lookups takes about 32 bytes a position.
+const MAX_PART: usize = 1 << 22;
+/// Memory beside the engines' arrays and parts: thread stacks, the table
+/// writer's batches, decoded blocks in flight, scratch buffers.
+pub const FIXED_BYTES: u64 = 48 << 20;
+/// Bytes per position of an in-memory part: its batch of lower lookups,
+/// held twice while gathered.
+const IN_MEMORY_PART_BYTES: u64 = 2 * LOOKUP_BYTES;
+/// A layer that takes longer saves its state at the next threshold boundary.
+pub const CHECKPOINT_EVERY: Duration = Duration::from_secs(600);
 
 /// Reports the progress of a build (the CLI draws bars; tests ignore it).
 pub trait BuildObserver: Sync {
+    /// An Oware layer about to be built: its engine, and the memory planned
+    /// for it (the engine plus the lower layers kept in memory).
+    fn layer_planned(&self, _seeds: usize, _plan: &LayerPlan, _memory_bytes: u64) {}
+    /// An out-of-core layer resumes from its checkpoint.
+    fn layer_resumed(&self, _seeds: usize) {}
     fn layer_started(&self, _seeds: usize, _positions: u64) {}
     /// Work steps done; a layer of `P` positions takes `2P`.
     fn advance(&self, _steps: u64) {}
@@ -34,13 +60,40 @@ pub trait BuildObserver: Sync {
 pub struct Quiet;
 impl BuildObserver for Quiet {}
 
+/// How a layer is built.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// The whole layer's values and states in memory.
+    InMemory,
+    /// States in memory, the rest streamed through scratch files.
+    Bounded,
+}
+
+impl std::fmt::Display for Mode {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str(match self {
+            Mode::InMemory => "in memory",
+            Mode::Bounded => "out of core",
+        })
+    }
+}
+
+/// The engine and memory chosen for a layer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LayerPlan {
+    pub mode: Mode,
+    /// Positions set up (and written) at once.
+    pub part: usize,
+    /// Peak memory of the engine, its parts and the fixed overhead.
+    pub engine_bytes: u64,
+}
+
 /// What happened to one layer during a build.
 #[derive(Clone, Debug)]
 pub struct LayerReport {
     pub seeds: usize,
     pub positions: u64,
-    /// Wins, draws and losses; `None` for a layer already built and not
-    /// needed by the build.
+    /// Wins, draws and losses; `None` for a layer already built.
     pub outcomes: Option<Outcomes>,
     /// Wall time of the build, `None` if the layer was already built.
     pub seconds: Option<f64>,
@@ -48,76 +101,136 @@ pub struct LayerReport {
     pub bytes: u64,
 }
 
-/// Builds the layers `0..=max_seeds` of `rules` under `dir` (the tablebase
-/// folder), skipping layers already complete. Each new layer is solved into
-/// a raw scratch file (`scores.N`, the published format, read by the layers
-/// above it), then compressed into `scores.N.mtb`. Raw files are removed at
-/// the end unless `keep_raw`. Uses the current rayon pool.
+/// How to build.
+#[derive(Clone, Debug)]
+pub struct BuildOptions {
+    /// Layers `0..=max_seeds`.
+    pub max_seeds: usize,
+    /// Memory budget in bytes.
+    pub memory: u64,
+    /// Also write each new layer in the published format (`scores.N`).
+    pub keep_raw: bool,
+    /// Out-of-core layers save their state this often (at the next
+    /// threshold boundary).
+    pub checkpoint_every: Duration,
+}
+
+impl BuildOptions {
+    pub fn new(max_seeds: usize, memory: u64) -> BuildOptions {
+        BuildOptions {
+            max_seeds,
+            memory,
+            keep_raw: false,
+            checkpoint_every: CHECKPOINT_EVERY,
+        }
+    }
+}
+
+/// The engine for layer `seeds` under `budget` bytes: in memory if it fits,
+/// else bounded with the largest parts that fit, else the error that names
+/// the least budget that would do.
+pub fn plan_layer(seeds: usize, budget: u64) -> Result<LayerPlan, TablebaseError> {
+    let positions = index::layer_size(seeds);
+    let rounded = (positions as usize).div_ceil(CHUNK) * CHUNK;
+    // The largest part (a multiple of the engines' chunk) that `room` bytes
+    // hold at `bytes` a position, if any.
+    let part = |room: u64, bytes: u64| {
+        let chunks = room / (CHUNK as u64 * bytes);
+        (chunks > 0).then(|| (chunks as usize * CHUNK).min(rounded).min(MAX_PART))
+    };
+    let in_memory = (positions as f64 * IN_MEMORY_BYTES_PER_POSITION) as u64 + FIXED_BYTES;
+    if let Some(part) = budget
+        .checked_sub(in_memory)
+        .and_then(|room| part(room, IN_MEMORY_PART_BYTES))
+    {
+        return Ok(LayerPlan {
+            mode: Mode::InMemory,
+            part,
+            engine_bytes: in_memory + part as u64 * IN_MEMORY_PART_BYTES,
+        });
+    }
+    let base = (positions as f64 * bounded::BYTES_PER_POSITION) as u64
+        + bounded::fixed_bytes(seeds)
+        + FIXED_BYTES;
+    let minimum = base + CHUNK as u64 * bounded::PART_BYTES_PER_POSITION;
+    if budget < minimum {
+        return Err(TablebaseError::TooLittleMemory {
+            seeds,
+            budget,
+            minimum,
+        });
+    }
+    let part = part(budget - base, bounded::PART_BYTES_PER_POSITION).unwrap_or(CHUNK);
+    Ok(LayerPlan {
+        mode: Mode::Bounded,
+        part,
+        engine_bytes: base + part as u64 * bounded::PART_BYTES_PER_POSITION,
+    })
+}
+
+/// Builds the layers `0..=options.max_seeds` of `rules` under `dir` (the
+/// tablebase folder), skipping layers already complete. Refuses at once if
+/// another build holds the folder. Uses the current rayon pool.
 pub fn build(
     dir: &Path,
     rules: Ruleset,
-    max_seeds: usize,
-    keep_raw: bool,
+    options: &BuildOptions,
     observer: &dyn BuildObserver,
 ) -> Result<Vec<LayerReport>, TablebaseError> {
+    let max_seeds = options.max_seeds;
     if max_seeds > MAX_SEEDS {
         return Err(TablebaseError::TooManySeeds(max_seeds));
     }
     let folder = ruleset_dir(dir, rules);
-    std::fs::create_dir_all(&folder).map_err(|source| TablebaseError::CreateDir {
+    fs::create_dir_all(&folder).map_err(|source| TablebaseError::CreateDir {
         path: folder.clone(),
         source,
     })?;
+    let _lock = lock(&folder)?;
     let mut tables = Vec::new();
     for seeds in 0..=max_seeds {
         tables.push(open_table(&folder, rules, seeds)?);
     }
-    // Lower layers are read only below the first layer still to build.
-    let first_missing = tables.iter().position(Option::is_none);
-    let mut lower = Layers::default();
+    // Every layer is planned before any is built: a budget too small for
+    // the largest fails at once.
+    let plans = (0..=max_seeds)
+        .filter(|&s| tables[s].is_none())
+        .map(|s| plan_layer(s, options.memory).map(|p| (s, p)))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut lower = LowerTables::new(rules);
     let mut reports = Vec::new();
     for (seeds, table) in tables.into_iter().enumerate() {
         let positions = index::layer_size(seeds);
-        let raw_path = raw::layer_path(&folder, seeds);
-        let needed = first_missing.is_some_and(|m| seeds < m) || table.is_none();
         let report = match table {
             Some(table) => {
-                let mut report = LayerReport {
+                lower.push(Lower::Stored(table));
+                LayerReport {
                     seeds,
                     positions,
                     outcomes: None,
                     seconds: None,
-                    bytes: table.file_len(),
-                };
-                if needed && first_missing.is_some() {
-                    let values = existing_values(&raw_path, &table, rules, seeds, &lower)?;
-                    report.outcomes = Some(engine::outcomes(&values));
-                    lower.0.push(values);
+                    bytes: fs::metadata(table_path(&folder, seeds)).map_or(0, |m| m.len()),
                 }
-                report
             }
             None => {
+                let plan = plans.iter().find(|(s, _)| *s == seeds).unwrap().1;
+                keep_resident(
+                    &folder,
+                    seeds,
+                    options.memory - plan.engine_bytes,
+                    &mut lower,
+                )?;
+                observer.layer_planned(seeds, &plan, plan.engine_bytes + lower.resident_bytes());
                 observer.layer_started(seeds, positions);
                 let start = Instant::now();
-                let solved =
-                    engine::solve_layer(rules, seeds, &lower, &|steps| observer.advance(steps))
-                        .map_err(|source| TablebaseError::Memory {
-                            seeds,
-                            bytes: positions * 3 / 2,
-                            source,
-                        })?;
-                let outcomes = engine::outcomes(solved.values());
-                raw::write_layer(&raw_path, solved.values())?;
-                let values = solved.mark_exit_decided(CAPTURE_DECIDES);
+                let (outcomes, values) =
+                    build_layer(&folder, rules, seeds, &plan, options, &lower, observer)?;
                 let path = table_path(&folder, seeds);
-                TableWriter::new(table_meta(rules, seeds, ValueEncoding::ScoreOrCapture))
-                    .level(LEVEL)
-                    .block_size(BLOCK_SIZE)
-                    .write(&path, &values)?;
-                drop(values);
-                lower
-                    .0
-                    .push(LayerValues::Mapped(RawLayer::open(&raw_path, positions)?));
+                let layer = match values {
+                    Some(values) => Lower::Resident(values),
+                    None => Lower::Stored(Table::open(&path)?),
+                };
+                lower.push(layer);
                 let seconds = start.elapsed().as_secs_f64();
                 super::record_build_time(&folder, seeds, positions, seconds)?;
                 LayerReport {
@@ -125,49 +238,223 @@ pub fn build(
                     positions,
                     outcomes: Some(outcomes),
                     seconds: Some(seconds),
-                    bytes: std::fs::metadata(&path).map_or(0, |m| m.len()),
+                    bytes: fs::metadata(&path).map_or(0, |m| m.len()),
                 }
             }
         };
         observer.layer_finished(&report);
         reports.push(report);
     }
-    drop(lower);
-    if !keep_raw {
-        for seeds in 0..=max_seeds {
-            match std::fs::remove_file(raw::layer_path(&folder, seeds)) {
-                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                    return Err(RawError::Io {
-                        path: raw::layer_path(&folder, seeds),
-                        source: e,
-                    }
-                    .into());
-                }
-                _ => {}
-            }
-        }
-    }
     Ok(reports)
 }
 
-/// The values of a layer already built: its raw scratch file if a previous
-/// build kept it, else its table decoded.
-fn existing_values(
-    raw_path: &Path,
-    table: &crate::table::Table,
+/// Takes the build lock of a ruleset folder, or says who holds it.
+fn lock(folder: &Path) -> Result<fs::File, TablebaseError> {
+    let path = folder.join(".lock");
+    let io = |source| TablebaseError::Scratch {
+        path: path.clone(),
+        source,
+    };
+    let file = fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(io)?;
+    match file.try_lock() {
+        Ok(()) => Ok(file),
+        Err(fs::TryLockError::WouldBlock) => Err(TablebaseError::Locked {
+            folder: folder.to_path_buf(),
+        }),
+        Err(fs::TryLockError::Error(source)) => Err(io(source)),
+    }
+}
+
+/// Keeps in memory the lower layers layer `seeds` reads most (two and three
+/// seeds below, then the next layer's, then lower), as many as `room` bytes
+/// hold; the others are read from their tables.
+fn keep_resident(
+    folder: &Path,
+    seeds: usize,
+    room: u64,
+    lower: &mut LowerTables,
+) -> Result<(), TablebaseError> {
+    let mut order: Vec<usize> = Vec::new();
+    for s in [
+        seeds.wrapping_sub(2),
+        seeds.wrapping_sub(3),
+        seeds.wrapping_sub(1),
+    ] {
+        if s < seeds {
+            order.push(s);
+        }
+    }
+    order.extend((0..seeds.saturating_sub(3)).rev());
+    let mut used = 0;
+    for s in order {
+        if !lower.is_resident(s) {
+            continue;
+        }
+        let bytes = index::layer_size(s);
+        if used + bytes <= room {
+            used += bytes;
+        } else {
+            lower.evict(s, Table::open(table_path(folder, s))?);
+        }
+    }
+    Ok(())
+}
+
+/// Whether the values of a layer just built stay in memory for the layers
+/// above.
+fn retain(seeds: usize, plan: &LayerPlan, options: &BuildOptions, lower: &LowerTables) -> bool {
+    let positions = index::layer_size(seeds);
+    let during = match plan.mode {
+        // The values array is the engine's own.
+        Mode::InMemory => plan.engine_bytes,
+        // The engine's states are freed before the final pass.
+        Mode::Bounded => positions + plan.part as u64 * 4 + FIXED_BYTES,
+    };
+    lower.resident_bytes() + during.max(positions) <= options.memory
+        && seeds + 2 <= options.max_seeds
+}
+
+/// Builds one layer; writes its table (and raw file if asked). Returns its
+/// outcomes, and its values if they stay in memory.
+fn build_layer(
+    folder: &Path,
     rules: Ruleset,
     seeds: usize,
-    lower: &Layers,
-) -> Result<LayerValues, TablebaseError> {
-    match RawLayer::open(raw_path, table.len()) {
-        Ok(layer) => Ok(LayerValues::Mapped(layer)),
-        Err(RawError::Missing { .. }) => {
-            let mut values = table.decode_all()?;
-            if table.meta().encoding == ValueEncoding::ScoreOrCapture {
-                restore_capture_decided(rules, seeds, &mut values, lower);
-            }
-            Ok(LayerValues::Owned(values))
+    plan: &LayerPlan,
+    options: &BuildOptions,
+    lower: &LowerTables,
+    observer: &dyn BuildObserver,
+) -> Result<(Outcomes, Option<BigArray<i8>>), TablebaseError> {
+    let positions = index::layer_size(seeds);
+    let retain = retain(seeds, plan, options, lower);
+    let progress = |steps| observer.advance(steps);
+    let mut out = LayerOutput::create(folder, rules, seeds, options.keep_raw)?;
+    let scratch = scratch_dir(folder, seeds);
+    if plan.mode == Mode::Bounded && bounded::checkpoint_path(&scratch).exists() {
+        observer.layer_resumed(seeds);
+    }
+    let values = match plan.mode {
+        Mode::InMemory => {
+            let solved = engine::solve_layer(rules, seeds, lower, plan.part, &progress)
+                .map_err(|e| engine_error(e, seeds))?;
+            let outcomes = engine::outcomes(solved.values());
+            solved.for_each_part(plan.part, CAPTURE_DECIDES, |values, marked| {
+                out.push(values, marked)
+            })?;
+            out.finish()?;
+            (outcomes, retain.then(|| solved.into_values()))
         }
-        Err(e) => Err(e.into()),
+        Mode::Bounded => {
+            let config = bounded::Config {
+                part: plan.part,
+                scratch: scratch.clone(),
+                checkpoint_every: Some(options.checkpoint_every),
+            };
+            let mut kept = if retain {
+                Some(BigArray::zeroed(positions as usize).map_err(|source| {
+                    TablebaseError::Memory {
+                        seeds,
+                        bytes: positions,
+                        source,
+                    }
+                })?)
+            } else {
+                None
+            };
+            let mut at = 0;
+            let outcomes = bounded::solve_layer(
+                rules,
+                seeds,
+                lower,
+                &config,
+                CAPTURE_DECIDES,
+                &progress,
+                |values, marked| {
+                    if let Some(kept) = &mut kept {
+                        kept[at..at + values.len()].copy_from_slice(values);
+                        at += values.len();
+                    }
+                    out.push(values, marked)
+                },
+            )
+            .map_err(|e| engine_error(e, seeds))?;
+            out.finish()?;
+            (outcomes, kept)
+        }
+    };
+    // A bounded build of this layer may have been interrupted before.
+    match fs::remove_dir_all(&scratch) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            return Err(TablebaseError::Scratch {
+                path: scratch,
+                source: e,
+            });
+        }
+        _ => {}
+    }
+    Ok(values)
+}
+
+/// The scratch folder of a layer's out-of-core build.
+pub fn scratch_dir(folder: &Path, seeds: usize) -> PathBuf {
+    folder.join(format!("build.{seeds}"))
+}
+
+fn engine_error(e: EngineError<TablebaseError>, seeds: usize) -> TablebaseError {
+    match e {
+        EngineError::Memory { bytes, source, .. } => TablebaseError::Memory {
+            seeds,
+            bytes,
+            source,
+        },
+        EngineError::Scratch { path, source } => TablebaseError::Scratch { path, source },
+        EngineError::Lower(e) => e,
+    }
+}
+
+/// Where a new layer's values go, part by part: its table, and the
+/// published format if asked.
+struct LayerOutput {
+    table: PendingTable,
+    raw: Option<RawWriter>,
+}
+
+impl LayerOutput {
+    fn create(
+        folder: &Path,
+        rules: Ruleset,
+        seeds: usize,
+        keep_raw: bool,
+    ) -> Result<LayerOutput, TablebaseError> {
+        let table = TableWriter::new(table_meta(rules, seeds, ValueEncoding::ScoreOrCapture))
+            .level(LEVEL)
+            .block_size(BLOCK_SIZE)
+            .create(table_path(folder, seeds))?;
+        let raw = match keep_raw {
+            true => Some(RawWriter::create(raw::layer_path(folder, seeds))?),
+            false => None,
+        };
+        Ok(LayerOutput { table, raw })
+    }
+
+    fn push(&mut self, values: &[i8], marked: &[i8]) -> Result<(), TablebaseError> {
+        self.table.push(marked)?;
+        if let Some(raw) = &mut self.raw {
+            raw.push(values)?;
+        }
+        Ok(())
+    }
+
+    fn finish(self) -> Result<(), TablebaseError> {
+        if let Some(raw) = self.raw {
+            raw.finish()?;
+        }
+        self.table.finish()?;
+        Ok(())
     }
 }

@@ -11,7 +11,6 @@ use super::{
 };
 use crate::games::oware::{self, Board, Ruleset};
 use crate::index::oware as index;
-use crate::solve::oware::LowerLayers;
 use crate::table::raw::{self, RawLayer};
 use crate::table::{TableWriter, ValueEncoding};
 

@@ -10,19 +10,23 @@
 
 mod build;
 mod check;
+mod lower;
 mod probe;
 
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
-pub use build::{BuildObserver, LayerReport, Quiet, build};
+pub use build::{
+    BuildObserver, BuildOptions, CHECKPOINT_EVERY, FIXED_BYTES, LayerPlan, LayerReport, Mode,
+    Quiet, build, plan_layer, scratch_dir,
+};
 pub use check::{decode_layers, export, import, verify};
 pub use probe::{MoveValue, OwareTablebase, PvEnd, PvStep};
 
 use crate::games::oware::{self, Board, MAX_SEEDS, Ruleset};
 use crate::index::oware as index;
-use crate::solve::oware::{self as engine, LowerLayers};
+use crate::solve::oware as engine;
 use crate::table::raw::{RawError, RawLayer};
 use crate::table::{CAPTURE_DECIDES, TableError, TableMeta, ValueEncoding};
 
@@ -177,6 +181,27 @@ pub enum TablebaseError {
         bytes: u64,
         source: std::io::Error,
     },
+    #[error(
+        "layer {seeds} needs at least {} of memory even out of core; the budget is {} \
+         (raise --memory)",
+        crate::tablebase::oware::human_bytes(*minimum),
+        crate::tablebase::oware::human_bytes(*budget)
+    )]
+    TooLittleMemory {
+        seeds: usize,
+        budget: u64,
+        minimum: u64,
+    },
+    #[error(
+        "another build is running in {folder} (it holds {folder}/.lock); wait for it to \
+         finish or stop it"
+    )]
+    Locked { folder: PathBuf },
+    #[error("{path}")]
+    Scratch {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("Oware has {MAX_SEEDS} seeds; layers above that do not exist (asked for {0})")]
     TooManySeeds(usize),
 }
@@ -240,15 +265,32 @@ impl std::ops::Deref for LayerValues {
 #[derive(Default)]
 pub struct Layers(pub Vec<LayerValues>);
 
-impl LowerLayers for Layers {
+impl Layers {
+    /// The value of the position of rank `rank` in layer `seeds`.
     #[inline]
-    fn value(&self, seeds: usize, rank: u64) -> i8 {
+    pub fn value(&self, seeds: usize, rank: u64) -> i8 {
         self.0[seeds][rank as usize]
     }
 
+    /// Hints that `value(seeds, rank)` will be asked for soon.
     #[inline]
-    fn prefetch(&self, seeds: usize, rank: u64) {
+    pub fn prefetch(&self, seeds: usize, rank: u64) {
         engine::prefetch(&self.0[seeds][rank as usize]);
+    }
+}
+
+/// `bytes` in binary units, as `--memory` takes them (`1.5 GiB`).
+pub fn human_bytes(bytes: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut value = bytes as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    match unit {
+        0 => format!("{bytes} B"),
+        _ => format!("{value:.1} {}", UNITS[unit]),
     }
 }
 
@@ -306,10 +348,18 @@ mod tests {
     fn built_tables_mark_exactly_the_positions_decided_by_their_exits() {
         for rules in Ruleset::ALL {
             let mut lower = Layers::default();
+            let mut tables = lower::LowerTables::new(rules);
             for seeds in 0..=9 {
-                let solved = engine::solve_layer(rules, seeds, &lower, &|_| {}).unwrap();
+                let solved =
+                    engine::solve_layer(rules, seeds, &tables, engine::CHUNK, &|_| {}).unwrap();
                 let values = solved.values().to_vec();
-                let marked = solved.mark_exit_decided(CAPTURE_DECIDES);
+                let mut marked = Vec::new();
+                solved
+                    .for_each_part(engine::CHUNK, CAPTURE_DECIDES, |_, m| {
+                        marked.extend_from_slice(m);
+                        Ok::<(), ()>(())
+                    })
+                    .unwrap();
                 let mut board = index::unrank(seeds, 0);
                 for (rank, (&value, &stored)) in values.iter().zip(marked.iter()).enumerate() {
                     let exit = exit_value(rules, &board, |n, r| lower.value(n, r));
@@ -321,6 +371,7 @@ mod tests {
                     );
                     index::next_indexed(&mut board);
                 }
+                tables.push(lower::Lower::Resident(solved.into_values()));
                 lower.0.push(LayerValues::Owned(values));
             }
         }

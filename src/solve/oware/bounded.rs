@@ -1,0 +1,468 @@
+//! The bounded-memory engine: only what the propagation reaches at random
+//! stays in memory, the 4-bit state and one bit per position ("its best exit
+//! is worth at most −t", the test of a position whose last open move
+//! closes), 0.625 bytes per position. Everything else is streamed through
+//! scratch files in rank order:
+//! - the set-up writes each position's best exit to the file of its size
+//!   `|exit|` (one byte or so per position with an exit);
+//! - threshold `t` reads only the file of `|exit| = t`: exits worth `t` win,
+//!   exits worth `−t` set the bit (and lose at once if no move is open);
+//! - after the propagation of threshold `t`, one scan of the states writes
+//!   the positions resolved at `t` (won or lost) to a file of their own;
+//! - the final pass rebuilds the values part by part from those files:
+//!   `±t` where resolved at `t`, 0 (a draw) elsewhere.
+//!
+//! At threshold boundaries the states can be saved to a checkpoint, from
+//! which a killed build resumes.
+
+use std::fs;
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use rayon::prelude::*;
+
+use super::rank_stream::{RankReader, RankWriter, STREAM_BYTES, ScratchResult};
+use super::set_up::{LOOKUP_BYTES, LowerLayers, set_up_part};
+use super::states::{
+    COUNTER, Exits, FRESH, LOSS, LOW_BITS, NIBBLE, PENDING, PER_WORD, RESOLVED, States,
+};
+use super::{CHUNK, EngineError, Outcomes, Progress, prefetch};
+use crate::games::oware::Ruleset;
+use crate::index::oware as index;
+use crate::solve::array::BigArray;
+use crate::solve::threshold::{self, NO_EXIT, Verdict};
+
+/// Bytes of memory per position of the layer: a 4-bit state and one bit.
+pub const BYTES_PER_POSITION: f64 = 0.625;
+
+/// Bytes of memory per position of a part: its exits and its batch of lower
+/// lookups (at most about one per position, held twice while gathered), or
+/// in the final pass its values and exits.
+pub const PART_BYTES_PER_POSITION: u64 = 2 * LOOKUP_BYTES + 2;
+
+/// Fixed memory besides: the open scratch streams (one per exit size and
+/// one per threshold read in the final pass).
+pub fn fixed_bytes(seeds: usize) -> u64 {
+    2 * (seeds as u64 + 1) * STREAM_BYTES
+}
+
+/// How the bounded engine runs.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// Positions per part of the set-up and final passes (a multiple of
+    /// [`CHUNK`]).
+    pub part: usize,
+    /// Folder of the scratch files and the checkpoint (created if missing).
+    pub scratch: PathBuf,
+    /// Save the states at the first threshold boundary after this much time
+    /// since the last save; `None`: never.
+    pub checkpoint_every: Option<Duration>,
+}
+
+/// Solves layer `seeds` in bounded memory, resuming from the checkpoint in
+/// `config.scratch` if there is one. Hands the values to `emit` part by part
+/// in rank order: the values, and the same with every value that is that of
+/// the position's best exit replaced by `mark`. Removes its scratch files
+/// when done. Returns the outcome counts.
+pub fn solve_layer<L, E>(
+    rules: Ruleset,
+    seeds: usize,
+    lower: &L,
+    config: &Config,
+    mark: i8,
+    progress: Progress,
+    mut emit: impl FnMut(&[i8], &[i8]) -> Result<(), E>,
+) -> Result<Outcomes, EngineError<E>>
+where
+    L: LowerLayers<Error = E>,
+    E: std::error::Error + 'static,
+{
+    assert!(config.part > 0 && config.part % CHUNK == 0);
+    let size = index::layer_size(seeds) as usize;
+    let memory = |source| EngineError::Memory {
+        seeds,
+        bytes: (size as f64 * BYTES_PER_POSITION) as u64,
+        source,
+    };
+    let scratch = Scratch {
+        dir: config.scratch.clone(),
+    };
+    scratch.create()?;
+    let mut layer = Bounded {
+        states: States::new(rules, seeds, size).map_err(memory)?,
+        closed_lose: BigArray::zeroed(size.div_ceil(64)).map_err(memory)?,
+    };
+    let checkpoint = Checkpoint::new(&scratch, rules, seeds, size);
+    let first = match checkpoint.load(&mut layer)? {
+        Some(next) => {
+            // The set-up and the positions resolved before the checkpoint
+            // were counted then; count them again so the bar ends full.
+            progress((size + layer.resolved()) as u64);
+            next
+        }
+        None => {
+            layer.set_up(lower, config.part, &scratch, progress)?;
+            seeds as i8
+        }
+    };
+    let mut saved = Instant::now();
+    for t in (1..=first).rev() {
+        layer.seed(&scratch, t)?;
+        while layer.states.propagate(&layer, t, progress) > 0 {}
+        layer.record(&scratch, t)?;
+        if config
+            .checkpoint_every
+            .is_some_and(|every| saved.elapsed() >= every)
+            && t > 1
+        {
+            checkpoint.save(&layer, t - 1)?;
+            saved = Instant::now();
+        }
+    }
+    drop(layer);
+    let outcomes = final_pass(
+        seeds,
+        size,
+        config.part,
+        &scratch,
+        mark,
+        progress,
+        &mut emit,
+    )?;
+    scratch.remove()?;
+    Ok(outcomes)
+}
+
+struct Bounded {
+    states: States,
+    /// Bit `rank`: the position's best exit is worth at most `−t` (at the
+    /// current threshold `t`; bits only turn on as `t` falls).
+    closed_lose: BigArray<AtomicU64>,
+}
+
+impl Exits for Bounded {
+    #[inline]
+    fn lost_when_closed(&self, rank: usize, _t: i8) -> bool {
+        self.closed_lose[rank / 64].load(Ordering::Relaxed) & (1 << (rank % 64)) != 0
+    }
+    #[inline]
+    fn prefetch(&self, rank: usize) {
+        prefetch(&self.closed_lose[rank / 64]);
+    }
+}
+
+impl Bounded {
+    /// How many positions are resolved.
+    fn resolved(&self) -> usize {
+        self.states
+            .words
+            .par_iter()
+            .map(|w| (w.load(Ordering::Relaxed) >> 3 & LOW_BITS).count_ones() as usize)
+            .sum()
+    }
+
+    fn mark_closed_lose(&self, rank: usize) {
+        self.closed_lose[rank / 64].fetch_or(1 << (rank % 64), Ordering::Relaxed);
+    }
+
+    /// Counters into the states; exits into the files by size; the bit set
+    /// for positions without exits (closing their last move loses).
+    fn set_up<L: LowerLayers<Error = E>, E: std::error::Error + 'static>(
+        &mut self,
+        lower: &L,
+        part: usize,
+        scratch: &Scratch,
+        progress: Progress,
+    ) -> Result<(), EngineError<E>> {
+        let (rules, seeds) = (self.states.rules, self.states.seeds);
+        let mut files = (0..=seeds)
+            .map(|size| RankWriter::create(scratch.exits(size)))
+            .collect::<ScratchResult<Vec<_>>>()
+            .map_err(scratch_error)?;
+        let mut exits = vec![0i8; part.min(self.states.words.len() * PER_WORD)];
+        let size = index::layer_size(seeds) as usize;
+        for start in (0..size).step_by(part) {
+            let exits = &mut exits[..part.min(size - start)];
+            let words =
+                &mut self.states.words[start / PER_WORD..(start + exits.len()).div_ceil(PER_WORD)];
+            set_up_part(rules, seeds, start, exits, words, lower).map_err(EngineError::Lower)?;
+            for (i, &exit) in exits.iter().enumerate() {
+                let rank = start + i;
+                if exit == NO_EXIT {
+                    self.mark_closed_lose(rank);
+                } else {
+                    files[exit.unsigned_abs() as usize]
+                        .push(rank as u64, exit < 0)
+                        .map_err(scratch_error)?;
+                }
+            }
+            progress(exits.len() as u64);
+        }
+        for file in files {
+            file.finish().map_err(scratch_error)?;
+        }
+        Ok(())
+    }
+
+    /// Threshold `t` begins: the positions whose exits are worth `±t`.
+    fn seed<E: std::error::Error + 'static>(
+        &self,
+        scratch: &Scratch,
+        t: i8,
+    ) -> Result<(), EngineError<E>> {
+        let mut file = RankReader::open(scratch.exits(t as usize)).map_err(scratch_error)?;
+        while let Some((rank, negative)) = file.next_below(u64::MAX).map_err(scratch_error)? {
+            let rank = rank as usize;
+            let exit = if negative { -t } else { t };
+            if threshold::lost_when_closed(exit, t) {
+                self.mark_closed_lose(rank);
+            }
+            let state = self.states.get(rank);
+            if state & RESOLVED != 0 {
+                continue;
+            }
+            let new = match threshold::seed(exit, state & COUNTER != 0, t) {
+                Some(Verdict::Won) => RESOLVED | FRESH | PENDING,
+                Some(Verdict::Lost) => RESOLVED | FRESH | PENDING | LOSS,
+                None => continue,
+            };
+            self.states.set(rank, new);
+        }
+        Ok(())
+    }
+
+    /// Threshold `t` ends: writes the positions resolved at `t` to their
+    /// file and settles them (`RESOLVED` alone).
+    fn record<E: std::error::Error + 'static>(
+        &mut self,
+        scratch: &Scratch,
+        t: i8,
+    ) -> Result<(), EngineError<E>> {
+        let mut file = RankWriter::create(scratch.resolved(t)).map_err(scratch_error)?;
+        for (w, word) in self.states.words.iter_mut().enumerate() {
+            let word = word.get_mut();
+            let mut fresh = (*word >> 3) & (*word >> 2) & LOW_BITS;
+            while fresh != 0 {
+                let shift = fresh.trailing_zeros();
+                fresh &= fresh - 1;
+                let state = (*word >> shift) & NIBBLE;
+                debug_assert_eq!(state & PENDING, 0);
+                let rank = (w * PER_WORD) as u64 + u64::from(shift / 4);
+                file.push(rank, state & LOSS != 0).map_err(scratch_error)?;
+                *word = (*word & !(NIBBLE << shift)) | (RESOLVED << shift);
+            }
+        }
+        file.finish().map_err(scratch_error)
+    }
+}
+
+/// Rebuilds the values part by part from the files of resolved positions
+/// (and the exits, for the marks), hands them to `emit`, counts outcomes.
+fn final_pass<E: std::error::Error + 'static>(
+    seeds: usize,
+    size: usize,
+    part: usize,
+    scratch: &Scratch,
+    mark: i8,
+    progress: Progress,
+    emit: &mut impl FnMut(&[i8], &[i8]) -> Result<(), E>,
+) -> Result<Outcomes, EngineError<E>> {
+    let open = |path| RankReader::open(path).map_err(scratch_error);
+    let mut resolved = (1..=seeds)
+        .map(|t| Ok((t as i8, open(scratch.resolved(t as i8))?)))
+        .collect::<Result<Vec<_>, EngineError<E>>>()?;
+    let mut exit_files = (0..=seeds)
+        .map(|size| Ok((size as i8, open(scratch.exits(size))?)))
+        .collect::<Result<Vec<_>, EngineError<E>>>()?;
+    let mut values = vec![0i8; part.min(size)];
+    let mut exits = vec![NO_EXIT; part.min(size)];
+    let mut marked = vec![0i8; part.min(size)];
+    let mut outcomes = Outcomes::default();
+    for start in (0..size).step_by(part) {
+        let len = part.min(size - start);
+        let end = (start + len) as u64;
+        let (values, exits, marked) = (&mut values[..len], &mut exits[..len], &mut marked[..len]);
+        values.fill(0);
+        exits.fill(NO_EXIT);
+        for (t, file) in &mut resolved {
+            while let Some((rank, lost)) = file.next_below(end).map_err(scratch_error)? {
+                values[rank as usize - start] =
+                    threshold::value(if lost { Verdict::Lost } else { Verdict::Won }, *t);
+            }
+        }
+        for (size, file) in &mut exit_files {
+            while let Some((rank, negative)) = file.next_below(end).map_err(scratch_error)? {
+                exits[rank as usize - start] = if negative { -*size } else { *size };
+            }
+        }
+        marked
+            .par_iter_mut()
+            .zip(values.par_iter().zip(exits.par_iter()))
+            .for_each(|(m, (&v, &e))| *m = if v == e { mark } else { v });
+        let counts = super::outcomes(values);
+        outcomes.wins += counts.wins;
+        outcomes.draws += counts.draws;
+        outcomes.losses += counts.losses;
+        progress(counts.draws);
+        emit(values, marked).map_err(EngineError::Lower)?;
+    }
+    Ok(outcomes)
+}
+
+fn scratch_error<E: std::error::Error + 'static>(
+    (path, source): (PathBuf, io::Error),
+) -> EngineError<E> {
+    EngineError::Scratch { path, source }
+}
+
+/// The scratch folder of one layer.
+struct Scratch {
+    dir: PathBuf,
+}
+
+impl Scratch {
+    fn create<E: std::error::Error + 'static>(&self) -> Result<(), EngineError<E>> {
+        fs::create_dir_all(&self.dir).map_err(|source| EngineError::Scratch {
+            path: self.dir.clone(),
+            source,
+        })
+    }
+
+    fn remove<E: std::error::Error + 'static>(&self) -> Result<(), EngineError<E>> {
+        fs::remove_dir_all(&self.dir).map_err(|source| EngineError::Scratch {
+            path: self.dir.clone(),
+            source,
+        })
+    }
+
+    fn exits(&self, size: usize) -> PathBuf {
+        self.dir.join(format!("exits.{size}"))
+    }
+
+    fn resolved(&self, t: i8) -> PathBuf {
+        self.dir.join(format!("resolved.{t}"))
+    }
+}
+
+/// The states of a layer saved at a threshold boundary: a header naming the
+/// layer and the next threshold, the state words and the bits in this
+/// machine's byte order, and a CRC-32 of all before it. Written to a
+/// temporary name and renamed, so a file at its name is complete.
+struct Checkpoint {
+    path: PathBuf,
+    header: Vec<u8>,
+}
+
+/// The checkpoint in a layer's scratch folder.
+pub fn checkpoint_path(scratch: &Path) -> PathBuf {
+    scratch.join("checkpoint")
+}
+
+const CHECKPOINT_MAGIC: &[u8; 8] = b"MTBCKPT1";
+
+impl Checkpoint {
+    fn new(scratch: &Scratch, rules: Ruleset, seeds: usize, size: usize) -> Checkpoint {
+        let mut header = CHECKPOINT_MAGIC.to_vec();
+        header.extend_from_slice(
+            format!("oware {} layer {seeds} of {size}\n", rules.name()).as_bytes(),
+        );
+        Checkpoint {
+            path: checkpoint_path(&scratch.dir),
+            header,
+        }
+    }
+
+    /// Saves the states; the next threshold to run is `next`.
+    fn save<E: std::error::Error + 'static>(
+        &self,
+        layer: &Bounded,
+        next: i8,
+    ) -> Result<(), EngineError<E>> {
+        let tmp = self.path.with_extension("tmp");
+        let write = || -> io::Result<()> {
+            let file = fs::File::create(&tmp)?;
+            let mut out = io::BufWriter::with_capacity(1 << 20, file);
+            let mut crc = crc32fast::Hasher::new();
+            let mut put = |bytes: &[u8]| -> io::Result<()> {
+                crc.update(bytes);
+                out.write_all(bytes)
+            };
+            put(&self.header)?;
+            put(&[next as u8])?;
+            put(layer.states.words.as_bytes())?;
+            put(layer.closed_lose.as_bytes())?;
+            let sum = crc.finalize();
+            out.write_all(&sum.to_le_bytes())?;
+            let file = out.into_inner().map_err(|e| e.into_error())?;
+            file.sync_all()?;
+            fs::rename(&tmp, &self.path)?;
+            if let Some(dir) = self.path.parent() {
+                fs::File::open(dir)?.sync_all()?;
+            }
+            Ok(())
+        };
+        write().map_err(|source| {
+            let _ = fs::remove_file(&tmp);
+            EngineError::Scratch {
+                path: self.path.clone(),
+                source,
+            }
+        })
+    }
+
+    /// Loads a saved checkpoint into `layer`; returns the next threshold, or
+    /// `None` if there is none. A checkpoint of another layer or a damaged
+    /// one is an error (the scratch folder is this layer's own).
+    fn load<E: std::error::Error + 'static>(
+        &self,
+        layer: &mut Bounded,
+    ) -> Result<Option<i8>, EngineError<E>> {
+        let error = |why: &str| EngineError::Scratch {
+            path: self.path.clone(),
+            source: io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("{why}; delete the file to build the layer from its start"),
+            ),
+        };
+        let mut file = match fs::File::open(&self.path) {
+            Ok(file) => io::BufReader::with_capacity(1 << 20, file),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(source) => {
+                return Err(EngineError::Scratch {
+                    path: self.path.clone(),
+                    source,
+                });
+            }
+        };
+        let io = |source| EngineError::Scratch {
+            path: self.path.clone(),
+            source,
+        };
+        let mut crc = crc32fast::Hasher::new();
+        let mut header = vec![0u8; self.header.len() + 1];
+        file.read_exact(&mut header)
+            .map_err(|_| error("not a checkpoint of this layer"))?;
+        if header[..self.header.len()] != self.header[..] {
+            return Err(error("not a checkpoint of this layer"));
+        }
+        crc.update(&header);
+        let next = header[self.header.len()] as i8;
+        for bytes in [
+            layer.states.words.as_bytes_mut(),
+            layer.closed_lose.as_bytes_mut(),
+        ] {
+            file.read_exact(bytes)
+                .map_err(|_| error("truncated checkpoint"))?;
+            crc.update(bytes);
+        }
+        let mut sum = [0u8; 4];
+        file.read_exact(&mut sum)
+            .map_err(|_| error("truncated checkpoint"))?;
+        if u32::from_le_bytes(sum) != crc.finalize() || file.read(&mut [0u8]).map_err(io)? != 0 {
+            return Err(error("damaged checkpoint (checksum mismatch)"));
+        }
+        Ok(Some(next))
+    }
+}

@@ -1,0 +1,350 @@
+//! The Oware retrograde engine: builds one layer (all indexed positions with
+//! `n` seeds) from the finished lower layers, in parallel, without storing
+//! edges.
+//!
+//! Values come from the threshold view of DESIGN.md. For `t = n, n−1, …, 1`:
+//! a position is won at `t` when a capture (or the end of the game) is worth
+//! `t`, or a non-capturing move leads to a child lost at `t`; it is lost at
+//! `−t` when every move is worth at most `−t`, i.e. its captures are worth at
+//! most `−t` and all its non-capturing children are won at `t` or better.
+//! Going down the thresholds the won/lost sets only grow, so one counter per
+//! position ("non-capturing children not yet won") serves every threshold and
+//! each edge is walked once backwards. Positions never resolved are draws
+//! (perpetual play, or a best line worth exactly 0).
+//!
+//! Two engines share the set-up pass ([`set_up`]), the states and the
+//! propagation ([`states`]):
+//! - [`solve_layer`], in memory: one value byte per position (the best
+//!   exit while unresolved, the result afterwards) and a 4-bit state, 1.5
+//!   bytes in all; the fast path where the layer fits.
+//! - [`bounded::solve_layer`]: only the state and one bit per position in
+//!   memory (0.625 bytes), exits and results streamed through scratch
+//!   files in rank order; for layers larger than memory.
+//!
+//! In memory, phases alternate so that no value byte is ever shared with a writer: the
+//! threshold scan owns its chunk of values and states; the propagation only
+//! reads values and changes states with atomic updates (a position resolved
+//! there is marked `FRESH`, and the next scan writes its value).
+
+use std::io;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use rayon::prelude::*;
+
+use super::array::BigArray;
+use crate::games::oware::Ruleset;
+use crate::index::oware as index;
+use crate::solve::threshold::{self, Verdict};
+use states::{COUNTER, Exits, FRESH, LOSS, LOW_BITS, NIBBLE, PENDING, PER_WORD, RESOLVED, States};
+
+pub mod bounded;
+mod rank_stream;
+mod set_up;
+mod states;
+
+pub use set_up::{LOOKUP_BYTES, Lookup, LowerLayers};
+
+/// Positions per parallel work unit (a multiple of 16: one state word holds 16).
+pub const CHUNK: usize = 1 << 15;
+
+/// After settling, the `LOSS` bit says instead whether the value is that of
+/// the position's best exit.
+const EXIT: u64 = LOSS;
+
+/// Counts of a finished layer.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Outcomes {
+    pub wins: u64,
+    pub draws: u64,
+    pub losses: u64,
+}
+
+/// Progress callback: called with a number of work steps done; a layer of `P`
+/// positions takes `2P` steps (one pass to set up, one to resolve).
+pub type Progress<'a> = &'a (dyn Fn(u64) + Sync);
+
+/// Errors of the engines.
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError<E: std::error::Error + 'static> {
+    #[error("cannot get {bytes} bytes of memory for layer {seeds}")]
+    Memory {
+        seeds: usize,
+        bytes: u64,
+        source: io::Error,
+    },
+    #[error("{}", path.display())]
+    Scratch {
+        path: std::path::PathBuf,
+        source: io::Error,
+    },
+    #[error(transparent)]
+    Lower(E),
+}
+
+/// Bytes of memory the in-memory engine takes per position of the layer.
+pub const IN_MEMORY_BYTES_PER_POSITION: f64 = 1.5;
+
+/// Solves layer `seeds` in memory, setting it up `part` positions at a time
+/// (a multiple of [`CHUNK`]; each part asks the lower layers one batch).
+/// Returns the value of every indexed position in rank order. Runs on the
+/// current rayon pool.
+pub fn solve_layer<L: LowerLayers>(
+    rules: Ruleset,
+    seeds: usize,
+    lower: &L,
+    part: usize,
+    progress: Progress,
+) -> Result<SolvedLayer, EngineError<L::Error>>
+where
+    L::Error: std::error::Error + 'static,
+{
+    let size = index::layer_size(seeds) as usize;
+    let memory = |source| EngineError::Memory {
+        seeds,
+        bytes: (size as f64 * IN_MEMORY_BYTES_PER_POSITION) as u64,
+        source,
+    };
+    let mut layer = Layer {
+        values: BigArray::zeroed(size).map_err(memory)?,
+        states: States::new(rules, seeds, size).map_err(memory)?,
+    };
+    layer.set_up(lower, part, progress)?;
+    for t in (1..=seeds as i8).rev() {
+        layer.scan_threshold(t);
+        while layer.states.propagate(&*layer.values, t, progress) > 0 {}
+    }
+    Ok(layer.finish(progress))
+}
+
+/// Counts wins, draws and losses of a layer.
+pub fn outcomes(values: &[i8]) -> Outcomes {
+    values
+        .par_chunks(CHUNK)
+        .map(|chunk| {
+            let mut o = Outcomes::default();
+            for &v in chunk {
+                match v.signum() {
+                    1 => o.wins += 1,
+                    0 => o.draws += 1,
+                    _ => o.losses += 1,
+                }
+            }
+            o
+        })
+        .reduce(Outcomes::default, |a, b| Outcomes {
+            wins: a.wins + b.wins,
+            draws: a.draws + b.draws,
+            losses: a.losses + b.losses,
+        })
+}
+
+struct Layer {
+    /// Best exit while unresolved (`NO_EXIT` if none), then the value.
+    values: BigArray<i8>,
+    states: States,
+}
+
+/// The propagation of the in-memory engine reads the best exit (or value)
+/// byte itself.
+impl Exits for [i8] {
+    #[inline]
+    fn lost_when_closed(&self, rank: usize, t: i8) -> bool {
+        threshold::lost_when_closed(self[rank], t)
+    }
+    #[inline]
+    fn prefetch(&self, rank: usize) {
+        prefetch(&self[rank]);
+    }
+}
+
+impl Layer {
+    /// The layer cut into work units, each owning its values and state words.
+    fn chunks_mut(&mut self) -> impl IndexedParallelIterator<Item = (&mut [i8], &mut [AtomicU64])> {
+        self.values
+            .par_chunks_mut(CHUNK)
+            .zip(self.states.words.par_chunks_mut(CHUNK / PER_WORD))
+    }
+
+    /// Forward pass, `part` positions at a time: for every position, the
+    /// best value its exits offer and the number of its non-capturing moves.
+    fn set_up<L: LowerLayers>(
+        &mut self,
+        lower: &L,
+        part: usize,
+        progress: Progress,
+    ) -> Result<(), EngineError<L::Error>>
+    where
+        L::Error: std::error::Error + 'static,
+    {
+        let (rules, seeds) = (self.states.rules, self.states.seeds);
+        let parts = self
+            .values
+            .chunks_mut(part)
+            .zip(self.states.words.chunks_mut(part / PER_WORD));
+        for (p, (values, states)) in parts.enumerate() {
+            set_up::set_up_part(rules, seeds, p * part, values, states, lower)
+                .map_err(EngineError::Lower)?;
+            progress(values.len() as u64);
+        }
+        Ok(())
+    }
+
+    /// Settles the positions resolved at threshold `t + 1` (see [`settle`]),
+    /// then resolves the positions that are won or lost at `t` by their own
+    /// exits: a capture worth `t`, or nothing left but exits worth `−t`. (An
+    /// unresolved position's best exit is at most `t`, and if it is at most
+    /// `−t` with no move left, exactly `−t`.)
+    fn scan_threshold(&mut self, t: i8) {
+        self.chunks_mut().for_each(|(values, states)| {
+            for (values, word) in values.chunks_mut(PER_WORD).zip(states) {
+                let word = word.get_mut();
+                // Only values ±t (exits to seed) and ±(t+1) (resolved at
+                // t + 1) matter here; most groups hold neither.
+                let mut candidates = 0u16;
+                for (slot, &v) in values.iter().enumerate() {
+                    let hit = v == t || v == -t || v == t + 1 || v == -(t + 1);
+                    candidates |= u16::from(hit) << slot;
+                }
+                let fresh = *word & (*word >> 1) & (LOW_BITS << 2);
+                if candidates == 0 && fresh == 0 {
+                    continue;
+                }
+                for (slot, value) in values.iter_mut().enumerate() {
+                    let shift = 4 * slot;
+                    let state = (*word >> shift) & NIBBLE;
+                    let new = if state & RESOLVED != 0 {
+                        match settle(state, value, t + 1) {
+                            Some(new) => new,
+                            None => continue,
+                        }
+                    } else if candidates & (1 << slot) == 0 {
+                        continue;
+                    } else {
+                        match threshold::seed(*value, state & COUNTER != 0, t) {
+                            Some(Verdict::Won) => RESOLVED | PENDING,
+                            Some(Verdict::Lost) => RESOLVED | PENDING | LOSS,
+                            None => continue,
+                        }
+                    };
+                    *word = (*word & !(NIBBLE << shift)) | (new << shift);
+                }
+            }
+        });
+    }
+
+    /// Settles the positions resolved at threshold 1; unresolved positions
+    /// are draws (decided by their exits if their best exit is worth 0).
+    fn finish(mut self, progress: Progress) -> SolvedLayer {
+        self.chunks_mut().for_each(|(values, states)| {
+            let mut draws = 0;
+            for (values, word) in values.chunks_mut(PER_WORD).zip(states) {
+                let word = word.get_mut();
+                for (slot, value) in values.iter_mut().enumerate() {
+                    let shift = 4 * slot;
+                    let state = (*word >> shift) & NIBBLE;
+                    let new = if state & RESOLVED != 0 {
+                        settle(state, value, 1).unwrap_or(state)
+                    } else {
+                        draws += 1;
+                        let exit = *value == 0;
+                        *value = 0;
+                        RESOLVED | if exit { EXIT } else { 0 }
+                    };
+                    *word = (*word & !(NIBBLE << shift)) | (new << shift);
+                }
+            }
+            progress(draws);
+        });
+        SolvedLayer {
+            values: self.values,
+            states: self.states.words,
+        }
+    }
+}
+
+/// A resolved position at the scan after its threshold `t`, its parents told:
+/// a `FRESH` one gets its value (±t) written, and either kind learns whether
+/// its value is that of its best exit (kept in `EXIT`). Returns the new state,
+/// or `None` if there is nothing to do.
+#[inline]
+fn settle(state: u64, value: &mut i8, t: i8) -> Option<u64> {
+    debug_assert!(state & RESOLVED != 0 && state & PENDING == 0);
+    if state & FRESH != 0 {
+        // The value byte still holds the best exit.
+        let v = if state & LOSS != 0 { -t } else { t };
+        let exit = *value == v;
+        *value = v;
+        Some(RESOLVED | if exit { EXIT } else { 0 })
+    } else if *value == t || *value == -t {
+        // Resolved by its exits when this threshold was scanned (later
+        // thresholds never meet this value again).
+        Some(RESOLVED | EXIT)
+    } else {
+        None
+    }
+}
+
+/// A solved layer: the values, and which positions are decided by their exits.
+pub struct SolvedLayer {
+    values: BigArray<i8>,
+    /// Final states: `RESOLVED`, plus `EXIT` for a position whose value is
+    /// that of its best exit.
+    states: BigArray<AtomicU64>,
+}
+
+impl SolvedLayer {
+    /// The value of every position, in rank order.
+    pub fn values(&self) -> &[i8] {
+        &self.values
+    }
+
+    /// Hands the values to `emit` `part` positions at a time, in rank
+    /// order: the values, and the same with every value that is that of the
+    /// position's best exit (capture, or end of the game) replaced by
+    /// `mark`.
+    pub fn for_each_part<E>(
+        &self,
+        part: usize,
+        mark: i8,
+        mut emit: impl FnMut(&[i8], &[i8]) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let mut marked = vec![0; part.min(self.values.len())];
+        for (p, values) in self.values.chunks(part).enumerate() {
+            let marked = &mut marked[..values.len()];
+            marked
+                .par_chunks_mut(CHUNK)
+                .zip(values.par_chunks(CHUNK))
+                .enumerate()
+                .for_each(|(c, (marked, values))| {
+                    let first = p * part + c * CHUNK;
+                    for (i, (m, &v)) in marked.iter_mut().zip(values).enumerate() {
+                        let rank = first + i;
+                        let state = self.states[rank / PER_WORD].load(Ordering::Relaxed)
+                            >> (4 * (rank % PER_WORD));
+                        *m = if state & EXIT != 0 { mark } else { v };
+                    }
+                });
+            emit(values, marked)?;
+        }
+        Ok(())
+    }
+
+    /// The values, the states dropped.
+    pub fn into_values(self) -> BigArray<i8> {
+        self.values
+    }
+}
+
+/// Asks the CPU to start loading the memory at `address`, which will be
+/// used soon.
+#[inline]
+pub fn prefetch<T>(address: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: prefetching is a hint; any address is allowed.
+    unsafe {
+        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        _mm_prefetch::<_MM_HINT_T0>(address.cast());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = address;
+}

@@ -1,0 +1,160 @@
+//! Scratch files of the bounded engine: increasing ranks, each with a flag
+//! bit, stored as LEB128 varints of `(rank − previous rank) << 1 | flag`.
+//! Dense sets of ranks cost about a byte each; every file is written once
+//! in rank order and read once (or once per threshold) in rank order.
+
+use std::fs::File;
+use std::io::{self, BufReader, BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+
+/// Buffer of each stream: the engine keeps up to one per layer value open.
+const BUFFER: usize = 1 << 16;
+
+/// Bytes of memory a stream takes while open.
+pub const STREAM_BYTES: u64 = BUFFER as u64;
+
+/// An I/O failure on a scratch file, with its path.
+pub type ScratchResult<T> = Result<T, (PathBuf, io::Error)>;
+
+fn at<T>(path: &Path, result: io::Result<T>) -> ScratchResult<T> {
+    result.map_err(|e| (path.to_path_buf(), e))
+}
+
+pub struct RankWriter {
+    path: PathBuf,
+    out: BufWriter<File>,
+    previous: u64,
+}
+
+impl RankWriter {
+    /// Creates (or empties) the file.
+    pub fn create(path: PathBuf) -> ScratchResult<RankWriter> {
+        let file = at(&path, File::create(&path))?;
+        Ok(RankWriter {
+            out: BufWriter::with_capacity(BUFFER, file),
+            path,
+            previous: 0,
+        })
+    }
+
+    /// Appends a rank, larger than the last one (or any, if first).
+    #[inline]
+    pub fn push(&mut self, rank: u64, flag: bool) -> ScratchResult<()> {
+        debug_assert!(rank >= self.previous);
+        let mut x = ((rank - self.previous) << 1) | u64::from(flag);
+        self.previous = rank;
+        let mut bytes = [0u8; 10];
+        let mut len = 0;
+        loop {
+            let low = (x & 0x7f) as u8;
+            x >>= 7;
+            if x == 0 {
+                bytes[len] = low;
+                len += 1;
+                break;
+            }
+            bytes[len] = low | 0x80;
+            len += 1;
+        }
+        at(&self.path, self.out.write_all(&bytes[..len]))
+    }
+
+    /// Flushes and syncs the file (a checkpoint may rely on it).
+    pub fn finish(self) -> ScratchResult<()> {
+        let file = at(
+            &self.path,
+            self.out.into_inner().map_err(|e| e.into_error()),
+        )?;
+        at(&self.path, file.sync_all())
+    }
+}
+
+pub struct RankReader {
+    path: PathBuf,
+    input: BufReader<File>,
+    previous: u64,
+    /// The next entry, read ahead.
+    next: Option<(u64, bool)>,
+}
+
+impl RankReader {
+    pub fn open(path: PathBuf) -> ScratchResult<RankReader> {
+        let file = at(&path, File::open(&path))?;
+        let mut reader = RankReader {
+            input: BufReader::with_capacity(BUFFER, file),
+            path,
+            previous: 0,
+            next: None,
+        };
+        reader.next = reader.read()?;
+        Ok(reader)
+    }
+
+    fn read(&mut self) -> ScratchResult<Option<(u64, bool)>> {
+        let mut x = 0u64;
+        let mut shift = 0;
+        loop {
+            let mut byte = [0u8];
+            match self.input.read(&mut byte) {
+                Ok(0) if shift == 0 => return Ok(None),
+                Ok(0) => {
+                    let e = io::Error::new(io::ErrorKind::UnexpectedEof, "truncated scratch file");
+                    return Err((self.path.clone(), e));
+                }
+                Ok(_) => {}
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err((self.path.clone(), e)),
+            }
+            x |= u64::from(byte[0] & 0x7f) << shift;
+            if byte[0] & 0x80 == 0 {
+                break;
+            }
+            shift += 7;
+        }
+        self.previous += x >> 1;
+        Ok(Some((self.previous, x & 1 != 0)))
+    }
+
+    /// The next entry if its rank is below `end`.
+    #[inline]
+    pub fn next_below(&mut self, end: u64) -> ScratchResult<Option<(u64, bool)>> {
+        match self.next {
+            Some((rank, flag)) if rank < end => {
+                self.next = self.read()?;
+                Ok(Some((rank, flag)))
+            }
+            _ => Ok(None),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranks_and_flags_round_trip() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s");
+        let entries = [
+            (0, true),
+            (1, false),
+            (200, true),
+            (1 << 40, false),
+            ((1 << 40) + 3, true),
+        ];
+        let mut w = RankWriter::create(path.clone()).unwrap();
+        for &(r, f) in &entries {
+            w.push(r, f).unwrap();
+        }
+        w.finish().unwrap();
+        let mut r = RankReader::open(path).unwrap();
+        assert_eq!(r.next_below(1).unwrap(), Some((0, true)));
+        assert_eq!(r.next_below(1).unwrap(), None);
+        let mut rest = Vec::new();
+        while let Some(e) = r.next_below(u64::MAX).unwrap() {
+            rest.push(e);
+        }
+        assert_eq!(rest, entries[1..]);
+    }
+}

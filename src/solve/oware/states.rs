@@ -1,0 +1,292 @@
+//! The per-position states of a layer being built, shared by both Oware
+//! engines, and the propagation that walks the layer's non-capturing edges
+//! backwards.
+//!
+//! A 4-bit state per position, 16 to a word. Unresolved: bits 0..=2 count
+//! the non-capturing children not yet known to be won. Resolved: `RESOLVED`,
+//! plus `PENDING` until its parents have been told, `LOSS` for a lost
+//! position and `FRESH` until the engine has recorded its value. What a
+//! settled state means beyond `RESOLVED` is up to each engine.
+//!
+//! The unit of exchange is a [`Notice`]: "a non-capturing child of the
+//! position of rank `parent` resolved at the current threshold, lost or
+//! won". One process applies it to its own states at once; a distributed
+//! build sends it to the parent's owner.
+
+use std::io;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+
+use rayon::prelude::*;
+
+use super::{CHUNK, Progress, prefetch};
+use crate::games::oware::{self, Board, Ruleset};
+use crate::index::oware as index;
+use crate::solve::array::BigArray;
+
+pub const RESOLVED: u64 = 0b1000;
+pub const FRESH: u64 = 0b0100;
+pub const LOSS: u64 = 0b0010;
+pub const PENDING: u64 = 0b0001;
+pub const COUNTER: u64 = 0b0111;
+pub const NIBBLE: u64 = 0b1111;
+/// Bit 0 of each of the 16 states of a word.
+pub const LOW_BITS: u64 = 0x1111_1111_1111_1111;
+/// States per word.
+pub const PER_WORD: usize = 16;
+
+/// What the propagation needs of a position's exits.
+pub trait Exits: Sync {
+    /// With every non-capturing move closed at threshold `t`, is the
+    /// position of rank `rank` lost at `−t` (its best exit worth at most
+    /// `−t`)?
+    fn lost_when_closed(&self, rank: usize, t: i8) -> bool;
+    /// Hints that [`Exits::lost_when_closed`] will be asked for `rank`.
+    fn prefetch(&self, rank: usize);
+}
+
+/// A parent to tell that one of its non-capturing children resolved at the
+/// current threshold (see the module documentation).
+#[derive(Clone, Copy)]
+pub struct Notice {
+    pub parent: usize,
+    /// The parent's board, so that a parent resolved in turn needs no
+    /// unranking.
+    pub board: Board,
+    /// The child is lost: the parent wins. Otherwise the child is won: one
+    /// move fewer of the parent is open.
+    pub child_lost: bool,
+}
+
+/// The states of one layer.
+pub struct States {
+    pub rules: Ruleset,
+    pub seeds: usize,
+    pub words: BigArray<AtomicU64>,
+}
+
+/// Resolved positions kept on a worker's stack before it leaves them to the
+/// next scan of the pending bits.
+const STACK_LIMIT: usize = 1 << 16;
+/// Pending positions whose parents are told together.
+const BATCH: usize = 16;
+/// Ranks a cursor steps forward rather than unranking.
+const STEPS: usize = 8;
+
+impl States {
+    /// All-zero states for the `positions` of layer `seeds`.
+    pub fn new(rules: Ruleset, seeds: usize, positions: usize) -> io::Result<States> {
+        Ok(States {
+            rules,
+            seeds,
+            words: BigArray::zeroed(positions.div_ceil(PER_WORD))?,
+        })
+    }
+
+    /// The state of the position of rank `rank`.
+    #[inline]
+    pub fn get(&self, rank: usize) -> u64 {
+        (self.words[rank / PER_WORD].load(Ordering::Relaxed) >> (4 * (rank % PER_WORD))) & NIBBLE
+    }
+
+    /// Sets the state of an unresolved position to `new` (no other thread
+    /// may change its word meanwhile, or it uses atomics on the word).
+    #[inline]
+    pub fn set(&self, rank: usize, new: u64) {
+        let shift = 4 * (rank % PER_WORD);
+        let word = &self.words[rank / PER_WORD];
+        word.fetch_update(Ordering::AcqRel, Ordering::Acquire, |w| {
+            Some((w & !(NIBBLE << shift)) | (new << shift))
+        })
+        .ok();
+    }
+
+    /// One scan over the pending positions, telling their parents. Resolved
+    /// parents go on the worker's stack (or stay pending for the next scan).
+    /// Returns the number of positions handled.
+    pub fn propagate<X: Exits + ?Sized>(&self, exits: &X, t: i8, progress: Progress) -> usize {
+        let handled = AtomicUsize::new(0);
+        let words = self.words.len();
+        let per_chunk = CHUNK / PER_WORD;
+        (0..words.div_ceil(per_chunk))
+            .into_par_iter()
+            .for_each_init(
+                || (Vec::new(), Vec::new()),
+                |(stack, notices), c| {
+                    let mut scan = PendingScan {
+                        states: &self.words,
+                        seeds: self.seeds,
+                        word: c * per_chunk,
+                        end: ((c + 1) * per_chunk).min(words),
+                        pending: 0,
+                        cursor: None,
+                    };
+                    let mut count = 0;
+                    loop {
+                        // Gather the parents of a batch of positions first, so
+                        // that their state words are fetched from memory in
+                        // parallel, then tell them.
+                        notices.clear();
+                        let mut batch = 0;
+                        while batch < BATCH {
+                            let (rank, board) = match stack.pop() {
+                                Some((rank, board)) => (rank, Some(board)),
+                                None => match scan.next() {
+                                    Some(rank) => (rank, None),
+                                    None => break,
+                                },
+                            };
+                            if let Some(lost) = self.take_pending(rank) {
+                                let board = board.unwrap_or_else(|| scan.board(rank));
+                                self.gather_notices(exits, &board, lost, notices);
+                                batch += 1;
+                            }
+                        }
+                        if batch == 0 {
+                            break;
+                        }
+                        count += batch;
+                        for notice in notices.iter() {
+                            if self.apply(exits, notice, t) && stack.len() < STACK_LIMIT {
+                                stack.push((notice.parent, notice.board));
+                            }
+                        }
+                    }
+                    handled.fetch_add(count, Ordering::Relaxed);
+                    progress(count as u64);
+                },
+            );
+        handled.into_inner()
+    }
+
+    /// Appends the notices for the parents of a position resolved at the
+    /// current threshold, and asks for their state words.
+    fn gather_notices<X: Exits + ?Sized>(
+        &self,
+        exits: &X,
+        board: &Board,
+        lost: bool,
+        notices: &mut Vec<Notice>,
+    ) {
+        oware::for_each_unmove(self.rules, board, |parent, _pit| {
+            let rank = index::rank_indexed(parent, self.seeds) as usize;
+            prefetch(&self.words[rank / PER_WORD]);
+            if !lost {
+                // Counting down to zero asks about the parent's exits.
+                exits.prefetch(rank);
+            }
+            notices.push(Notice {
+                parent: rank,
+                board: *parent,
+                child_lost: lost,
+            });
+        });
+    }
+
+    /// Applies a notice; returns whether it resolved the parent.
+    #[inline]
+    pub fn apply<X: Exits + ?Sized>(&self, exits: &X, notice: &Notice, t: i8) -> bool {
+        if notice.child_lost {
+            // A move to a lost child wins t for the parent.
+            self.resolve_win(notice.parent)
+        } else {
+            self.count_down(exits, notice.parent, t)
+        }
+    }
+
+    /// Clears the pending bit of a resolved position; returns whether it was
+    /// lost, or `None` if it was not pending (or another worker took it).
+    fn take_pending(&self, rank: usize) -> Option<bool> {
+        let shift = 4 * (rank % PER_WORD);
+        let word = &self.words[rank / PER_WORD];
+        let state = (word.load(Ordering::Acquire) >> shift) & NIBBLE;
+        if state & (RESOLVED | PENDING) != RESOLVED | PENDING {
+            return None;
+        }
+        // Resolved states never change back, so bit 0 is the pending bit here.
+        let before = word.fetch_and(!(PENDING << shift), Ordering::AcqRel);
+        ((before >> shift) & PENDING != 0).then_some(state & LOSS != 0)
+    }
+
+    /// Resolves an unresolved position as won at the current threshold.
+    fn resolve_win(&self, rank: usize) -> bool {
+        let shift = 4 * (rank % PER_WORD);
+        let word = &self.words[rank / PER_WORD];
+        word.fetch_update(Ordering::AcqRel, Ordering::Acquire, |w| {
+            let state = (w >> shift) & NIBBLE;
+            (state & RESOLVED == 0)
+                .then(|| (w & !(NIBBLE << shift)) | ((RESOLVED | FRESH | PENDING) << shift))
+        })
+        .is_ok()
+    }
+
+    /// One more non-capturing child of this position is won: count it down;
+    /// with none left and no exit better than −t the position is lost at −t.
+    fn count_down<X: Exits + ?Sized>(&self, exits: &X, rank: usize, t: i8) -> bool {
+        let shift = 4 * (rank % PER_WORD);
+        let word = &self.words[rank / PER_WORD];
+        let mut lost = false;
+        let updated = word.fetch_update(Ordering::AcqRel, Ordering::Acquire, |w| {
+            let state = (w >> shift) & NIBBLE;
+            if state & RESOLVED != 0 {
+                return None;
+            }
+            debug_assert!(state & COUNTER > 0, "counter underflow at rank {rank}");
+            let left = (state & COUNTER) - 1;
+            lost = left == 0 && exits.lost_when_closed(rank, t);
+            let new = if lost {
+                RESOLVED | FRESH | PENDING | LOSS
+            } else {
+                left
+            };
+            Some((w & !(NIBBLE << shift)) | (new << shift))
+        });
+        updated.is_ok() && lost
+    }
+}
+
+/// The pending positions of a range of state words, in rank order.
+struct PendingScan<'a> {
+    states: &'a [AtomicU64],
+    seeds: usize,
+    word: usize,
+    end: usize,
+    /// Pending bits of the word before `word` not yet returned.
+    pending: u64,
+    /// The last position whose board was asked for.
+    cursor: Option<(usize, Board)>,
+}
+
+impl PendingScan<'_> {
+    /// The board of a position returned by the scan: stepped to from the
+    /// previous one when it is close, unranked otherwise.
+    fn board(&mut self, rank: usize) -> Board {
+        let board = match self.cursor {
+            Some((at, mut board)) if at <= rank && rank - at <= STEPS => {
+                for _ in at..rank {
+                    index::next_indexed(&mut board);
+                }
+                board
+            }
+            _ => index::unrank(self.seeds, rank as u64),
+        };
+        self.cursor = Some((rank, board));
+        board
+    }
+}
+
+impl Iterator for PendingScan<'_> {
+    type Item = usize;
+    fn next(&mut self) -> Option<usize> {
+        while self.pending == 0 {
+            if self.word == self.end {
+                return None;
+            }
+            let word = self.states[self.word].load(Ordering::Relaxed);
+            self.pending = word & (word >> 3) & LOW_BITS;
+            self.word += 1;
+        }
+        let slot = self.pending.trailing_zeros() as usize / 4;
+        self.pending &= self.pending - 1;
+        Some((self.word - 1) * PER_WORD + slot)
+    }
+}

@@ -1,0 +1,229 @@
+//! The finished lower layers as a build reads them. Each is either resident
+//! (its values in memory, looked up directly) or stored (its compressed
+//! table). Lookups into stored layers go in sorted batches: each block a
+//! batch touches is decoded once, and a position stored as "the best
+//! capture decides" is expanded through its own captures into the layers
+//! below, the whole batch one layer at a time from the top.
+
+use rayon::prelude::*;
+
+use super::TablebaseError;
+use crate::games::oware::{self, Ruleset};
+use crate::index::oware as index;
+use crate::solve::array::BigArray;
+use crate::solve::oware::{Lookup, LowerLayers, prefetch};
+use crate::solve::threshold::NO_EXIT;
+use crate::table::{CAPTURE_DECIDES, Table};
+
+/// One finished layer.
+pub enum Lower {
+    Resident(BigArray<i8>),
+    Stored(Table),
+}
+
+/// Finished layers `0..len`, indexed by seeds.
+pub struct LowerTables {
+    rules: Ruleset,
+    layers: Vec<Lower>,
+}
+
+/// Lookups a worker answers from resident layers before looking at the
+/// next: far enough ahead for their memory loads to overlap.
+const AHEAD: usize = 16;
+
+impl LowerTables {
+    pub fn new(rules: Ruleset) -> LowerTables {
+        LowerTables {
+            rules,
+            layers: Vec::new(),
+        }
+    }
+
+    /// Adds the next layer.
+    pub fn push(&mut self, layer: Lower) {
+        self.layers.push(layer);
+    }
+
+    /// Bytes of memory the resident layers take.
+    pub fn resident_bytes(&self) -> u64 {
+        self.layers
+            .iter()
+            .map(|l| match l {
+                Lower::Resident(values) => values.len() as u64,
+                Lower::Stored(_) => 0,
+            })
+            .sum()
+    }
+
+    pub fn is_resident(&self, seeds: usize) -> bool {
+        matches!(self.layers.get(seeds), Some(Lower::Resident(_)))
+    }
+
+    /// Makes a resident layer stored (its memory is freed).
+    pub fn evict(&mut self, seeds: usize, table: Table) {
+        self.layers[seeds] = Lower::Stored(table);
+    }
+
+    fn resident(&self, seeds: u8) -> Option<&[i8]> {
+        match &self.layers[seeds as usize] {
+            Lower::Resident(values) => Some(values),
+            Lower::Stored(_) => None,
+        }
+    }
+}
+
+/// A lookup into a stored layer while a batch is expanded.
+#[derive(Clone, Copy)]
+struct Node {
+    rank: u64,
+    /// Where the value goes: a node of a higher layer (its layer, index),
+    /// or with layer `OUTER` the asker's lookup of that index.
+    to_layer: u8,
+    to_index: u32,
+    /// The seeds the capture into this node took (nodes of markers only).
+    captured: i8,
+    value: i8,
+}
+
+const OUTER: u8 = u8::MAX;
+
+impl LowerLayers for LowerTables {
+    type Error = TablebaseError;
+
+    fn resolve(&self, lookups: &mut [Lookup]) -> Result<(), TablebaseError> {
+        lookups.par_chunks_mut(1 << 12).for_each(|chunk| {
+            for i in 0..chunk.len() {
+                if let Some(ahead) = chunk.get(i + AHEAD)
+                    && let Some(values) = self.resident(ahead.seeds)
+                {
+                    prefetch(&values[ahead.rank as usize]);
+                }
+                let l = &mut chunk[i];
+                if let Some(values) = self.resident(l.seeds) {
+                    l.value = values[l.rank as usize];
+                }
+            }
+        });
+        let mut levels: Vec<Vec<Node>> = vec![Vec::new(); self.layers.len()];
+        for (i, l) in lookups.iter().enumerate() {
+            if self.resident(l.seeds).is_none() {
+                levels[l.seeds as usize].push(Node {
+                    rank: l.rank,
+                    to_layer: OUTER,
+                    to_index: i as u32,
+                    captured: 0,
+                    value: 0,
+                });
+            }
+        }
+        // Down: read each layer's nodes; expand the marked ones into the
+        // layers below.
+        for seeds in (0..levels.len()).rev() {
+            if levels[seeds].is_empty() {
+                continue;
+            }
+            let Lower::Stored(table) = &self.layers[seeds] else {
+                unreachable!("only stored layers get nodes")
+            };
+            let nodes = &mut levels[seeds];
+            nodes.par_sort_unstable_by_key(|n| n.rank);
+            read_stored(table, nodes)?;
+            let children = self.expand(seeds, nodes);
+            for child in children {
+                let layer = seeds - (child.0 as usize);
+                levels[layer].push(child.1);
+            }
+        }
+        // Up: every node's value is final once the layers below are done.
+        for seeds in 0..levels.len() {
+            let (below, above) = levels.split_at_mut(seeds + 1);
+            for node in &below[seeds] {
+                if node.value == NO_EXIT {
+                    let Lower::Stored(table) = &self.layers[seeds] else {
+                        unreachable!()
+                    };
+                    return Err(TablebaseError::NoCapture {
+                        path: table.path().to_path_buf(),
+                        rank: node.rank,
+                        board: index::unrank(seeds, node.rank),
+                    });
+                }
+                if node.to_layer == OUTER {
+                    lookups[node.to_index as usize].value = node.value;
+                } else {
+                    let to = &mut above[node.to_layer as usize - seeds - 1][node.to_index as usize];
+                    to.value = to.value.max(node.captured - node.value);
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl LowerTables {
+    /// Values of marked nodes of layer `seeds` from their exits: the end of
+    /// the game, captures into resident layers at once; captures into
+    /// stored layers become nodes, returned with the seeds they took.
+    fn expand(&self, seeds: usize, nodes: &mut [Node]) -> Vec<(i8, Node)> {
+        nodes
+            .par_iter_mut()
+            .enumerate()
+            .filter(|(_, n)| n.value == CAPTURE_DECIDES)
+            .flat_map_iter(|(i, node)| {
+                let board = index::unrank(seeds, node.rank);
+                let moves = oware::legal_moves(self.rules, &board);
+                node.value = if moves.is_empty() {
+                    oware::no_move_value(self.rules, &board)
+                } else {
+                    NO_EXIT
+                };
+                let mut children = Vec::new();
+                for mv in moves.iter().filter(|m| m.captured > 0) {
+                    let rest = seeds - mv.captured as usize;
+                    let rank = index::rank_indexed(&mv.child, rest);
+                    let captured = mv.captured as i8;
+                    match self.resident(rest as u8) {
+                        Some(values) => {
+                            node.value = node.value.max(captured - values[rank as usize]);
+                        }
+                        None => children.push((
+                            captured,
+                            Node {
+                                rank,
+                                to_layer: seeds as u8,
+                                to_index: i as u32,
+                                captured,
+                                value: 0,
+                            },
+                        )),
+                    }
+                }
+                children
+            })
+            .collect()
+    }
+}
+
+/// Fills in the stored values of `nodes` (sorted by rank), decoding each
+/// block they touch once. Marked values stay [`CAPTURE_DECIDES`] (no score
+/// is that low, so an imported table without marks never has it).
+fn read_stored(table: &Table, nodes: &mut [Node]) -> Result<(), TablebaseError> {
+    let block_size = u64::from(table.block_size());
+    // Split the sorted nodes into runs of one block each.
+    let mut runs = Vec::new();
+    let mut rest = nodes;
+    while let Some(first) = rest.first() {
+        let block = first.rank / block_size;
+        let len = rest.partition_point(|n| n.rank / block_size == block);
+        let (run, tail) = rest.split_at_mut(len);
+        runs.push((block, run));
+        rest = tail;
+    }
+    runs.into_par_iter().try_for_each(|(block, run)| {
+        let values = table.decode_block(block)?;
+        for node in run {
+            node.value = values[(node.rank % block_size) as usize];
+        }
+        Ok(())
+    })
+}

@@ -1,0 +1,129 @@
+//! The out-of-core engine against the in-memory one: tables built under
+//! budgets so small that layers are set up in many parts, lower layers are
+//! read from their compressed tables (marks expanded through the layers
+//! below), and states are checkpointed at every threshold, are identical
+//! byte for byte to tables built with memory to spare; a build killed in
+//! the middle of a layer resumes from its checkpoint to the same tables.
+
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+use mancala_tb::games::oware::Ruleset;
+use mancala_tb::tablebase::oware::{self as tb, LayerPlan, Mode, Quiet};
+
+const MAX_SEEDS: usize = 16;
+/// Builds layers 15 and 16 out of core in parts of 32 Ki positions, the
+/// layers below in memory in parts as small, with most lower layers read
+/// from their tables.
+const TINY: u64 = tb::FIXED_BYTES + (23 << 19);
+
+fn table(dir: &Path, rules: Ruleset, seeds: usize) -> Vec<u8> {
+    let path = tb::ruleset_dir(dir, rules).join(format!("scores.{seeds}.mtb"));
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+#[test]
+fn the_tiny_budget_forces_every_out_of_core_path() {
+    let plan = |seeds| tb::plan_layer(seeds, TINY).unwrap();
+    assert_eq!(plan(14).mode, Mode::InMemory);
+    for seeds in [15, 16] {
+        let LayerPlan { mode, part, .. } = plan(seeds);
+        assert_eq!(mode, Mode::Bounded);
+        assert!(part <= 1 << 17, "layer {seeds}: parts of {part}");
+    }
+    let err = tb::plan_layer(30, TINY).unwrap_err().to_string();
+    assert!(
+        err.contains("layer 30 needs at least 1.") && err.contains("GiB"),
+        "{err}"
+    );
+}
+
+#[test]
+fn out_of_core_tables_equal_in_memory_tables() {
+    for rules in Ruleset::ALL {
+        let roomy = tempfile::tempdir().unwrap();
+        let tiny = tempfile::tempdir().unwrap();
+        tb::build(
+            roomy.path(),
+            rules,
+            &tb::BuildOptions::new(MAX_SEEDS, 4 << 30),
+            &Quiet,
+        )
+        .unwrap();
+        let options = tb::BuildOptions {
+            checkpoint_every: Duration::ZERO,
+            ..tb::BuildOptions::new(MAX_SEEDS, TINY)
+        };
+        tb::build(tiny.path(), rules, &options, &Quiet).unwrap();
+        for seeds in 0..=MAX_SEEDS {
+            assert!(
+                table(roomy.path(), rules, seeds) == table(tiny.path(), rules, seeds),
+                "{rules} layer {seeds} differs"
+            );
+            assert!(!tb::scratch_dir(&tb::ruleset_dir(tiny.path(), rules), seeds).exists());
+        }
+        tb::verify(tiny.path(), rules, MAX_SEEDS, None, &|_, _| {}).unwrap();
+    }
+}
+
+/// Kills a build as soon as the layer being built out of core has saved a
+/// checkpoint, then reruns it: it resumes there and ends with the tables of
+/// an uninterrupted build.
+#[test]
+fn a_build_killed_mid_layer_resumes_from_its_checkpoint() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let memory = TINY.to_string();
+    let args = [
+        "build",
+        "oware",
+        "--rules",
+        "abapa",
+        "--max-seeds",
+        "15",
+        "--dir",
+        d,
+        "--memory",
+        &memory,
+        "--checkpoint-every",
+        "0",
+    ];
+    let exe = env!("CARGO_BIN_EXE_mancala-tb");
+    let mut child = Command::new(exe).args(args).spawn().unwrap();
+    let folder = tb::ruleset_dir(dir.path(), Ruleset::Abapa);
+    let checkpoint = tb::scratch_dir(&folder, 15).join("checkpoint");
+    while !checkpoint.exists() {
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the build ended before its checkpoint"
+        );
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(!folder.join("scores.15.mtb").exists());
+
+    let out = Command::new(exe).args(args).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("layer 15: resuming from its checkpoint"),
+        "{stderr}"
+    );
+
+    let fresh = tempfile::tempdir().unwrap();
+    tb::build(
+        fresh.path(),
+        Ruleset::Abapa,
+        &tb::BuildOptions::new(15, 4 << 30),
+        &Quiet,
+    )
+    .unwrap();
+    for seeds in 0..=15 {
+        assert!(
+            table(dir.path(), Ruleset::Abapa, seeds) == table(fresh.path(), Ruleset::Abapa, seeds),
+            "layer {seeds} differs"
+        );
+    }
+}
