@@ -141,13 +141,13 @@ function drawPv(pos, answer) {
   const list = document.getElementById("pv");
   list.innerHTML = "";
   const pv = answer.pv || [];
-  document.getElementById("pv-section").hidden = pv.length === 0 && !line;
+  document.getElementById("pv-section").hidden = line.positions.length <= 1;
   pv.forEach((s) => {
     const li = document.createElement("li");
     li.textContent = pos.game === "oware" ? `pit ${s.pit}, captures ${s.captured} (${describe(s.value).text})` : `${pathText(s.path)} (${describe(s.value).text})`;
     list.append(li);
   });
-  document.getElementById("pv-at").textContent = line ? `move ${line.at} of ${line.positions.length - 1}` : "";
+  document.getElementById("pv-at").textContent = `move ${line.at} of ${line.positions.length - 1}`;
 }
 
 function play(pos, move) {
