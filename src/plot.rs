@@ -167,7 +167,8 @@ fn draw_values<DB: DrawingBackend>(
         .draw()
         .map_err(draw_error)?;
     let share = |n: u64, l: &LayerSummary| 100.0 * n as f64 / l.positions.max(1) as f64;
-    let series: [(&str, RGBColor, fn(&LayerSummary) -> u64); 3] = [
+    type Count = fn(&LayerSummary) -> u64;
+    let series: [(&str, RGBColor, Count); 3] = [
         ("wins", RGBColor(46, 125, 50), |l| l.wins),
         ("draws", RGBColor(110, 110, 110), |l| l.draws),
         ("losses", RGBColor(198, 40, 40), |l| l.losses),

@@ -79,7 +79,7 @@ where
     L: LowerLayers<Error = E>,
     E: std::error::Error + 'static,
 {
-    assert!(config.part > 0 && config.part % CHUNK == 0);
+    assert!(config.part > 0 && config.part.is_multiple_of(CHUNK));
     let size = index::layer_size(seeds) as usize;
     let memory = |source| EngineError::Memory {
         seeds,
