@@ -1,4 +1,7 @@
 //! The `mancala-tb` binary: parse the command line, run it, map errors to an exit code.
+//! The command-line front end (`cli`) belongs to the binary; the library has no CLI crates.
+
+mod cli;
 
 use std::process::ExitCode;
 
@@ -13,8 +16,8 @@ fn main() -> ExitCode {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
-    let cli = mancala_tb::cli::Cli::parse();
-    match mancala_tb::cli::run(cli) {
+    let cli = cli::Cli::parse();
+    match cli::run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
             eprintln!("error: {err:#}");

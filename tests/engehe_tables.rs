@@ -8,8 +8,8 @@ use std::process::Command;
 
 use mancala_tb::games::engehe::{Position, Rules};
 use mancala_tb::games::omweso::Endless;
+use mancala_tb::tablebase::Quiet;
 use mancala_tb::tablebase::engehe::{self as tb, Config, EngeheTablebase};
-use mancala_tb::tablebase::oware::Quiet;
 
 fn cross_check(width: usize, max: usize, endless: Endless) {
     let dir = tempfile::tempdir().unwrap();

@@ -7,7 +7,8 @@
 use mancala_tb::games::oware::{self, Board, Ruleset};
 use mancala_tb::index::stars_bars::{self, StarsBars};
 use mancala_tb::solve::explicit::{self, Layer, MoveLists};
-use mancala_tb::tablebase::oware::{self as tb, OwareTablebase, Quiet};
+use mancala_tb::tablebase::Quiet;
+use mancala_tb::tablebase::oware::{self as tb, OwareTablebase};
 
 const MAX_SEEDS: usize = 12;
 

@@ -7,10 +7,10 @@ use std::collections::HashMap;
 use std::process::Command;
 
 use mancala_tb::games::omweso::{Dedup, Endless, MoveGen, Outcome, Position, Reverse, Rules};
+use mancala_tb::tablebase::Quiet;
 use mancala_tb::tablebase::omweso::{
     self as tb, Config, MoveResult, Objective, OmwesoTablebase, Value, Wdl,
 };
-use mancala_tb::tablebase::oware::Quiet;
 
 /// Every position with `seeds` seeds on a 4 × `width` board.
 fn all_positions(width: usize, seeds: u32) -> Vec<Position> {

@@ -10,7 +10,8 @@ use std::process::Command;
 use std::time::Duration;
 
 use mancala_tb::games::oware::Ruleset;
-use mancala_tb::tablebase::oware::{self as tb, LayerPlan, Mode, Quiet};
+use mancala_tb::tablebase::Quiet;
+use mancala_tb::tablebase::oware::{self as tb, LayerPlan, Mode};
 
 const MAX_SEEDS: usize = 16;
 /// Builds layers 15 and 16 out of core in parts of 32 Ki positions, the

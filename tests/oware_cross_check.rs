@@ -7,7 +7,8 @@ mod naive_oware;
 
 use mancala_tb::games::oware::Ruleset;
 use mancala_tb::index::oware as index;
-use mancala_tb::tablebase::oware::{self as tb, OwareTablebase, PvEnd, Quiet};
+use mancala_tb::tablebase::Quiet;
+use mancala_tb::tablebase::oware::{self as tb, OwareTablebase, PvEnd};
 use naive_oware::NaiveRules;
 
 const MAX_SEEDS: usize = 10;

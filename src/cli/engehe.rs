@@ -4,12 +4,11 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::build::{Bars, print_summary, thread_pool};
-use super::common::parse_pit;
-use crate::answer::EngeheAnswer;
-use crate::games::engehe::{self, MAX_COUNTERS, Position, Rules};
-use crate::games::omweso::Endless;
-use crate::tablebase::engehe::{self as tb, Config, EngeheTablebase};
+use super::shared::{Bars, parse_pit, print_layer_histogram, thread_pool};
+use mancala_tb::answer::EngeheAnswer;
+use mancala_tb::games::engehe::{self, MAX_COUNTERS, Position, Rules};
+use mancala_tb::games::omweso::Endless;
+use mancala_tb::tablebase::engehe::{self as tb, Config, EngeheTablebase};
 
 /// Which En Gehé tables to use.
 #[derive(Debug, Args)]
@@ -62,7 +61,7 @@ pub fn build(args: BuildEngehe) -> anyhow::Result<()> {
     let observer = Bars::default();
     let reports =
         pool.install(|| tb::build(&args.tables.dir, config, args.max_seeds as usize, &observer))?;
-    print_summary(&reports, &[]);
+    observer.print_summary(&reports);
     Ok(())
 }
 
@@ -130,7 +129,7 @@ pub fn stats(args: StatsEngehe) -> anyhow::Result<()> {
     let tables = EngeheTablebase::open(&args.tables.dir, config)?;
     let values = tables.layer_values(args.seeds as usize)?;
     let title = format!("En Gehé 2×{} ({})", config.width, config.rules);
-    super::common::print_layer_histogram(&title, args.seeds, &values, args.json);
+    print_layer_histogram(&title, args.seeds, &values, args.json);
     Ok(())
 }
 

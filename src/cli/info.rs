@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use crate::table::Table;
+use mancala_tb::table::Table;
 
 #[derive(Debug, Args)]
 pub struct InfoArgs {
@@ -14,7 +14,7 @@ pub struct InfoArgs {
 }
 
 pub fn run(args: InfoArgs) -> anyhow::Result<()> {
-    let files = crate::table::table_files(&args.dir).map_err(|e| {
+    let files = mancala_tb::table::table_files(&args.dir).map_err(|e| {
         anyhow::anyhow!(
             "cannot read the tablebase folder {}: {e}",
             args.dir.display()

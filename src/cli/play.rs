@@ -1,18 +1,14 @@
-//! `mancala-tb play oware` and `mancala-tb analyse oware` ([`crate::play`]).
+//! `mancala-tb play oware` and `mancala-tb analyse oware` (`mancala_tb::play`).
 
 use std::path::PathBuf;
 
-use clap::{Args, Subcommand, ValueEnum};
+use clap::{Args, ValueEnum};
 
-use super::common::{OwareTables, oware_board, parse_pit};
-use crate::play::{analyse_oware, play_oware};
-use crate::tablebase::oware::OwareTablebase;
-
-#[derive(Debug, Subcommand)]
-pub enum PlayGame {
-    /// Play Oware against perfect play (your moves on standard input)
-    Oware(PlayOware),
-}
+use super::oware::{OwareTables, oware_board};
+use super::shared::parse_pit;
+use mancala_tb::games::oware::Board;
+use mancala_tb::play::{analyse_oware, play_oware};
+use mancala_tb::tablebase::oware::OwareTablebase;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Side {
@@ -35,7 +31,7 @@ pub struct PlayOware {
     pits: Vec<u32>,
 }
 
-fn start_board(pits: &[u32], seeds_per_pit: u32) -> anyhow::Result<crate::games::oware::Board> {
+fn start_board(pits: &[u32], seeds_per_pit: u32) -> anyhow::Result<Board> {
     if pits.is_empty() {
         oware_board(&[seeds_per_pit; 12])
     } else {
@@ -43,8 +39,7 @@ fn start_board(pits: &[u32], seeds_per_pit: u32) -> anyhow::Result<crate::games:
     }
 }
 
-pub fn play(game: PlayGame) -> anyhow::Result<()> {
-    let PlayGame::Oware(args) = game;
+pub fn play(args: PlayOware) -> anyhow::Result<()> {
     let start = start_board(&args.pits, args.seeds_per_pit)?;
     let tables = OwareTablebase::open(&args.tables.dir, args.tables.rules)?;
     // Fail before the first move, not in the middle of the game.
@@ -59,12 +54,6 @@ pub fn play(game: PlayGame) -> anyhow::Result<()> {
         &mut out,
     )?;
     Ok(())
-}
-
-#[derive(Debug, Subcommand)]
-pub enum AnalyseGame {
-    /// Analyse an Oware game: each move's value and loss
-    Oware(AnalyseOware),
 }
 
 #[derive(Debug, Args)]
@@ -100,8 +89,7 @@ fn read_moves(path: &PathBuf) -> anyhow::Result<Vec<u8>> {
         .collect()
 }
 
-pub fn analyse(game: AnalyseGame) -> anyhow::Result<()> {
-    let AnalyseGame::Oware(args) = game;
+pub fn analyse(args: AnalyseOware) -> anyhow::Result<()> {
     let start = start_board(&args.start, 4)?;
     let moves = match &args.file {
         Some(path) => read_moves(path)?,

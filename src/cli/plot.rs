@@ -1,16 +1,10 @@
-//! `mancala-tb plot oware`: value and build-rate plots ([`crate::plot`]).
+//! `mancala-tb plot oware`: value and build-rate plots (`mancala_tb::plot`).
 
 use std::path::PathBuf;
 
-use clap::{Args, Subcommand, ValueEnum};
+use clap::{Args, ValueEnum};
 
-use super::common::OwareTables;
-
-#[derive(Debug, Subcommand)]
-pub enum PlotGame {
-    /// Plot Oware tables
-    Oware(PlotOware),
-}
+use super::oware::OwareTables;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Kind {
@@ -31,12 +25,11 @@ pub struct PlotOware {
     kind: Kind,
 }
 
-pub fn run(game: PlotGame) -> anyhow::Result<()> {
-    let PlotGame::Oware(args) = game;
+pub fn run(args: PlotOware) -> anyhow::Result<()> {
     let (dir, rules) = (&args.tables.dir, args.tables.rules);
     match args.kind {
-        Kind::Values => crate::plot::plot_values(dir, rules, &args.out)?,
-        Kind::Rates => crate::plot::plot_rates(dir, rules, &args.out)?,
+        Kind::Values => mancala_tb::plot::plot_values(dir, rules, &args.out)?,
+        Kind::Rates => mancala_tb::plot::plot_rates(dir, rules, &args.out)?,
     }
     eprintln!("wrote {}", args.out.display());
     Ok(())

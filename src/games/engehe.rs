@@ -9,8 +9,7 @@
 
 use std::fmt;
 
-use super::omweso::Endless;
-use super::relay::{Cycle, Dir, Dirs, Lap, RelayRules, Stretch, follow, sow};
+use super::relay::{Cycle, Dir, Dirs, Endless, Lap, RelayRules, Stretch, follow, sow};
 
 pub const MIN_WIDTH: usize = 1;
 /// Tables are for small boards; the rules engine stops at 2 × 12 holes.

@@ -44,6 +44,7 @@ pub mod game;
 use std::fmt;
 use std::str::FromStr;
 
+pub use super::relay::Endless;
 use super::relay::{
     Choice, Cycle, Dir, Dirs, Event, Explorer, Lap, RelayRules, landing, pack, packed_clear,
     packed_pit, sow_packed,
@@ -209,16 +210,6 @@ pub enum Reverse {
     AllLaps,
     /// Only at the move start.
     StartOnly,
-}
-
-/// What a never-ending path is (rule 5).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum Endless {
-    /// Choosing it voids the game.
-    #[default]
-    Void,
-    /// It is not a legal move.
-    Illegal,
 }
 
 /// A ruleset: the options of RULES.md, section Omweso.

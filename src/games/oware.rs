@@ -19,7 +19,7 @@ pub const MAX_SEEDS: usize = 48;
 pub type Board = [u8; PITS];
 
 /// The rulesets of RULES.md.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum Ruleset {
     /// Rules of the 2002 solution: a move that starves the opponent is legal only
     /// if every move does; a mover without seeds loses the rest.

@@ -12,6 +12,18 @@
 use std::collections::HashMap;
 use std::hash::Hash;
 
+/// What a never-ending move is, in every relay game (Omweso rule 5; En
+/// Gehé reads it the same way). Its names (`void`, `illegal`) are parsed
+/// and printed in `omweso`, with the other Omweso options.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Endless {
+    /// Choosing it voids the game.
+    #[default]
+    Void,
+    /// It is not a legal move.
+    Illegal,
+}
+
 /// Sowing direction, seen from the player who sows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Dir {

@@ -30,6 +30,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use rayon::prelude::*;
 
+use super::Progress;
 use super::threshold::{self, NO_EXIT, Verdict};
 
 /// Positions per parallel set-up unit.
@@ -55,10 +56,6 @@ pub const MAX_POSITIONS: u64 = u32::MAX as u64;
 /// 4 × 8 with 8 seeds, 29 on 4 × 4 with 12). A layer that cannot fit is
 /// refused up front rather than killed by the system halfway.
 const BYTES_PER_POSITION: u64 = 32;
-
-/// Progress callback: called with a number of work steps done; a layer of
-/// `P` positions takes `2P` steps (one to set up, one to resolve).
-pub type Progress<'a> = &'a (dyn Fn(u64) + Sync);
 
 /// A layer as the engine sees it.
 pub trait Layer: Sync {

@@ -1,4 +1,13 @@
+//! The retrograde engines: `oware` (the implicit unmove engine) and
+//! `explicit` (the explicit graph engine), with the decision rules both use
+//! (`threshold`) and their large arrays (`array`).
+
 pub mod array;
 pub mod explicit;
 pub mod oware;
 pub mod threshold;
+
+/// Progress callback of the engines: called with a number of work steps
+/// done; a layer of `P` positions takes `2P` steps (one pass to set up, one
+/// to resolve).
+pub type Progress<'a> = &'a (dyn Fn(u64) + Sync);

@@ -89,3 +89,15 @@ pub fn table_files(dir: &std::path::Path) -> std::io::Result<Vec<std::path::Path
     });
     Ok(files)
 }
+
+/// The one temporary name of every table file while it is written:
+/// `dir/name` → `dir/name.tmp`, in the same folder so that the final rename
+/// is atomic.
+pub(crate) fn temp_path(path: &std::path::Path) -> std::path::PathBuf {
+    let mut name = path
+        .file_name()
+        .map(std::ffi::OsString::from)
+        .unwrap_or_default();
+    name.push(".tmp");
+    path.with_file_name(name)
+}

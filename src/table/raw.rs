@@ -89,10 +89,7 @@ impl RawLayer {
 /// Writes a complete layer: to `scores.N.tmp` first, synced, then renamed, so
 /// an interrupted write never leaves a file under the final name.
 pub fn write_layer(path: &Path, values: &[i8]) -> Result<(), RawError> {
-    let tmp = path.with_extension(format!(
-        "{}.tmp",
-        path.extension().and_then(|e| e.to_str()).unwrap_or("")
-    ));
+    let tmp = super::temp_path(path);
     write_atomically(path, &tmp, |file| {
         // SAFETY: i8 and u8 have the same layout.
         let bytes = unsafe { std::slice::from_raw_parts(values.as_ptr().cast(), values.len()) };

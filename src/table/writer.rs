@@ -1,7 +1,6 @@
 //! Writing a table: compress blocks in parallel, write to a temporary name,
 //! fsync, re-open and verify, and only then rename to the final name.
 
-use std::ffi::OsString;
 use std::fs::{self, File};
 use std::io::{self, BufWriter, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -85,7 +84,7 @@ impl TableWriter {
                 reason: format!("block size {} not in 1..={MAX_BLOCK_SIZE}", self.block_size),
             });
         }
-        let tmp = temp_path(path);
+        let tmp = super::temp_path(path);
         let file = File::create(&tmp).map_err(|e| TableError::io(&tmp, e))?;
         let mut table = PendingTable {
             settings: self.clone(),
@@ -258,13 +257,6 @@ impl Drop for PendingTable {
             let _ = fs::remove_file(&self.tmp);
         }
     }
-}
-
-/// `dir/name` → `dir/name.tmp`: same directory, so the rename is atomic.
-fn temp_path(path: &Path) -> PathBuf {
-    let mut name = path.file_name().map(OsString::from).unwrap_or_default();
-    name.push(".tmp");
-    path.with_file_name(name)
 }
 
 /// Makes the rename durable: fsync the directory holding `path`.

@@ -10,12 +10,11 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use super::oware::{BuildObserver, LayerReport};
 use super::store::{self, Meta, StoreError, Stored, Values};
+use super::{BuildObserver, LayerReport, outcomes};
 use crate::games::engehe::{self, EngeheError, MAX_COUNTERS, Outcome, Position, Rules};
 use crate::index::stars_bars::{self, IndexError, StarsBars};
 use crate::solve::explicit::{self, ExplicitError, Layer, MoveLists};
-use crate::solve::oware::outcomes;
 
 /// The tables of one board width and ruleset.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

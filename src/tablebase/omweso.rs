@@ -17,16 +17,15 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use super::oware::{BuildObserver, LayerReport};
 use super::store::{self, Meta, StoreError, Stored, Values};
+use super::{BuildObserver, LayerReport, Outcomes};
 use crate::games::omweso::{self, Dedup, MoveGen, OmwesoError, Outcome, Position, Rules, WinKind};
 use crate::games::relay::Choice;
 use crate::index::stars_bars::{self, IndexError, StarsBars};
 use crate::solve::explicit::{self, ExplicitError, Layer, MoveLists};
-use crate::solve::oware::Outcomes;
 
 /// What the tables maximise.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Objective {
     /// Win, draw or loss, with the distance to the end in moves
     #[default]
@@ -36,11 +35,24 @@ pub enum Objective {
 }
 
 impl Objective {
+    pub const ALL: [Objective; 2] = [Objective::Wdl, Objective::Points];
+
+    /// The name used on the command line, in folder names and in table headers.
     pub fn name(self) -> &'static str {
         match self {
             Objective::Wdl => "wdl",
             Objective::Points => "points",
         }
+    }
+}
+
+impl std::str::FromStr for Objective {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Objective::ALL
+            .into_iter()
+            .find(|o| o.name() == s)
+            .ok_or_else(|| format!("unknown Omweso objective '{s}' (expected wdl or points)"))
     }
 }
 
@@ -577,20 +589,12 @@ impl OmwesoTablebase {
                         s.longest_loss = s.longest_loss.max(Some(d));
                     }
                     Value::Wdl(Wdl::Draw) => s.outcomes.draws += 1,
-                    Value::Points(p) => match p.signum() {
-                        1 => s.outcomes.wins += 1,
-                        0 => s.outcomes.draws += 1,
-                        _ => s.outcomes.losses += 1,
-                    },
+                    Value::Points(p) => s.outcomes.count(p),
                 }
                 s
             })
             .reduce(Stats::default, |a, b| Stats {
-                outcomes: Outcomes {
-                    wins: a.outcomes.wins + b.outcomes.wins,
-                    draws: a.outcomes.draws + b.outcomes.draws,
-                    losses: a.outcomes.losses + b.outcomes.losses,
-                },
+                outcomes: a.outcomes + b.outcomes,
                 longest_win: a.longest_win.max(b.longest_win),
                 longest_loss: a.longest_loss.max(b.longest_loss),
             }))

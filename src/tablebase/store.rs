@@ -20,12 +20,9 @@ use std::path::{Path, PathBuf};
 use memmap2::Mmap;
 
 use crate::table::raw::{self, RawError};
-use crate::table::{self, TableError, TableMeta, TableWriter, ValueEncoding};
+use crate::table::{self, TableError, TableMeta, ValueEncoding};
 
 const MAGIC: &[u8; 4] = b"MTBX";
-/// zstd level of compressed tables: the Oware builder's choice (measured
-/// there), far faster than the format's default 19 for a few % of size.
-const LEVEL: i32 = 6;
 const VERSION: u32 = 1;
 
 /// Errors of table files; each names the file.
@@ -102,9 +99,9 @@ pub enum Values<'a> {
 /// Writes a complete table holding `meta`.
 pub fn write(path: &Path, meta: &Meta, values: Values) -> Result<(), StoreError> {
     match values {
-        Values::I8(v) if !meta.wide => Ok(TableWriter::new(meta.table_meta())
-            .level(LEVEL)
-            .write(path, v)?),
+        Values::I8(v) if !meta.wide => {
+            Ok(super::writers::relay_build(meta.table_meta()).write(path, v)?)
+        }
         Values::I16(v) if meta.wide => write_wide(path, &meta.descriptor(), v),
         _ => Err(StoreError::Io {
             path: path.to_path_buf(),
@@ -123,9 +120,7 @@ fn write_wide(path: &Path, descriptor: &str, values: &[i16]) -> Result<(), Store
     header.extend_from_slice(descriptor.as_bytes());
     header.extend_from_slice(&(values.len() as u64).to_le_bytes());
     header.extend_from_slice(&checksum(descriptor.as_bytes(), &payload).to_le_bytes());
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".tmp");
-    let tmp = PathBuf::from(tmp);
+    let tmp = table::temp_path(path);
     raw::write_atomically(path, &tmp, |file| {
         file.write_all(&header)?;
         file.write_all(&payload)

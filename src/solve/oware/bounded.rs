@@ -28,9 +28,10 @@ use super::set_up::{LOOKUP_BYTES, LowerLayers, set_up_part};
 use super::states::{
     COUNTER, Exits, FRESH, LOSS, LOW_BITS, NIBBLE, PENDING, PER_WORD, RESOLVED, States,
 };
-use super::{CHUNK, EngineError, Outcomes, Progress, prefetch};
+use super::{CHUNK, EngineError, prefetch};
 use crate::games::oware::Ruleset;
 use crate::index::oware as index;
+use crate::solve::Progress;
 use crate::solve::array::BigArray;
 use crate::solve::threshold::{self, NO_EXIT, Verdict};
 
@@ -65,7 +66,7 @@ pub struct Config {
 /// `config.scratch` if there is one. Hands the values to `emit` part by part
 /// in rank order: the values, and the same with every value that is that of
 /// the position's best exit replaced by `mark`. Removes its scratch files
-/// when done. Returns the outcome counts.
+/// when done.
 pub fn solve_layer<L, E>(
     rules: Ruleset,
     seeds: usize,
@@ -74,7 +75,7 @@ pub fn solve_layer<L, E>(
     mark: i8,
     progress: Progress,
     mut emit: impl FnMut(&[i8], &[i8]) -> Result<(), E>,
-) -> Result<Outcomes, EngineError<E>>
+) -> Result<(), EngineError<E>>
 where
     L: LowerLayers<Error = E>,
     E: std::error::Error + 'static,
@@ -122,7 +123,7 @@ where
         }
     }
     drop(layer);
-    let outcomes = final_pass(
+    final_pass(
         seeds,
         size,
         config.part,
@@ -131,8 +132,7 @@ where
         progress,
         &mut emit,
     )?;
-    scratch.remove()?;
-    Ok(outcomes)
+    scratch.remove()
 }
 
 struct Bounded {
@@ -259,7 +259,7 @@ impl Bounded {
 }
 
 /// Rebuilds the values part by part from the files of resolved positions
-/// (and the exits, for the marks), hands them to `emit`, counts outcomes.
+/// (and the exits, for the marks) and hands them to `emit`.
 fn final_pass<E: std::error::Error + 'static>(
     seeds: usize,
     size: usize,
@@ -268,7 +268,7 @@ fn final_pass<E: std::error::Error + 'static>(
     mark: i8,
     progress: Progress,
     emit: &mut impl FnMut(&[i8], &[i8]) -> Result<(), E>,
-) -> Result<Outcomes, EngineError<E>> {
+) -> Result<(), EngineError<E>> {
     let open = |path| RankReader::open(path).map_err(scratch_error);
     let mut resolved = (1..=seeds)
         .map(|t| Ok((t as i8, open(scratch.resolved(t as i8))?)))
@@ -279,7 +279,6 @@ fn final_pass<E: std::error::Error + 'static>(
     let mut values = vec![0i8; part.min(size)];
     let mut exits = vec![NO_EXIT; part.min(size)];
     let mut marked = vec![0i8; part.min(size)];
-    let mut outcomes = Outcomes::default();
     for start in (0..size).step_by(part) {
         let len = part.min(size - start);
         let end = (start + len) as u64;
@@ -301,14 +300,11 @@ fn final_pass<E: std::error::Error + 'static>(
             .par_iter_mut()
             .zip(values.par_iter().zip(exits.par_iter()))
             .for_each(|(m, (&v, &e))| *m = if v == e { mark } else { v });
-        let counts = super::outcomes(values);
-        outcomes.wins += counts.wins;
-        outcomes.draws += counts.draws;
-        outcomes.losses += counts.losses;
-        progress(counts.draws);
+        // Draws were never resolved: they are the last steps of the layer.
+        progress(values.par_iter().filter(|&&v| v == 0).count() as u64);
         emit(values, marked).map_err(EngineError::Lower)?;
     }
-    Ok(outcomes)
+    Ok(())
 }
 
 fn scratch_error<E: std::error::Error + 'static>(

@@ -31,6 +31,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
+use super::Progress;
 use super::array::BigArray;
 use crate::games::oware::Ruleset;
 use crate::index::oware as index;
@@ -50,18 +51,6 @@ pub const CHUNK: usize = 1 << 15;
 /// After settling, the `LOSS` bit says instead whether the value is that of
 /// the position's best exit.
 const EXIT: u64 = LOSS;
-
-/// Counts of a finished layer.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Outcomes {
-    pub wins: u64,
-    pub draws: u64,
-    pub losses: u64,
-}
-
-/// Progress callback: called with a number of work steps done; a layer of `P`
-/// positions takes `2P` steps (one pass to set up, one to resolve).
-pub type Progress<'a> = &'a (dyn Fn(u64) + Sync);
 
 /// Errors of the engines.
 #[derive(Debug, thiserror::Error)]
@@ -114,28 +103,6 @@ where
         while layer.states.propagate(&*layer.values, t, progress) > 0 {}
     }
     Ok(layer.finish(progress))
-}
-
-/// Counts wins, draws and losses of a layer.
-pub fn outcomes(values: &[i8]) -> Outcomes {
-    values
-        .par_chunks(CHUNK)
-        .map(|chunk| {
-            let mut o = Outcomes::default();
-            for &v in chunk {
-                match v.signum() {
-                    1 => o.wins += 1,
-                    0 => o.draws += 1,
-                    _ => o.losses += 1,
-                }
-            }
-            o
-        })
-        .reduce(Outcomes::default, |a, b| Outcomes {
-            wins: a.wins + b.wins,
-            draws: a.draws + b.draws,
-            losses: a.losses + b.losses,
-        })
 }
 
 struct Layer {

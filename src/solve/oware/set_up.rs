@@ -54,7 +54,7 @@ pub fn set_up_part<L: LowerLayers>(
     states: &mut [AtomicU64],
     lower: &L,
 ) -> Result<(), L::Error> {
-    debug_assert_eq!(start % CHUNK, 0);
+    debug_assert!(start.is_multiple_of(CHUNK));
     let per_chunk: Vec<Vec<Lookup>> = exits
         .par_chunks_mut(CHUNK)
         .zip(states.par_chunks_mut(CHUNK / PER_WORD))

@@ -18,9 +18,10 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use rayon::prelude::*;
 
-use super::{CHUNK, Progress, prefetch};
+use super::{CHUNK, prefetch};
 use crate::games::oware::{self, Board, Ruleset};
 use crate::index::oware as index;
+use crate::solve::Progress;
 use crate::solve::array::BigArray;
 
 pub const RESOLVED: u64 = 0b1000;

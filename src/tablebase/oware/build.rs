@@ -17,20 +17,12 @@ use crate::games::oware::{MAX_SEEDS, Ruleset};
 use crate::index::oware as index;
 use crate::solve::array::BigArray;
 use crate::solve::oware::{
-    self as engine, CHUNK, EngineError, IN_MEMORY_BYTES_PER_POSITION, LOOKUP_BYTES, Outcomes,
-    bounded,
+    self as engine, CHUNK, EngineError, IN_MEMORY_BYTES_PER_POSITION, LOOKUP_BYTES, bounded,
 };
 use crate::table::raw::{self, RawWriter};
-use crate::table::{CAPTURE_DECIDES, PendingTable, Table, TableWriter, ValueEncoding};
+use crate::table::{CAPTURE_DECIDES, PendingTable, Table, ValueEncoding};
+use crate::tablebase::{BuildObserver, LayerReport, Outcomes, outcomes, writers};
 
-/// zstd level of built tables: on layer 18, level 6 makes files 0.5% larger
-/// than level 9 and 3% smaller than level 3, in a fraction of the time of
-/// the highest levels.
-const LEVEL: i32 = 6;
-/// Positions per block: a probe decodes one block (4 Ki: about 12 µs for a
-/// random probe of layer 18, against 31 µs with 16 Ki blocks, for 4% more
-/// bytes).
-const BLOCK_SIZE: u32 = 4096;
 /// Largest part of a layer set up (or written) at once: its batch of lower
 /// lookups takes about 32 bytes a position.
 const MAX_PART: usize = 1 << 22;
@@ -42,23 +34,6 @@ pub const FIXED_BYTES: u64 = 48 << 20;
 const IN_MEMORY_PART_BYTES: u64 = 2 * LOOKUP_BYTES;
 /// A layer that takes longer saves its state at the next threshold boundary.
 pub const CHECKPOINT_EVERY: Duration = Duration::from_secs(600);
-
-/// Reports the progress of a build (the CLI draws bars; tests ignore it).
-pub trait BuildObserver: Sync {
-    /// An Oware layer about to be built: its engine, and the memory planned
-    /// for it (the engine plus the lower layers kept in memory).
-    fn layer_planned(&self, _seeds: usize, _plan: &LayerPlan, _memory_bytes: u64) {}
-    /// An out-of-core layer resumes from its checkpoint.
-    fn layer_resumed(&self, _seeds: usize) {}
-    fn layer_started(&self, _seeds: usize, _positions: u64) {}
-    /// Work steps done; a layer of `P` positions takes `2P`.
-    fn advance(&self, _steps: u64) {}
-    fn layer_finished(&self, _report: &LayerReport) {}
-}
-
-/// An observer that shows nothing.
-pub struct Quiet;
-impl BuildObserver for Quiet {}
 
 /// How a layer is built.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -86,19 +61,6 @@ pub struct LayerPlan {
     pub part: usize,
     /// Peak memory of the engine, its parts and the fixed overhead.
     pub engine_bytes: u64,
-}
-
-/// What happened to one layer during a build.
-#[derive(Clone, Debug)]
-pub struct LayerReport {
-    pub seeds: usize,
-    pub positions: u64,
-    /// Wins, draws and losses; `None` for a layer already built.
-    pub outcomes: Option<Outcomes>,
-    /// Wall time of the build, `None` if the layer was already built.
-    pub seconds: Option<f64>,
-    /// Bytes of the compressed table.
-    pub bytes: u64,
 }
 
 /// How to build.
@@ -130,7 +92,12 @@ impl BuildOptions {
 /// else bounded with the largest parts that fit, else the error that names
 /// the least budget that would do.
 pub fn plan_layer(seeds: usize, budget: u64) -> Result<LayerPlan, TablebaseError> {
-    let positions = index::layer_size(seeds);
+    plan_share(seeds, index::layer_size(seeds), budget)
+}
+
+/// [`plan_layer`] for a machine that holds `positions` of the layer (its
+/// share in a distributed build).
+pub fn plan_share(seeds: usize, positions: u64, budget: u64) -> Result<LayerPlan, TablebaseError> {
     let rounded = (positions as usize).div_ceil(CHUNK) * CHUNK;
     // The largest part (a multiple of the engines' chunk) that `room` bytes
     // hold at `bytes` a position, if any.
@@ -342,7 +309,7 @@ fn build_layer(
         Mode::InMemory => {
             let solved = engine::solve_layer(rules, seeds, lower, plan.part, &progress)
                 .map_err(|e| engine_error(e, seeds))?;
-            let outcomes = engine::outcomes(solved.values());
+            let outcomes = outcomes(solved.values());
             solved.for_each_part(plan.part, CAPTURE_DECIDES, |values, marked| {
                 out.push(values, marked)
             })?;
@@ -367,7 +334,8 @@ fn build_layer(
                 None
             };
             let mut at = 0;
-            let outcomes = bounded::solve_layer(
+            let mut counts = Outcomes::default();
+            bounded::solve_layer(
                 rules,
                 seeds,
                 lower,
@@ -375,6 +343,7 @@ fn build_layer(
                 CAPTURE_DECIDES,
                 &progress,
                 |values, marked| {
+                    counts = counts + outcomes(values);
                     if let Some(kept) = &mut kept {
                         kept[at..at + values.len()].copy_from_slice(values);
                         at += values.len();
@@ -384,7 +353,7 @@ fn build_layer(
             )
             .map_err(|e| engine_error(e, seeds))?;
             out.finish()?;
-            (outcomes, kept)
+            (counts, kept)
         }
     };
     // A bounded build of this layer may have been interrupted before.
@@ -431,9 +400,7 @@ impl LayerOutput {
         seeds: usize,
         keep_raw: bool,
     ) -> Result<LayerOutput, TablebaseError> {
-        let table = TableWriter::new(table_meta(rules, seeds, ValueEncoding::ScoreOrCapture))
-            .level(LEVEL)
-            .block_size(BLOCK_SIZE)
+        let table = writers::oware_build(table_meta(rules, seeds, ValueEncoding::ScoreOrCapture))
             .create(table_path(folder, seeds))?;
         let raw = match keep_raw {
             true => Some(RawWriter::create(raw::layer_path(folder, seeds))?),

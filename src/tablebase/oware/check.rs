@@ -11,8 +11,9 @@ use super::{
 };
 use crate::games::oware::{self, Board, Ruleset};
 use crate::index::oware as index;
+use crate::table::ValueEncoding;
 use crate::table::raw::{self, RawLayer};
-use crate::table::{TableWriter, ValueEncoding};
+use crate::tablebase::writers;
 
 /// Decodes layers `0..=max_seeds` into memory (each needs the ones below
 /// it), calling `each` as each is ready. Errors name a missing layer.
@@ -173,7 +174,7 @@ pub fn import(
         return Err(TablebaseError::Exists { path });
     }
     // Stored as they are: the capture marks would need the lower layers.
-    TableWriter::new(table_meta(rules, seeds, ValueEncoding::Score))
+    writers::oware_import(table_meta(rules, seeds, ValueEncoding::Score))
         .write(&path, layer.values())?;
     Ok(path)
 }

@@ -11,6 +11,7 @@
 mod build;
 mod check;
 mod lower;
+mod plan;
 mod probe;
 
 use std::path::{Path, PathBuf};
@@ -18,10 +19,14 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 
 pub use build::{
-    BuildObserver, BuildOptions, CHECKPOINT_EVERY, FIXED_BYTES, LayerPlan, LayerReport, Mode,
-    Quiet, build, plan_layer, scratch_dir,
+    BuildOptions, CHECKPOINT_EVERY, FIXED_BYTES, LayerPlan, Mode, build, plan_layer, plan_share,
+    scratch_dir,
 };
 pub use check::{decode_layers, export, import, verify};
+pub use plan::{
+    Assumptions, Calibration, LayerProjection, NODE_EFFICIENCY, RATE_EXPONENT,
+    SCRATCH_BYTES_PER_POSITION, TABLE_BYTES_PER_POSITION, calibrate, project,
+};
 pub use probe::{MoveValue, OwareTablebase, PvEnd, PvStep};
 
 use crate::games::oware::{self, Board, MAX_SEEDS, Ruleset};

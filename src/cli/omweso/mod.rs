@@ -1,5 +1,15 @@
-//! Command-line arguments shared by the Omweso commands: board, position and
-//! rules options, and their JSON/text rendering.
+//! The Omweso commands: the tables (`build`, `query`, `stats`, `verify` in
+//! `tables`) and the rules engine (`moves`, `loops` in `moves`). This file
+//! holds what both use: board, position and rules options, and their
+//! JSON/text rendering.
+
+mod moves;
+mod tables;
+
+pub use moves::{LoopsOmwesoArgs, MovesOmwesoArgs, loops, moves};
+pub use tables::{
+    BuildOmweso, QueryOmweso, StatsOmweso, VerifyOmweso, build, query, stats, verify,
+};
 
 use std::thread;
 use std::time::{Duration, Instant};
@@ -8,8 +18,8 @@ use clap::Args;
 use indicatif::ProgressBar;
 use serde_json::{Value, json};
 
-use crate::games::omweso::{Endless, OmwesoError, OnOff, Position, Reverse, Rules};
-use crate::games::relay::Choice;
+use mancala_tb::games::omweso::{Endless, OmwesoError, OnOff, Position, Reverse, Rules};
+use mancala_tb::games::relay::Choice;
 
 /// Rules options of RULES.md, section Omweso.
 #[derive(Debug, Args)]

@@ -5,12 +5,11 @@ use std::path::PathBuf;
 use clap::Args;
 use serde_json::json;
 
-use super::build::{Bars, print_summary, thread_pool};
-use super::common::parse_pit;
-use super::omweso::{RulesArgs, path_text};
-use crate::answer::OmwesoAnswer;
-use crate::games::omweso::{MAX_SEEDS, MAX_WIDTH, MIN_WIDTH, Position};
-use crate::tablebase::omweso::{
+use super::super::shared::{Bars, parse_pit, thread_pool};
+use super::{RulesArgs, path_text};
+use mancala_tb::answer::OmwesoAnswer;
+use mancala_tb::games::omweso::{MAX_SEEDS, MAX_WIDTH, MIN_WIDTH, Position};
+use mancala_tb::tablebase::omweso::{
     self as tb, Config, MoveResult, MoveValue, Objective, OmwesoTablebase,
 };
 
@@ -21,13 +20,20 @@ pub struct OmwesoTable {
     #[arg(long, value_parser = clap::value_parser!(u32).range(MIN_WIDTH as i64..=MAX_WIDTH as i64))]
     width: u32,
     /// wdl (win/draw/loss with distance) or points (−12 … 12)
-    #[arg(long, value_enum, default_value_t = Objective::Wdl)]
+    #[arg(long, value_parser = objective_parser(), default_value_t = Objective::Wdl)]
     objective: Objective,
     #[command(flatten)]
     rules: RulesArgs,
     /// Tablebase folder
     #[arg(long, default_value = "tablebases")]
     dir: PathBuf,
+}
+
+/// `wdl` or `points`, listed in `--help` and in errors.
+fn objective_parser() -> impl clap::builder::TypedValueParser<Value = Objective> {
+    use clap::builder::TypedValueParser;
+    clap::builder::PossibleValuesParser::new(Objective::ALL.map(Objective::name))
+        .map(|name| name.parse::<Objective>().expect("a listed name"))
 }
 
 impl OmwesoTable {
@@ -67,7 +73,7 @@ pub fn build(args: BuildOmweso) -> anyhow::Result<()> {
     );
     let observer = Bars::default();
     let report = pool.install(|| tb::build(&args.table.dir, config, &observer))?;
-    print_summary(std::slice::from_ref(&report.layer), &[]);
+    observer.print_summary(std::slice::from_ref(&report.layer));
     if let Some(d) = report.longest_win {
         println!("longest win: {d} moves");
     }

@@ -1,0 +1,473 @@
+//! The Oware commands: `build`, `query`, `stats`, `verify`, `export` and
+//! `import` (the published Awari format, `scores.N`: one signed byte per
+//! position in rank order, no header).
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+
+use super::shared::{Bars, parse_pit, print_layer_histogram, thread_pool};
+use mancala_tb::answer::OwareAnswer;
+use mancala_tb::games::oware::{self, Board, MAX_SEEDS, Ruleset};
+use mancala_tb::index::oware as index;
+use mancala_tb::tablebase::oware::{self as tb, OwareTablebase, PvEnd};
+
+/// Which Oware tables to use.
+#[derive(Debug, Args)]
+pub struct OwareTables {
+    /// Ruleset: awari (rules of the 2002 solution) or abapa (tournament rules)
+    #[arg(long, value_parser = ruleset_parser(), default_value_t = Ruleset::Awari)]
+    pub rules: Ruleset,
+    /// Tablebase folder (one sub-folder per game and ruleset)
+    #[arg(long, default_value = "tablebases")]
+    pub dir: PathBuf,
+}
+
+/// `awari` or `abapa`, listed in `--help` and in errors.
+fn ruleset_parser() -> impl clap::builder::TypedValueParser<Value = Ruleset> {
+    use clap::builder::TypedValueParser;
+    clap::builder::PossibleValuesParser::new(Ruleset::ALL.map(Ruleset::name))
+        .map(|name| name.parse::<Ruleset>().expect("a listed name"))
+}
+
+/// Twelve pit counts, mover's leftmost pit first, counter-clockwise.
+pub fn oware_board(pits: &[u32]) -> anyhow::Result<Board> {
+    oware::parse_board(pits).map_err(anyhow::Error::msg)
+}
+
+#[derive(Debug, Args)]
+pub struct BuildOware {
+    /// Ruleset: awari (rules of the 2002 solution) or abapa (tournament rules)
+    #[arg(long, value_parser = ruleset_parser(), default_value_t = Ruleset::Awari)]
+    rules: Ruleset,
+    /// Build every layer from 0 up to this many seeds (at most 48)
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(0..=MAX_SEEDS as i64))]
+    max_seeds: u32,
+    /// Tablebase folder; the layers go to DIR/oware-RULES/
+    #[arg(long, default_value = "tablebases")]
+    dir: PathBuf,
+    /// Worker threads (default: one per core)
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Also write the raw layers (scores.N, the published format) beside
+    /// the compressed tables
+    #[arg(long)]
+    keep_raw: bool,
+    /// Memory budget (e.g. 6G, 512M, 1.5G; binary units). Each layer is built
+    /// in memory if it fits, else out of core with its states only in
+    /// memory. Default: the memory available now, less 10%
+    #[arg(long, value_parser = parse_size)]
+    memory: Option<u64>,
+    /// An out-of-core layer saves its state at the first threshold boundary
+    /// after this many seconds, and a rerun resumes from there
+    #[arg(long, default_value_t = tb::CHECKPOINT_EVERY.as_secs())]
+    checkpoint_every: u64,
+}
+
+/// A size in bytes: a number with an optional unit K, M, G or T (powers of
+/// 1024; a trailing B or iB is allowed).
+fn parse_size(s: &str) -> Result<u64, String> {
+    let bad = || format!("'{s}' is not a size (e.g. 512M, 6G, 1.5G)");
+    let upper = s.trim().to_ascii_uppercase();
+    let body = upper.trim_end_matches("IB").trim_end_matches('B');
+    let (number, unit) = match body.char_indices().last() {
+        Some((i, c)) if c.is_ascii_alphabetic() => (&body[..i], c),
+        _ => (body, ' '),
+    };
+    let shift = match unit {
+        ' ' => 0,
+        'K' => 10,
+        'M' => 20,
+        'G' => 30,
+        'T' => 40,
+        _ => return Err(bad()),
+    };
+    let value: f64 = number.trim().parse().map_err(|_| bad())?;
+    let bytes = value * (1u64 << shift) as f64;
+    if !bytes.is_finite() || bytes < 1.0 || bytes >= u64::MAX as f64 {
+        return Err(bad());
+    }
+    Ok(bytes as u64)
+}
+
+/// The memory available now (`MemAvailable`), less 10%.
+fn default_memory() -> anyhow::Result<u64> {
+    let meminfo = std::fs::read_to_string("/proc/meminfo")
+        .context("cannot read /proc/meminfo for the memory available; pass --memory")?;
+    let kib: u64 = meminfo
+        .lines()
+        .find_map(|l| l.strip_prefix("MemAvailable:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .context("no MemAvailable in /proc/meminfo; pass --memory")?;
+    Ok(kib * 1024 / 10 * 9)
+}
+
+pub fn build(args: BuildOware) -> anyhow::Result<()> {
+    let pool = thread_pool(args.threads)?;
+    eprintln!(
+        "Building {} layers 0..={} in {} with {} threads",
+        args.rules,
+        args.max_seeds,
+        tb::ruleset_dir(&args.dir, args.rules).display(),
+        pool.current_num_threads()
+    );
+    let memory = match args.memory {
+        Some(memory) => memory,
+        None => default_memory()?,
+    };
+    eprintln!("Memory budget {}", tb::human_bytes(memory));
+    let options = tb::BuildOptions {
+        keep_raw: args.keep_raw,
+        checkpoint_every: std::time::Duration::from_secs(args.checkpoint_every),
+        ..tb::BuildOptions::new(args.max_seeds as usize, memory)
+    };
+    let observer = Bars::default();
+    let reports = pool.install(|| tb::build(&args.dir, args.rules, &options, &observer))?;
+    observer.print_summary(&reports);
+    Ok(())
+}
+
+#[derive(Debug, Args)]
+pub struct PlanOware {
+    /// Ruleset of the calibration build
+    #[arg(long, value_parser = ruleset_parser(), default_value_t = Ruleset::Awari)]
+    rules: Ruleset,
+    /// Project the layers 0..=N (48: the whole game, without layer 47)
+    #[arg(long, value_parser = clap::value_parser!(u32).range(0..=MAX_SEEDS as i64))]
+    max_seeds: u32,
+    /// Memory budget per node (default: the memory available here, less 10%)
+    #[arg(long, value_parser = parse_size)]
+    memory: Option<u64>,
+    /// Threads per node (default: the cores here); rates scale linearly
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Nodes sharing each layer
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
+    nodes: u64,
+    /// The layer built to measure this machine's rates (a few seconds at 16)
+    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(8..=22))]
+    calibrate_seeds: u32,
+    /// Print JSON: {"layers": [{"seeds", "positions", "mode", "memory_bytes",
+    /// "disk_bytes", "seconds"}, ...], "positions", "peak_memory_bytes",
+    /// "disk_bytes", "seconds", "assumptions": {...}}
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn plan(args: PlanOware) -> anyhow::Result<()> {
+    let memory = match args.memory {
+        Some(memory) => memory,
+        None => default_memory()?,
+    };
+    let pool = thread_pool(None)?;
+    eprintln!(
+        "Calibrating: building {} layers 0..={} with {} threads",
+        args.rules,
+        args.calibrate_seeds,
+        pool.current_num_threads()
+    );
+    let calibration = pool.install(|| tb::calibrate(args.rules, args.calibrate_seeds as usize))?;
+    let assumptions = tb::Assumptions {
+        calibration,
+        threads: args.threads.unwrap_or(calibration.threads),
+        nodes: args.nodes as usize,
+        memory,
+    };
+    anyhow::ensure!(assumptions.threads > 0, "--threads must be at least 1");
+    let layers = tb::project(args.max_seeds as usize, &assumptions)?;
+    let positions: u64 = layers.iter().map(|l| l.positions).sum();
+    let peak_memory = layers.iter().map(|l| l.memory_bytes).max().unwrap_or(0);
+    let disk = layers.iter().map(|l| l.disk_bytes).max().unwrap_or(0);
+    let seconds: f64 = layers.iter().map(|l| l.seconds).sum();
+    let stated = [
+        format!(
+            "rates measured here on layer {} with {} threads: {:.2}M positions/s in memory, {:.2}M out of core",
+            calibration.seeds,
+            calibration.threads,
+            calibration.in_memory / 1e6,
+            calibration.bounded / 1e6
+        ),
+        format!(
+            "rates scale linearly with threads ({} per node) and fall as (layer size)^-{} (fitted to layers 20 and 26 here)",
+            assumptions.threads,
+            tb::RATE_EXPONENT
+        ),
+        format!(
+            "{} node(s), each with {} of memory, holding an equal share of each layer; several nodes keep {:.0}% of their rate",
+            assumptions.nodes,
+            tb::human_bytes(memory),
+            tb::NODE_EFFICIENCY * 100.0
+        ),
+        format!(
+            "disk: {} bytes/position of tables, {} bytes/position of scratch while a layer is built out of core; disk fast enough not to limit the rate",
+            tb::TABLE_BYTES_PER_POSITION,
+            tb::SCRATCH_BYTES_PER_POSITION
+        ),
+    ];
+    if args.json {
+        let layers: Vec<_> = layers
+            .iter()
+            .map(|l| {
+                serde_json::json!({"seeds": l.seeds, "positions": l.positions, "mode": l.mode.to_string(),
+                    "memory_bytes": l.memory_bytes, "disk_bytes": l.disk_bytes, "seconds": l.seconds})
+            })
+            .collect();
+        let out = serde_json::json!({
+            "layers": layers, "positions": positions, "peak_memory_bytes": peak_memory,
+            "disk_bytes": disk, "seconds": seconds,
+            "assumptions": {
+                "calibration_seeds": calibration.seeds, "calibration_threads": calibration.threads,
+                "in_memory_rate": calibration.in_memory, "bounded_rate": calibration.bounded,
+                "threads": assumptions.threads, "nodes": assumptions.nodes, "memory_bytes": memory,
+                "rate_exponent": tb::RATE_EXPONENT, "node_efficiency": tb::NODE_EFFICIENCY,
+                "table_bytes_per_position": tb::TABLE_BYTES_PER_POSITION,
+                "scratch_bytes_per_position": tb::SCRATCH_BYTES_PER_POSITION,
+                "stated": stated,
+            }
+        });
+        println!("{out}");
+        return Ok(());
+    }
+    println!(
+        "{:>5} {:>15} {:<11} {:>12} {:>12} {:>12}",
+        "seeds", "positions", "mode", "memory", "disk", "time"
+    );
+    for l in &layers {
+        println!(
+            "{:>5} {:>15} {:<11} {:>12} {:>12} {:>12}",
+            l.seeds,
+            l.positions,
+            l.mode.to_string(),
+            tb::human_bytes(l.memory_bytes),
+            tb::human_bytes(l.disk_bytes),
+            duration(l.seconds)
+        );
+    }
+    println!(
+        "total {positions} positions; peak memory {} per node; disk {}; time {}",
+        tb::human_bytes(peak_memory),
+        tb::human_bytes(disk),
+        duration(seconds)
+    );
+    println!("assumptions:");
+    for line in stated {
+        println!("  - {line}");
+    }
+    Ok(())
+}
+
+/// `3 h 12 min`, `42 s`.
+fn duration(seconds: f64) -> String {
+    let s = seconds.round() as u64;
+    match s {
+        0..60 => format!("{s} s"),
+        60..3600 => format!("{} min {} s", s / 60, s % 60),
+        3600..86400 => format!("{} h {} min", s / 3600, s % 3600 / 60),
+        _ => format!("{} d {} h", s / 86400, s % 86400 / 3600),
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct QueryOware {
+    #[command(flatten)]
+    tables: OwareTables,
+    /// Print JSON: {"value": v, "moves": [{"pit": 0, "captured": c,
+    /// "child": [pits], "value": -1}, ...], "best": [pits],
+    /// "pv": [{"pit": p, "captured": c, "board": [pits], "value": v}, ...]}
+    #[arg(long)]
+    json: bool,
+    /// Longest principal variation shown, in moves
+    #[arg(long, default_value_t = 100)]
+    pv_limit: usize,
+    /// Twelve pit counts, counter-clockwise from the mover's leftmost pit
+    /// (mover's pits 0-5, then the opponent's 6-11)
+    #[arg(required = true, num_args = 1.., value_parser = parse_pit, allow_negative_numbers = true)]
+    pits: Vec<u32>,
+}
+
+pub fn query(args: QueryOware) -> anyhow::Result<()> {
+    let board = oware_board(&args.pits)?;
+    let tables = OwareTablebase::open(&args.tables.dir, args.tables.rules)?;
+    let answer = OwareAnswer::probe(&tables, &board, args.pv_limit)?;
+    if args.json {
+        println!("{}", serde_json::to_string(&answer)?);
+        return Ok(());
+    }
+    println!("value {:+} ({})", answer.value, describe(answer.value));
+    if answer.moves.is_empty() {
+        println!("no legal move: the game is over");
+    }
+    for m in &answer.moves {
+        let mark = if m.value == answer.value {
+            "  best"
+        } else {
+            ""
+        };
+        println!(
+            "  pit {}: {:+} (captures {}){mark}",
+            m.pit, m.value, m.captured
+        );
+    }
+    print_pv(tables.rules(), &answer);
+    Ok(())
+}
+
+/// The principal variation, one move per line with the position after it
+/// (seen from the player to move next).
+fn print_pv(rules: Ruleset, answer: &OwareAnswer) {
+    if answer.pv.is_empty() {
+        return;
+    }
+    println!("principal variation (position after each move, next mover's pits first):");
+    for (i, step) in answer.pv.iter().enumerate() {
+        let pits: Vec<String> = step.board.iter().map(|p| p.to_string()).collect();
+        println!(
+            "  {:>3}. {} pit {} captures {:>2} (value {:+})  {}",
+            i + 1,
+            if i % 2 == 0 { "mover   " } else { "opponent" },
+            step.pit,
+            step.captured,
+            step.value,
+            pits.join(" ")
+        );
+    }
+    let why = match answer.pv_end {
+        PvEnd::GameOver => "the game ends (remaining seeds shared out by the rules)",
+        PvEnd::Repetition => "the position repeats: best play goes on for ever",
+        PvEnd::Limit => "length limit (--pv-limit)",
+    };
+    let score = answer.pv_score(rules);
+    println!(
+        "  seeds won along the line: mover {}, opponent {}; stops because {why}",
+        score[0], score[1]
+    );
+}
+
+fn describe(value: i8) -> String {
+    match value {
+        0 => "draw with perfect play".into(),
+        v if v > 0 => format!("the mover wins {v} more seeds than the opponent"),
+        v => format!("the opponent wins {} more seeds than the mover", -v),
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct StatsOware {
+    #[command(flatten)]
+    tables: OwareTables,
+    /// The layer: seeds on the board
+    #[arg(long, value_parser = clap::value_parser!(u32).range(0..=MAX_SEEDS as i64))]
+    seeds: u32,
+    /// Print JSON: {"seeds": N, "positions": P, "histogram": {"-3": 12, ...}}
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn stats(args: StatsOware) -> anyhow::Result<()> {
+    let seeds = args.seeds as usize;
+    let layers = tb::decode_layers(&args.tables.dir, args.tables.rules, seeds, |_, _| Ok(()))?;
+    let values = &layers.0[seeds];
+    let title = args.tables.rules.to_string();
+    print_layer_histogram(&title, args.seeds, values, args.json);
+    Ok(())
+}
+
+#[derive(Debug, Args)]
+pub struct VerifyOware {
+    #[command(flatten)]
+    tables: OwareTables,
+    /// Check layers 0..=N (default: up to the highest layer present)
+    #[arg(long, value_parser = clap::value_parser!(u32).range(0..=MAX_SEEDS as i64))]
+    max_seeds: Option<u32>,
+    /// A folder of published scores.N files that must hold the same values
+    #[arg(long)]
+    against: Option<PathBuf>,
+}
+
+pub fn verify(args: VerifyOware) -> anyhow::Result<()> {
+    let (dir, rules) = (&args.tables.dir, args.tables.rules);
+    let max = match args.max_seeds {
+        Some(max) => max as usize,
+        None => {
+            // Every layer up to the highest present: a gap is reported.
+            let top = OwareTablebase::open(dir, rules)?.built_layers().last();
+            top.ok_or_else(|| {
+                anyhow::anyhow!(
+                    "no {rules} tables in {}; build them with `mancala-tb build oware --rules {rules} --dir {}`",
+                    tb::ruleset_dir(dir, rules).display(),
+                    dir.display()
+                )
+            })?
+        }
+    };
+    let total: u64 = (0..=max).map(index::layer_size).sum();
+    let bar = ProgressBar::new(total).with_style(
+        ProgressStyle::with_template(
+            "verify [{bar:30}] {percent:>3}% {elapsed_precise} eta {eta} {per_sec}",
+        )
+        .expect("valid template")
+        .progress_chars("=> "),
+    );
+    let start = std::time::Instant::now();
+    tb::verify(dir, rules, max, args.against.as_deref(), &|_, positions| {
+        bar.inc(positions)
+    })?;
+    bar.finish_and_clear();
+    let seconds = start.elapsed().as_secs_f64();
+    let against = args
+        .against
+        .map(|a| format!(", identical to the files in {}", a.display()))
+        .unwrap_or_default();
+    println!(
+        "{rules} layers 0..={max}: {total} positions verified in {seconds:.1} s ({:.2}M positions/s): headers, checksums and every value against its children{against}",
+        total as f64 / seconds / 1e6
+    );
+    Ok(())
+}
+
+#[derive(Debug, Args)]
+pub struct ExportOware {
+    #[command(flatten)]
+    tables: OwareTables,
+    /// The layer: seeds on the board
+    #[arg(long, value_parser = clap::value_parser!(u32).range(0..=MAX_SEEDS as i64))]
+    seeds: u32,
+    /// The file to write
+    #[arg(long)]
+    out: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct ImportOware {
+    #[command(flatten)]
+    tables: OwareTables,
+    /// The layer: seeds on the board
+    #[arg(long, value_parser = clap::value_parser!(u32).range(0..=MAX_SEEDS as i64))]
+    seeds: u32,
+    /// The scores.N file
+    file: PathBuf,
+}
+
+pub fn export(args: ExportOware) -> anyhow::Result<()> {
+    tb::export(
+        &args.tables.dir,
+        args.tables.rules,
+        args.seeds as usize,
+        &args.out,
+    )?;
+    println!("wrote layer {} to {}", args.seeds, args.out.display());
+    Ok(())
+}
+
+pub fn import(args: ImportOware) -> anyhow::Result<()> {
+    let path = tb::import(
+        &args.tables.dir,
+        args.tables.rules,
+        args.seeds as usize,
+        &args.file,
+    )?;
+    println!("imported {} into {}", args.file.display(), path.display());
+    Ok(())
+}

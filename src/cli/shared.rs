@@ -1,0 +1,178 @@
+//! What the commands of every game share: the worker pool, the progress
+//! bars and summary of a build, value histograms, pit-count parsing.
+
+use std::collections::BTreeMap;
+
+use anyhow::Context;
+use indicatif::{ProgressBar, ProgressState, ProgressStyle};
+
+use mancala_tb::tablebase::oware::{LayerPlan, human_bytes};
+use mancala_tb::tablebase::{BuildObserver, LayerReport};
+
+/// The worker pool of a build: `threads` workers, or one per core.
+pub fn thread_pool(threads: Option<usize>) -> anyhow::Result<rayon::ThreadPool> {
+    let mut pool = rayon::ThreadPoolBuilder::new();
+    if let Some(threads) = threads {
+        anyhow::ensure!(threads > 0, "--threads must be at least 1");
+        pool = pool.num_threads(threads);
+    }
+    pool.build().context("cannot start the worker threads")
+}
+
+/// One progress bar per layer being built.
+#[derive(Default)]
+pub struct Bars {
+    bar: std::sync::Mutex<Option<ProgressBar>>,
+    /// The engine and memory of each Oware layer built, for the summary.
+    plans: std::sync::Mutex<Vec<(usize, LayerPlan, u64)>>,
+}
+
+impl BuildObserver for Bars {
+    fn layer_planned(&self, seeds: usize, plan: &LayerPlan, memory_bytes: u64) {
+        self.plans
+            .lock()
+            .expect("plans lock")
+            .push((seeds, *plan, memory_bytes));
+    }
+
+    fn layer_resumed(&self, seeds: usize) {
+        eprintln!("layer {seeds}: resuming from its checkpoint");
+    }
+
+    fn layer_started(&self, seeds: usize, positions: u64) {
+        let plan = self.plans.lock().expect("plans lock").last().copied();
+        let mode = match plan {
+            Some((s, plan, memory)) if s == seeds => {
+                format!("{} {}", plan.mode, human_bytes(memory))
+            }
+            _ => String::new(),
+        };
+        let style = ProgressStyle::with_template(&format!(
+            "layer {{prefix:>2}} [{{bar:30}}] {{percent:>3}}% {{elapsed_precise}} eta {{eta:<4}} {{rate}} {mode}"
+        ))
+        .expect("valid template")
+        .with_key(
+            "rate",
+            |state: &ProgressState, w: &mut dyn std::fmt::Write| {
+                // Two work steps per position.
+                let rate = state.pos() as f64 / 2.0 / state.elapsed().as_secs_f64().max(1e-9);
+                let _ = write!(w, "{:.2}M positions/s", rate / 1e6);
+            },
+        )
+        .progress_chars("=> ");
+        let bar = ProgressBar::new(2 * positions)
+            .with_style(style)
+            .with_prefix(seeds.to_string());
+        *self.bar.lock().expect("bar lock") = Some(bar);
+    }
+
+    fn advance(&self, steps: u64) {
+        if let Some(bar) = self.bar.lock().expect("bar lock").as_ref() {
+            bar.inc(steps);
+        }
+    }
+
+    fn layer_finished(&self, _report: &LayerReport) {
+        if let Some(bar) = self.bar.lock().expect("bar lock").take() {
+            bar.finish();
+        }
+    }
+}
+
+impl Bars {
+    /// Prints the summary table of a build: a line per layer, with the
+    /// engine and memory of each Oware layer built, and the totals.
+    pub fn print_summary(&self, reports: &[LayerReport]) {
+        print_summary(reports, &self.plans.lock().expect("plans lock"));
+    }
+}
+
+fn print_summary(reports: &[LayerReport], plans: &[(usize, LayerPlan, u64)]) {
+    println!(
+        "{:>5} {:>13} {:>13} {:>13} {:>13} {:>9} {:>12} {:>11}  {:<11} {:>10}",
+        "seeds",
+        "positions",
+        "wins",
+        "draws",
+        "losses",
+        "seconds",
+        "positions/s",
+        "bytes/pos",
+        "mode",
+        "memory"
+    );
+    let count = |n: Option<u64>| n.map_or("-".to_string(), |n| n.to_string());
+    let (mut built_positions, mut built_seconds) = (0, 0.0);
+    for r in reports {
+        let (secs, rate) = match r.seconds {
+            Some(s) => {
+                built_positions += r.positions;
+                built_seconds += s;
+                (format!("{s:.2}"), format!("{:.0}", r.positions as f64 / s))
+            }
+            None => ("built".into(), "-".into()),
+        };
+        let (mode, memory) = match plans.iter().find(|p| p.0 == r.seeds) {
+            Some((_, plan, memory)) => (plan.mode.to_string(), human_bytes(*memory)),
+            None => ("-".into(), "-".into()),
+        };
+        println!(
+            "{:>5} {:>13} {:>13} {:>13} {:>13} {:>9} {:>12} {:>11.3}  {:<11} {:>10}",
+            r.seeds,
+            r.positions,
+            count(r.outcomes.map(|o| o.wins)),
+            count(r.outcomes.map(|o| o.draws)),
+            count(r.outcomes.map(|o| o.losses)),
+            secs,
+            rate,
+            r.bytes as f64 / r.positions as f64,
+            mode,
+            memory
+        );
+    }
+    let total: u64 = reports.iter().map(|r| r.positions).sum();
+    let bytes: u64 = reports.iter().map(|r| r.bytes).sum();
+    println!(
+        "total {total:>13} positions in {bytes} bytes of tables ({:.3} bytes/position)",
+        bytes as f64 / total as f64
+    );
+    if built_seconds > 0.0 {
+        println!(
+            "built {built_positions} positions in {built_seconds:.1} s ({:.2}M positions/s)",
+            built_positions as f64 / built_seconds / 1e6
+        );
+    } else {
+        println!("every layer was already built");
+    }
+}
+
+/// A pit count: a whole number from 0 up.
+pub fn parse_pit(s: &str) -> Result<u32, String> {
+    s.parse::<u32>()
+        .map_err(|_| format!("'{s}' is not a pit count (a whole number, 0 or more)"))
+}
+
+/// Prints the value histogram of a layer: as JSON
+/// (`{"seeds": N, "positions": P, "histogram": {"-3": 12, ...}}`) or as a
+/// table under `title`.
+pub fn print_layer_histogram(title: &str, seeds: u32, values: &[i8], json: bool) {
+    let mut histogram = BTreeMap::<i8, u64>::new();
+    for &v in values {
+        *histogram.entry(v).or_default() += 1;
+    }
+    if json {
+        let hist: serde_json::Map<String, serde_json::Value> = histogram
+            .iter()
+            .map(|(v, n)| (v.to_string(), (*n).into()))
+            .collect();
+        let out = serde_json::json!({"seeds": seeds, "positions": values.len(), "histogram": hist});
+        println!("{out}");
+        return;
+    }
+    println!("{title} layer {seeds}: {} positions", values.len());
+    println!("{:>6} {:>13} {:>8}", "value", "positions", "share");
+    for (v, n) in &histogram {
+        let share = 100.0 * *n as f64 / values.len() as f64;
+        println!("{v:>6} {n:>13} {share:>7.3}%");
+    }
+}

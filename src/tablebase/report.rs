@@ -1,0 +1,87 @@
+//! What a build tells its caller: progress while it runs ([`BuildObserver`])
+//! and a [`LayerReport`] per layer, for every game.
+
+use std::ops::Add;
+
+use rayon::prelude::*;
+
+/// Reports the progress of a build (the CLI draws bars; tests ignore it).
+pub trait BuildObserver: Sync {
+    /// An Oware layer about to be built: its engine, and the memory planned
+    /// for it (the engine plus the lower layers kept in memory).
+    fn layer_planned(
+        &self,
+        _seeds: usize,
+        _plan: &crate::tablebase::oware::LayerPlan,
+        _memory_bytes: u64,
+    ) {
+    }
+    /// An out-of-core layer resumes from its checkpoint.
+    fn layer_resumed(&self, _seeds: usize) {}
+    fn layer_started(&self, _seeds: usize, _positions: u64) {}
+    /// Work steps done; a layer of `P` positions takes `2P`.
+    fn advance(&self, _steps: u64) {}
+    fn layer_finished(&self, _report: &LayerReport) {}
+}
+
+/// An observer that shows nothing.
+pub struct Quiet;
+impl BuildObserver for Quiet {}
+
+/// What happened to one layer during a build.
+#[derive(Clone, Debug)]
+pub struct LayerReport {
+    pub seeds: usize,
+    pub positions: u64,
+    /// Wins, draws and losses; `None` for a layer already built and not
+    /// needed by the build.
+    pub outcomes: Option<Outcomes>,
+    /// Wall time of the build, `None` if the layer was already built.
+    pub seconds: Option<f64>,
+    /// Bytes of the table file.
+    pub bytes: u64,
+}
+
+/// Counts of a finished layer.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Outcomes {
+    pub wins: u64,
+    pub draws: u64,
+    pub losses: u64,
+}
+
+impl Outcomes {
+    /// Counts one value by its sign: positive wins, zero draws.
+    pub fn count(&mut self, sign: i8) {
+        match sign.signum() {
+            1 => self.wins += 1,
+            0 => self.draws += 1,
+            _ => self.losses += 1,
+        }
+    }
+}
+
+impl Add for Outcomes {
+    type Output = Outcomes;
+    fn add(self, other: Outcomes) -> Outcomes {
+        Outcomes {
+            wins: self.wins + other.wins,
+            draws: self.draws + other.draws,
+            losses: self.losses + other.losses,
+        }
+    }
+}
+
+/// Counts wins, draws and losses of a layer of score values.
+pub fn outcomes(values: &[i8]) -> Outcomes {
+    values
+        .par_chunks(1 << 14)
+        .map(|chunk| {
+            let mut o = Outcomes::default();
+            for &v in chunk {
+                o.count(v);
+            }
+            o
+        })
+        .reduce(Outcomes::default, Add::add)
+}
