@@ -10,7 +10,7 @@ use crate::games::omweso;
 use crate::games::oware::{self, Board};
 use crate::games::relay::Choice;
 use crate::tablebase::engehe::{EngeheTablebase, EngeheTbError};
-use crate::tablebase::omweso::{MoveResult, OmwesoTablebase, OmwesoTbError, Value, Wdl};
+use crate::tablebase::omweso::{MoveResult, MoveValue, OmwesoTablebase, OmwesoTbError, Value, Wdl};
 use crate::tablebase::oware::{OwareTablebase, PvEnd, TablebaseError};
 
 /// An Oware position's value, its moves and a principal variation.
@@ -225,23 +225,32 @@ impl From<MoveResult> for OmwesoResult {
     }
 }
 
+impl From<&MoveValue> for OmwesoMove {
+    fn from(m: &MoveValue) -> OmwesoMove {
+        OmwesoMove {
+            path: m.path.iter().map(PathStep::from).collect(),
+            result: m.result.into(),
+            value: m.value.into(),
+        }
+    }
+}
+
 impl OmwesoAnswer {
     pub fn probe(
         tables: &OmwesoTablebase,
         pos: &omweso::Position,
         pv_limit: usize,
     ) -> Result<OmwesoAnswer, OmwesoTbError> {
-        let answer = |m: &crate::tablebase::omweso::MoveValue| OmwesoMove {
-            path: m.path.iter().map(PathStep::from).collect(),
-            result: m.result.into(),
-            value: m.value.into(),
-        };
         Ok(OmwesoAnswer {
-            moves: tables.move_values(pos)?.iter().map(answer).collect(),
+            moves: tables
+                .move_values(pos)?
+                .iter()
+                .map(OmwesoMove::from)
+                .collect(),
             pv: tables
                 .principal_variation(pos, pv_limit)?
                 .iter()
-                .map(answer)
+                .map(OmwesoMove::from)
                 .collect(),
             value: tables.value(pos)?.into(),
         })

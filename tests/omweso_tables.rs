@@ -323,7 +323,9 @@ fn command_line_builds_queries_and_reports_bad_input() {
         "build", "omweso", "--width", "9", "--seeds", "2", "--dir", d,
     ]);
     assert!(!ok && err.contains("--width"), "{err}");
-    let file = dir.path().join("omweso-all-laps-void-okutema-on/w2-s6.wdl");
+    let file = dir
+        .path()
+        .join("omweso-all-laps-void-okutema-on/w2-s6.wdl.mtb");
     let mut bytes = std::fs::read(&file).unwrap();
     let last = bytes.len() - 1;
     bytes[last] ^= 1;
@@ -332,7 +334,7 @@ fn command_line_builds_queries_and_reports_bad_input() {
         "stats", "omweso", "--width", "2", "--seeds", "6", "--dir", d,
     ]);
     assert!(
-        !ok && err.contains("w2-s6.wdl") && err.contains("damaged"),
+        !ok && err.contains("w2-s6.wdl.mtb") && err.contains("damaged"),
         "{err}"
     );
     assert_eq!(err.lines().count(), 1, "{err}");

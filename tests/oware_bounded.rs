@@ -128,3 +128,107 @@ fn a_build_killed_mid_layer_resumes_from_its_checkpoint() {
         );
     }
 }
+
+fn run(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_mancala-tb"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn fails(out: &std::process::Output) -> String {
+    assert!(
+        !out.status.success(),
+        "succeeded: {}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn bad_budgets_get_one_clear_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    for size in ["12Q", "-1G", "0", "G", "1e30T"] {
+        let memory = format!("--memory={size}");
+        let err = fails(&run(&["build", "oware", "--dir", d, &memory]));
+        assert!(err.contains(&format!("'{size}' is not a size")), "{err}");
+    }
+    let err = fails(&run(&[
+        "build",
+        "oware",
+        "--dir",
+        d,
+        "--max-seeds",
+        "20",
+        "--memory",
+        "60M",
+    ]));
+    assert!(
+        err.contains("layer 20 needs at least") && err.contains("raise --memory"),
+        "{err}"
+    );
+    // Refused before anything was built.
+    assert!(
+        !tb::ruleset_dir(dir.path(), Ruleset::Awari)
+            .join("scores.0.mtb")
+            .exists()
+    );
+}
+
+#[test]
+fn a_second_build_on_one_folder_is_refused_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = tb::ruleset_dir(dir.path(), Ruleset::Awari);
+    std::fs::create_dir_all(&folder).unwrap();
+    let lock = std::fs::File::create(folder.join(".lock")).unwrap();
+    lock.lock().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let err = fails(&run(&["build", "oware", "--dir", d, "--max-seeds", "4"]));
+    assert!(err.contains("another build is running"), "{err}");
+    drop(lock);
+    let out = run(&["build", "oware", "--dir", d, "--max-seeds", "4"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn a_foreign_or_damaged_checkpoint_is_an_error_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let memory = TINY.to_string();
+    let build = || {
+        run(&[
+            "build",
+            "oware",
+            "--dir",
+            d,
+            "--max-seeds",
+            "15",
+            "--memory",
+            &memory,
+        ])
+    };
+    let scratch = tb::scratch_dir(&tb::ruleset_dir(dir.path(), Ruleset::Awari), 15);
+    std::fs::create_dir_all(&scratch).unwrap();
+    std::fs::write(
+        scratch.join("checkpoint"),
+        b"MTBCKPT1oware abapa layer 15 of 7558200\n",
+    )
+    .unwrap();
+    let err = fails(&build());
+    assert!(
+        err.contains("build.15/checkpoint") && err.contains("not a checkpoint of this layer"),
+        "{err}"
+    );
+    std::fs::remove_file(scratch.join("checkpoint")).unwrap();
+    let out = build();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -561,3 +561,52 @@ fn documented_layout_is_readable_by_hand() {
     }
     assert_eq!(next, index_offset);
 }
+
+#[test]
+fn two_byte_values_round_trip_and_are_read_only_as_such() {
+    let wide = TableMeta {
+        encoding: ValueEncoding::WdlDistance,
+        ..meta()
+    };
+    let values: Vec<i16> = random_values(3 * BS as usize + 7, 5)
+        .iter()
+        .enumerate()
+        .map(|(i, &v)| i16::from(v) * 3 + if i % 5 == 0 { 400 } else { -300 })
+        .chain([i16::MIN, i16::MAX, -1, 0, 256, -256])
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.mtb");
+    let writer = TableWriter::new(wide.clone()).block_size(BS);
+    writer.write_wide(&path, &values).unwrap();
+    let t = Table::open(&path).unwrap();
+    assert_eq!(t.meta(), &wide);
+    t.verify().unwrap();
+    assert_eq!(t.decode_all_wide().unwrap(), values);
+    for (rank, &v) in values.iter().enumerate() {
+        assert_eq!(t.get_wide(rank as u64).unwrap(), v, "rank {rank}");
+    }
+    let err = t.get(0).unwrap_err().to_string();
+    assert!(err.contains("holds 2-byte values"), "{err}");
+    assert!(t.decode_all().is_err());
+
+    // One-byte tables read widened; values of the wrong width are refused.
+    let narrow = random_values(2500, 9);
+    write_small(&path, &narrow);
+    let t = Table::open(&path).unwrap();
+    let widened: Vec<i16> = narrow.iter().map(|&v| i16::from(v)).collect();
+    assert_eq!(t.decode_all_wide().unwrap(), widened);
+    assert_eq!(t.get_wide(17).unwrap(), i16::from(narrow[17]));
+    let err = writer.write(&path, &narrow).unwrap_err().to_string();
+    assert!(
+        err.contains("1-byte values for the 2-byte encoding"),
+        "{err}"
+    );
+
+    // A flipped byte in the two-byte data is caught.
+    writer.write_wide(&path, &values).unwrap();
+    let mut bytes = fs::read(&path).unwrap();
+    let at = header_len(&bytes) + 40;
+    bytes[at] ^= 0x10;
+    fs::write(&path, &bytes).unwrap();
+    assert!(Table::open(&path).unwrap().verify().is_err());
+}

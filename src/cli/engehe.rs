@@ -4,11 +4,12 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::shared::{Bars, parse_pit, print_layer_histogram, thread_pool};
+use super::shared::{Bars, ProbeIo, parse_pit, print_layer_histogram, probe_with, thread_pool};
 use mancala_tb::answer::EngeheAnswer;
 use mancala_tb::games::engehe::{self, MAX_COUNTERS, Position, Rules};
 use mancala_tb::games::omweso::Endless;
-use mancala_tb::tablebase::engehe::{self as tb, Config, EngeheTablebase};
+use mancala_tb::tablebase::engehe::{self as tb, Config, EngeheTablebase, EngeheTbError};
+use mancala_tb::tablebase::probe_lines::{Answer, BatchProber, BoxError, numbers};
 
 /// Which En Gehé tables to use.
 #[derive(Debug, Args)]
@@ -159,4 +160,52 @@ pub fn verify(args: VerifyEngehe) -> anyhow::Result<()> {
         start.elapsed().as_secs_f64()
     );
     Ok(())
+}
+
+#[derive(Debug, Args)]
+pub struct ProbeEngehe {
+    #[command(flatten)]
+    tables: EngeheTables,
+    #[command(flatten)]
+    io: ProbeIo,
+}
+
+pub fn probe(args: ProbeEngehe) -> anyhow::Result<()> {
+    let tables = EngeheTablebase::open(&args.tables.dir, args.tables.config())?;
+    probe_with(&EngeheLines { tables }, &args.io)
+}
+
+/// `probe engehe` lines: one position per line, answered one by one.
+struct EngeheLines {
+    tables: EngeheTablebase,
+}
+
+impl BatchProber for EngeheLines {
+    type Position = engehe::Position;
+
+    fn parse(&self, line: &str) -> Result<engehe::Position, String> {
+        let width = self.tables.config().width;
+        engehe::Position::new(width, &numbers(line)?).map_err(|e| e.to_string())
+    }
+
+    fn answer(&self, positions: &[engehe::Position], json: bool) -> Result<Vec<Answer>, BoxError> {
+        let answer = |pos: &engehe::Position| {
+            let value = self.tables.value(pos)?;
+            if !json {
+                return Ok(value.to_string());
+            }
+            let moves: Vec<_> = self
+                .tables
+                .move_values(pos)?
+                .iter()
+                .map(|m| serde_json::json!({"hole": m.hole, "value": m.value}))
+                .collect();
+            let out = serde_json::json!({"holes": pos.holes(), "value": value, "moves": moves});
+            Ok(out.to_string())
+        };
+        Ok(positions
+            .iter()
+            .map(|pos| answer(pos).map_err(|e: EngeheTbError| e.to_string()))
+            .collect())
+    }
 }

@@ -40,6 +40,11 @@ pub enum Command {
         #[command(subcommand)]
         game: QueryGame,
     },
+    /// Values of many positions, one per line of a file or standard input
+    Probe {
+        #[command(subcommand)]
+        game: ProbeGame,
+    },
     /// How many positions of a layer have each value
     Stats {
         #[command(subcommand)]
@@ -136,6 +141,17 @@ pub enum QueryGame {
 }
 
 #[derive(Debug, Subcommand)]
+pub enum ProbeGame {
+    /// Probe Oware tables: each line holds twelve pit counts, as `query` takes them
+    Oware(oware::ProbeOware),
+    /// Probe En Gehé tables: each line holds the 2 × WIDTH hole counts, as `query` takes them
+    Engehe(engehe::ProbeEngehe),
+    /// Probe Omweso tables: each line holds the 4 × WIDTH pit counts, as
+    /// `query` takes them (any seed count whose table is built)
+    Omweso(omweso::ProbeOmweso),
+}
+
+#[derive(Debug, Subcommand)]
 pub enum StatsGame {
     /// Value histogram of one Oware layer
     Oware(oware::StatsOware),
@@ -202,6 +218,11 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             StatsGame::Oware(args) => oware::stats(args),
             StatsGame::Engehe(args) => engehe::stats(args),
             StatsGame::Omweso(args) => omweso::stats(args),
+        },
+        Command::Probe { game } => match game {
+            ProbeGame::Oware(args) => oware::probe(args),
+            ProbeGame::Engehe(args) => engehe::probe(args),
+            ProbeGame::Omweso(args) => omweso::probe(args),
         },
         Command::Verify { game } => match game {
             VerifyGame::Oware(args) => oware::verify(args),

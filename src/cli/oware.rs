@@ -8,7 +8,7 @@ use anyhow::Context;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 
-use super::shared::{Bars, parse_pit, print_layer_histogram, thread_pool};
+use super::shared::{Bars, ProbeIo, parse_pit, print_layer_histogram, probe_with, thread_pool};
 use mancala_tb::answer::OwareAnswer;
 use mancala_tb::games::oware::{self, Board, MAX_SEEDS, Ruleset};
 use mancala_tb::index::oware as index;
@@ -470,4 +470,17 @@ pub fn import(args: ImportOware) -> anyhow::Result<()> {
     )?;
     println!("imported {} into {}", args.file.display(), path.display());
     Ok(())
+}
+
+#[derive(Debug, Args)]
+pub struct ProbeOware {
+    #[command(flatten)]
+    tables: OwareTables,
+    #[command(flatten)]
+    io: ProbeIo,
+}
+
+pub fn probe(args: ProbeOware) -> anyhow::Result<()> {
+    let tables = OwareTablebase::open(&args.tables.dir, args.tables.rules)?;
+    probe_with(&tables, &args.io)
 }

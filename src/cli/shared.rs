@@ -2,11 +2,16 @@
 //! bars and summary of a build, value histograms, pit-count parsing.
 
 use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::{self, BufReader};
+use std::path::PathBuf;
 
 use anyhow::Context;
+use clap::Args;
 use indicatif::{ProgressBar, ProgressState, ProgressStyle};
 
 use mancala_tb::tablebase::oware::{LayerPlan, human_bytes};
+use mancala_tb::tablebase::probe_lines::{BatchProber, ProbeOptions, probe_lines};
 use mancala_tb::tablebase::{BuildObserver, LayerReport};
 
 /// The worker pool of a build: `threads` workers, or one per core.
@@ -175,4 +180,36 @@ pub fn print_layer_histogram(title: &str, seeds: u32, values: &[i8], json: bool)
         let share = 100.0 * *n as f64 / values.len() as f64;
         println!("{v:>6} {n:>13} {share:>7.3}%");
     }
+}
+
+/// Where the positions come from and how answers are written.
+#[derive(Debug, Args)]
+pub struct ProbeIo {
+    /// One JSON object per line: {"pits": [...], "value": v, "moves": [{"pit": p, "value": v}, ...]}
+    #[arg(long)]
+    json: bool,
+    /// Answer a bad line with an error line (with --json {"line": n, "error": "..."})
+    /// and go on; the exit status still reports it
+    #[arg(long)]
+    keep_going: bool,
+    /// File of positions, one per line (default: standard input)
+    file: Option<PathBuf>,
+}
+
+/// Answers the lines of `io`'s file or standard input with `prober`.
+pub fn probe_with(prober: &impl BatchProber, io: &ProbeIo) -> anyhow::Result<()> {
+    let options = ProbeOptions {
+        json: io.json,
+        keep_going: io.keep_going,
+    };
+    let out = io::BufWriter::new(io::stdout().lock());
+    match &io.file {
+        Some(path) => {
+            let file =
+                File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+            probe_lines(prober, BufReader::new(file), out, options)?
+        }
+        None => probe_lines(prober, io::stdin().lock(), out, options)?,
+    }
+    Ok(())
 }

@@ -372,8 +372,8 @@ pub fn parse_board(pits: &[u32]) -> Result<Board, String> {
             pits.len()
         ));
     }
-    let total: u32 = pits.iter().sum();
-    if total as usize > MAX_SEEDS {
+    let total: u64 = pits.iter().map(|&p| u64::from(p)).sum();
+    if total > MAX_SEEDS as u64 {
         return Err(format!(
             "an Oware position holds at most {MAX_SEEDS} seeds, this one has {total}"
         ));

@@ -39,11 +39,11 @@ impl BlockCache {
         Some(shard.lock().unwrap_or_else(|e| e.into_inner()))
     }
 
-    /// Byte `at` of `block`, if the block is cached.
-    pub fn get(&self, block: u64, at: usize) -> Option<u8> {
+    /// `read` applied to the bytes of `block`, if the block is cached.
+    pub fn read<T>(&self, block: u64, read: impl FnOnce(&[u8]) -> T) -> Option<T> {
         let mut shard = self.shard(block)?;
         let pos = shard.iter().position(|(b, _)| *b == block)?;
-        let value = *shard[pos].1.get(at)?;
+        let value = read(&shard[pos].1);
         if pos != 0 {
             shard[..=pos].rotate_right(1);
         }
@@ -71,6 +71,12 @@ mod tests {
 
     fn block(tag: u8) -> Box<[u8]> {
         vec![tag; 4].into_boxed_slice()
+    }
+
+    impl BlockCache {
+        fn get(&self, block: u64, at: usize) -> Option<u8> {
+            self.read(block, |bytes| bytes.get(at).copied()).flatten()
+        }
     }
 
     #[test]

@@ -64,6 +64,13 @@ pub enum TableError {
     #[error("{}: rank {rank} is out of range (table holds {len} positions)", path.display())]
     OutOfRange { path: PathBuf, rank: u64, len: u64 },
 
+    #[error("{}: holds {width}-byte values, read as {asked}-byte values", path.display())]
+    ValueWidth {
+        path: PathBuf,
+        width: usize,
+        asked: usize,
+    },
+
     /// The writer was asked for something the format cannot hold.
     #[error("{}: cannot write table: {reason}", path.display())]
     InvalidInput { path: PathBuf, reason: String },

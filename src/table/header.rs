@@ -31,6 +31,9 @@ pub enum ValueEncoding {
     /// the lower layers. A long run of such positions compresses far better
     /// than their values.
     ScoreOrCapture = 2,
+    /// A win, draw or loss with its distance to the end in moves, one `i16`
+    /// per position: `d ≥ 1` a win in `d`, 0 a draw, `−d − 1` a loss in `d`.
+    WdlDistance = 3,
 }
 
 /// The stored value of a `ScoreOrCapture` position decided by its captures.
@@ -41,6 +44,7 @@ impl ValueEncoding {
         match id {
             1 => Some(ValueEncoding::Score),
             2 => Some(ValueEncoding::ScoreOrCapture),
+            3 => Some(ValueEncoding::WdlDistance),
             _ => None,
         }
     }
@@ -49,6 +53,15 @@ impl ValueEncoding {
         match self {
             ValueEncoding::Score => "score",
             ValueEncoding::ScoreOrCapture => "score-or-capture",
+            ValueEncoding::WdlDistance => "wdl-distance",
+        }
+    }
+
+    /// Bytes per value.
+    pub fn width(self) -> usize {
+        match self {
+            ValueEncoding::Score | ValueEncoding::ScoreOrCapture => 1,
+            ValueEncoding::WdlDistance => 2,
         }
     }
 }

@@ -21,7 +21,7 @@
 //! | 52 | 4 | `seeds` `u32`: the layer |
 //! | 56 | 4 | `board_width` `u32`: pits per row |
 //! | 60 | 4 | `payload_crc` `u32`: CRC-32 of bytes `header_len .. file_len` |
-//! | 64 | 1 | value encoding: 1 = score (`i8`, the mover's result); 2 = score, with −128 standing for "the best capture decides" (recomputed by the reader from lower layers) |
+//! | 64 | 1 | value encoding: 1 = score (`i8`, the mover's result); 2 = score, with −128 standing for "the best capture decides" (recomputed by the reader from lower layers); 3 = win/draw/loss with distance (`i16`: `d ≥ 1` a win in `d` moves, 0 a draw, `−d − 1` a loss in `d`) |
 //! | 65 | 1 | value transform: 0 = none (values stored as they are); other ids are reserved for reversible transforms such as predictors |
 //! | 66 | 2 | `g` `u16`: length of the game name |
 //! | 68 | 2 | `r` `u16`: length of the ruleset name |
@@ -35,7 +35,11 @@
 //! Index entry `i` (16 bytes): `offset` `u64` (absolute file offset of block
 //! `i`), `len` `u32` (its compressed bytes), `crc` `u32` (CRC-32 of its decoded
 //! values). Block `i` holds the values of ranks `i·block_size ..` as one zstd
-//! frame; decoded, it is one byte per value (the `i8` as two's complement).
+//! frame; decoded, it is one byte per value (the `i8` as two's complement)
+//! for encodings 1 and 2, and two bytes per value for encoding 3, as two planes:
+//! the low bytes of the block's values, then their high bytes (an `i16` in two's
+//! complement is `low + 256·high`). Planes compress far better than pairs: the
+//! high bytes are nearly constant.
 //!
 //! A reader checks the magic, the version, the header CRC and that the sizes
 //! agree before trusting any offset, and each block's CRC when decoding it, so
@@ -60,6 +64,7 @@ pub mod raw;
 mod reader;
 mod writer;
 
+pub use block::TableValue;
 pub use error::TableError;
 pub use header::{CAPTURE_DECIDES, MAGIC, TableMeta, VERSION, ValueEncoding};
 pub use reader::{DEFAULT_CACHE_BLOCKS, Table};

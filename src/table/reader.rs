@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use memmap2::Mmap;
 use rayon::prelude::*;
 
-use super::block::{self, Fault};
+use super::block::{self, Fault, TableValue};
 use super::cache::BlockCache;
 use super::error::TableError;
 use super::header::{Header, INDEX_ENTRY_LEN, IndexEntry, TableMeta};
@@ -101,8 +101,46 @@ impl Table {
         start..start.saturating_add(size).min(self.len())
     }
 
-    /// The value at `rank`.
+    /// The value at `rank` of a table of one-byte values.
     pub fn get(&self, rank: u64) -> Result<i8, TableError> {
+        self.check_width::<i8>()?;
+        self.value(rank)
+    }
+
+    /// The value at `rank` of a table of any width, widened to `i16`.
+    pub fn get_wide(&self, rank: u64) -> Result<i16, TableError> {
+        match self.meta().encoding.width() {
+            1 => self.value::<i8>(rank).map(i16::from),
+            _ => self.value::<i16>(rank),
+        }
+    }
+
+    /// The values of one block of a one-byte table, checksum checked,
+    /// bypassing the cache.
+    pub fn decode_block(&self, block: u64) -> Result<Vec<i8>, TableError> {
+        self.check_width::<i8>()?;
+        Ok(i8::from_block(self.decode_bytes(block)?))
+    }
+
+    /// All values of a one-byte table, decoded in parallel.
+    pub fn decode_all(&self) -> Result<Vec<i8>, TableError> {
+        self.check_width::<i8>()?;
+        self.decode_all_as()
+    }
+
+    /// All values of a table of any width, widened to `i16`.
+    pub fn decode_all_wide(&self) -> Result<Vec<i16>, TableError> {
+        match self.meta().encoding.width() {
+            1 => Ok(self
+                .decode_all_as::<i8>()?
+                .into_iter()
+                .map(i16::from)
+                .collect()),
+            _ => self.decode_all_as(),
+        }
+    }
+
+    fn value<V: TableValue>(&self, rank: u64) -> Result<V, TableError> {
         if rank >= self.len() {
             return Err(TableError::OutOfRange {
                 path: self.path.clone(),
@@ -112,38 +150,38 @@ impl Table {
         }
         let size = u64::from(self.header.block_size);
         let (block, at) = (rank / size, (rank % size) as usize);
-        if let Some(byte) = self.cache.get(block, at) {
-            return Ok(byte as i8);
+        if let Some(value) = self.cache.read(block, |bytes| V::from_bytes(bytes, at)) {
+            return Ok(value);
         }
         let bytes = self.decode_bytes(block)?;
-        let value = bytes[at] as i8;
+        let value = V::from_bytes(&bytes, at);
         self.cache.insert(block, bytes.into_boxed_slice());
         Ok(value)
     }
 
-    /// The values of one block, checksum checked, bypassing the cache.
-    pub fn decode_block(&self, block: u64) -> Result<Vec<i8>, TableError> {
-        Ok(self
-            .decode_bytes(block)?
-            .into_iter()
-            .map(|b| b as i8)
-            .collect())
-    }
-
-    /// All values, decoded in parallel.
-    pub fn decode_all(&self) -> Result<Vec<i8>, TableError> {
-        let mut values = vec![0; self.len() as usize];
+    fn decode_all_as<V: TableValue>(&self) -> Result<Vec<V>, TableError> {
+        let mut values = vec![V::default(); self.len() as usize];
         values
             .par_chunks_mut(self.header.block_size as usize)
             .enumerate()
             .try_for_each(|(block, out)| {
-                let bytes = self.decode_bytes(block as u64)?;
-                for (v, b) in out.iter_mut().zip(bytes) {
-                    *v = b as i8;
-                }
+                out.copy_from_slice(&V::from_block(self.decode_bytes(block as u64)?));
                 Ok(())
             })?;
         Ok(values)
+    }
+
+    /// Fails unless the table's values are `V`s.
+    fn check_width<V: TableValue>(&self) -> Result<(), TableError> {
+        let width = self.meta().encoding.width();
+        if width == V::WIDTH {
+            return Ok(());
+        }
+        Err(TableError::ValueWidth {
+            path: self.path.clone(),
+            width,
+            asked: V::WIDTH,
+        })
     }
 
     /// Checks the whole file: the payload checksum, that the index tiles the
@@ -255,7 +293,7 @@ impl Table {
             return Err(self.bad_block(block, "index entry points outside the data".into()));
         }
         let frame = &self.map[entry.offset as usize..][..entry.len as usize];
-        let len = (range.end - range.start) as usize;
+        let len = (range.end - range.start) as usize * self.meta().encoding.width();
         block::decompress(frame, len, entry.crc).map_err(|fault| match fault {
             Fault::Damaged(reason) => self.bad_block(block, reason),
             Fault::Checksum => TableError::BlockChecksum {

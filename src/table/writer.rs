@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 use zstd::bulk::Compressor;
 
-use super::block;
+use super::block::{self, TableValue};
 use super::error::TableError;
 use super::header::{self, Header, IndexEntry, MAX_BLOCK_SIZE, TableMeta};
 use super::reader::Table;
@@ -67,7 +67,20 @@ impl TableWriter {
     /// Writes the table. On success `path` holds a complete, verified table;
     /// on failure `path` is untouched and the temporary file is removed.
     pub fn write(&self, path: impl AsRef<Path>, values: &[i8]) -> Result<(), TableError> {
-        let mut table = self.create(path)?;
+        self.write_values(path, values)
+    }
+
+    /// [`TableWriter::write`] for a two-byte encoding.
+    pub fn write_wide(&self, path: impl AsRef<Path>, values: &[i16]) -> Result<(), TableError> {
+        self.write_values(path, values)
+    }
+
+    fn write_values<V: TableValue>(
+        &self,
+        path: impl AsRef<Path>,
+        values: &[V],
+    ) -> Result<(), TableError> {
+        let mut table = self.create_for(path)?;
         table.push(values)?;
         table.finish()
     }
@@ -76,8 +89,29 @@ impl TableWriter {
     /// size: for layers that are produced, or imported, piece by piece.
     /// Nothing appears at `path` before [`PendingTable::finish`] succeeds.
     pub fn create(&self, path: impl AsRef<Path>) -> Result<PendingTable, TableError> {
+        self.create_for(path)
+    }
+
+    /// [`TableWriter::create`] for values of type `V` (`i16` for a two-byte
+    /// encoding).
+    pub fn create_for<V: TableValue>(
+        &self,
+        path: impl AsRef<Path>,
+    ) -> Result<PendingTable<V>, TableError> {
         let path = path.as_ref();
         header::check_meta(&self.meta, path)?;
+        let width = self.meta.encoding.width();
+        if width != V::WIDTH {
+            return Err(TableError::InvalidInput {
+                path: path.to_owned(),
+                reason: format!(
+                    "{}-byte values for the {}-byte encoding {}",
+                    V::WIDTH,
+                    width,
+                    self.meta.encoding.name()
+                ),
+            });
+        }
         if self.block_size == 0 || self.block_size > MAX_BLOCK_SIZE {
             return Err(TableError::InvalidInput {
                 path: path.to_owned(),
@@ -107,14 +141,14 @@ impl TableWriter {
 
 /// A table being written: push values, then [`PendingTable::finish`].
 /// Dropped unfinished (or after an error), it removes its temporary file.
-pub struct PendingTable {
+pub struct PendingTable<V: TableValue = i8> {
     settings: TableWriter,
     path: PathBuf,
     tmp: PathBuf,
     out: BufWriter<File>,
     header_len: u64,
     /// Values of an incomplete batch, waiting for more.
-    pending: Vec<i8>,
+    pending: Vec<V>,
     /// Values pushed so far, pending included.
     positions: u64,
     index: Vec<IndexEntry>,
@@ -130,9 +164,9 @@ enum State {
     Renamed,
 }
 
-impl PendingTable {
+impl<V: TableValue> PendingTable<V> {
     /// Appends values (the next ranks).
-    pub fn push(&mut self, mut values: &[i8]) -> Result<(), TableError> {
+    pub fn push(&mut self, mut values: &[V]) -> Result<(), TableError> {
         self.check_open()?;
         self.positions += values.len() as u64;
         let batch = self.settings.block_size as usize * BATCH_BLOCKS;
@@ -215,7 +249,7 @@ impl PendingTable {
 
     /// Compresses whole blocks (the last may be partial only at the end of
     /// the table) in parallel and appends them in order.
-    fn write_batch(&mut self, values: &[i8]) -> Result<(), TableError> {
+    fn write_batch(&mut self, values: &[V]) -> Result<(), TableError> {
         let frames = compress_blocks(values, self.settings.block_size, self.settings.level)
             .map_err(|e| self.fail(e))?;
         let mut offset = self
@@ -234,7 +268,11 @@ impl PendingTable {
 }
 
 /// Each block's zstd frame and the CRC-32 of its values, compressed in parallel.
-fn compress_blocks(values: &[i8], block_size: u32, level: i32) -> io::Result<Vec<(Vec<u8>, u32)>> {
+fn compress_blocks<V: TableValue>(
+    values: &[V],
+    block_size: u32,
+    level: i32,
+) -> io::Result<Vec<(Vec<u8>, u32)>> {
     values
         .par_chunks(block_size as usize)
         .map_init(
@@ -243,14 +281,14 @@ fn compress_blocks(values: &[i8], block_size: u32, level: i32) -> io::Result<Vec
                 let compressor = compressor
                     .as_mut()
                     .map_err(|e| io::Error::new(e.kind(), e.to_string()))?;
-                let bytes = block::to_bytes(block);
+                let bytes = V::to_bytes(block);
                 Ok((block::compress(compressor, &bytes)?, block::crc(&bytes)))
             },
         )
         .collect()
 }
 
-impl Drop for PendingTable {
+impl<V: TableValue> Drop for PendingTable<V> {
     fn drop(&mut self) {
         if self.state != State::Renamed {
             // Best effort: without the rename the file was never a table.

@@ -4,6 +4,7 @@
 pub mod engehe;
 pub mod omweso;
 pub mod oware;
+pub mod probe_lines;
 mod report;
 pub mod store;
 mod writers;

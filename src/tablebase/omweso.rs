@@ -84,7 +84,7 @@ impl Config {
         .join(match self.objective {
             // Compressed table format (see `store`).
             Objective::Points => format!("w{}-s{}.points.mtb", self.width, self.seeds),
-            Objective::Wdl => format!("w{}-s{}.wdl", self.width, self.seeds),
+            Objective::Wdl => format!("w{}-s{}.wdl.mtb", self.width, self.seeds),
         })
     }
 

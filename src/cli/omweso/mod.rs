@@ -8,7 +8,8 @@ mod tables;
 
 pub use moves::{LoopsOmwesoArgs, MovesOmwesoArgs, loops, moves};
 pub use tables::{
-    BuildOmweso, QueryOmweso, StatsOmweso, VerifyOmweso, build, query, stats, verify,
+    BuildOmweso, ProbeOmweso, QueryOmweso, StatsOmweso, VerifyOmweso, build, probe, query, stats,
+    verify,
 };
 
 use std::thread;

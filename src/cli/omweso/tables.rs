@@ -1,17 +1,19 @@
 //! The Omweso table commands: `build omweso`, `query omweso`, `stats omweso`.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use clap::Args;
 use serde_json::json;
 
-use super::super::shared::{Bars, parse_pit, thread_pool};
+use super::super::shared::{Bars, ProbeIo, parse_pit, probe_with, thread_pool};
 use super::{RulesArgs, path_text};
-use mancala_tb::answer::OmwesoAnswer;
+use mancala_tb::answer::{OmwesoAnswer, OmwesoMove, OmwesoValue};
 use mancala_tb::games::omweso::{MAX_SEEDS, MAX_WIDTH, MIN_WIDTH, Position};
 use mancala_tb::tablebase::omweso::{
     self as tb, Config, MoveResult, MoveValue, Objective, OmwesoTablebase,
 };
+use mancala_tb::tablebase::probe_lines::{Answer, BatchProber, BoxError, numbers};
 
 /// Which Omweso table to use (the seeds come from the command or the position).
 #[derive(Debug, Args)]
@@ -212,4 +214,51 @@ pub fn verify(args: VerifyOmweso) -> anyhow::Result<()> {
         start.elapsed().as_secs_f64()
     );
     Ok(())
+}
+
+#[derive(Debug, Args)]
+pub struct ProbeOmweso {
+    #[command(flatten)]
+    table: OmwesoTable,
+    #[command(flatten)]
+    io: ProbeIo,
+}
+
+pub fn probe(args: ProbeOmweso) -> anyhow::Result<()> {
+    probe_with(&OmwesoLines { table: args.table }, &args.io)
+}
+
+/// `probe omweso` lines: one table per seed count, opened as lines need it.
+struct OmwesoLines {
+    table: OmwesoTable,
+}
+
+impl BatchProber for OmwesoLines {
+    type Position = Position;
+
+    fn parse(&self, line: &str) -> Result<Position, String> {
+        Position::new(self.table.width as usize, &numbers(line)?).map_err(|e| e.to_string())
+    }
+
+    fn answer(&self, positions: &[Position], json: bool) -> Result<Vec<Answer>, BoxError> {
+        let mut tables = BTreeMap::new();
+        let answers = positions.iter().map(|pos| {
+            let seeds = pos.seeds();
+            let tables = tables
+                .entry(seeds)
+                .or_insert_with(|| OmwesoTablebase::open(&self.table.dir, self.table.config(seeds)))
+                .as_ref()
+                .map_err(|e| e.to_string())?;
+            let value = tables.value(pos).map_err(|e| e.to_string())?;
+            if !json {
+                return Ok(value.to_string());
+            }
+            let moves = tables.move_values(pos).map_err(|e| e.to_string())?;
+            let moves: Vec<_> = moves.iter().map(OmwesoMove::from).collect();
+            let value = OmwesoValue::from(value);
+            let out = serde_json::json!({"pits": pos.pits(), "value": value, "moves": moves});
+            Ok(out.to_string())
+        });
+        Ok(answers.collect())
+    }
 }

@@ -23,9 +23,12 @@ use crate::table::raw::{self, RawWriter};
 use crate::table::{CAPTURE_DECIDES, PendingTable, Table, ValueEncoding};
 use crate::tablebase::{BuildObserver, LayerReport, Outcomes, outcomes, writers};
 
-/// Largest part of a layer set up (or written) at once: its batch of lower
-/// lookups takes about 32 bytes a position.
+/// Largest part of a layer set up (or written) at once, unless the layer
+/// has more than 16 such parts: each part's batch of lower lookups takes
+/// about 32 bytes a position, and reads every block of the stored lower
+/// layers it touches, so a large layer wants few parts.
 const MAX_PART: usize = 1 << 22;
+const MAX_PARTS: usize = 16;
 /// Memory beside the engines' arrays and parts: thread stacks, the table
 /// writer's batches, decoded blocks in flight, scratch buffers.
 pub const FIXED_BYTES: u64 = 48 << 20;
@@ -103,7 +106,8 @@ pub fn plan_share(seeds: usize, positions: u64, budget: u64) -> Result<LayerPlan
     // hold at `bytes` a position, if any.
     let part = |room: u64, bytes: u64| {
         let chunks = room / (CHUNK as u64 * bytes);
-        (chunks > 0).then(|| (chunks as usize * CHUNK).min(rounded).min(MAX_PART))
+        let cap = MAX_PART.max((rounded / MAX_PARTS).div_ceil(CHUNK) * CHUNK);
+        (chunks > 0).then(|| (chunks as usize * CHUNK).min(rounded).min(cap))
     };
     let in_memory = (positions as f64 * IN_MEMORY_BYTES_PER_POSITION) as u64 + FIXED_BYTES;
     if let Some(part) = budget
@@ -158,9 +162,10 @@ pub fn build(
     for seeds in 0..=max_seeds {
         tables.push(open_table(&folder, rules, seeds)?);
     }
-    // Every layer is planned before any is built: a budget too small for
-    // the largest fails at once.
+    // Every layer is planned before any is built, the largest first: a
+    // budget too small fails at once, naming what the whole build needs.
     let plans = (0..=max_seeds)
+        .rev()
         .filter(|&s| tables[s].is_none())
         .map(|s| plan_layer(s, options.memory).map(|p| (s, p)))
         .collect::<Result<Vec<_>, _>>()?;

@@ -8,6 +8,7 @@
 //! when read: about a third of all positions, and long runs of one symbol
 //! compress far better than their values.
 
+mod batch;
 mod build;
 mod check;
 mod lower;
@@ -18,6 +19,7 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
+pub use batch::Probed;
 pub use build::{
     BuildOptions, CHECKPOINT_EVERY, FIXED_BYTES, LayerPlan, Mode, build, plan_layer, plan_share,
     scratch_dir,

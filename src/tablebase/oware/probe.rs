@@ -1,7 +1,9 @@
 //! Probing a tablebase folder: values, move values, principal variations.
 
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
+use super::lower::LowerTables;
 use super::{TablebaseError, exit_value, open_table, ruleset_dir, table_path};
 use crate::games::oware::{self, Board, MAX_SEEDS, Ruleset};
 use crate::index::oware as index;
@@ -43,10 +45,12 @@ pub enum PvEnd {
 /// A tablebase folder opened for probing one ruleset. Safe to share between
 /// threads; each table keeps a small cache of decoded blocks.
 pub struct OwareTablebase {
-    dir: PathBuf,
+    pub(super) dir: PathBuf,
     rules: Ruleset,
     /// Layers by seeds; `None` where the file is missing.
     layers: Vec<Option<Table>>,
+    /// The same tables for batches (see [`OwareTablebase::probe_many`]).
+    pub(super) batch_tables: OnceLock<LowerTables>,
 }
 
 impl OwareTablebase {
@@ -60,6 +64,7 @@ impl OwareTablebase {
             dir: dir.to_path_buf(),
             rules,
             layers,
+            batch_tables: OnceLock::new(),
         })
     }
 
@@ -80,12 +85,16 @@ impl OwareTablebase {
         }
         self.layers[seeds]
             .as_ref()
-            .ok_or_else(|| TablebaseError::MissingLayer {
-                rules: self.rules,
-                seeds,
-                path: table_path(&ruleset_dir(&self.dir, self.rules), seeds),
-                dir: self.dir.clone(),
-            })
+            .ok_or_else(|| self.missing_layer(seeds))
+    }
+
+    pub(super) fn missing_layer(&self, seeds: usize) -> TablebaseError {
+        TablebaseError::MissingLayer {
+            rules: self.rules,
+            seeds,
+            path: table_path(&ruleset_dir(&self.dir, self.rules), seeds),
+            dir: self.dir.clone(),
+        }
     }
 
     /// The perfect-play value of any position for the side to move.
