@@ -11,7 +11,7 @@ use crate::games::oware::{self, Board};
 use crate::games::relay::Choice;
 use crate::tablebase::engehe::{EngeheTablebase, EngeheTbError};
 use crate::tablebase::omweso::{MoveResult, MoveValue, OmwesoTablebase, OmwesoTbError, Value, Wdl};
-use crate::tablebase::oware::{OwareTablebase, PvEnd, TablebaseError};
+use crate::tablebase::oware::{MoveValue as OwareMoveValue, OwareTablebase, PvEnd, TablebaseError};
 
 /// An Oware position's value, its moves and a principal variation.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -47,6 +47,17 @@ pub struct OwarePvStep {
     pub value: i8,
 }
 
+impl From<&OwareMoveValue> for OwareMove {
+    fn from(m: &OwareMoveValue) -> OwareMove {
+        OwareMove {
+            captured: m.captured,
+            child: m.child,
+            pit: m.pit,
+            value: m.value,
+        }
+    }
+}
+
 impl OwareAnswer {
     pub fn probe(
         tables: &OwareTablebase,
@@ -57,12 +68,7 @@ impl OwareAnswer {
         let moves: Vec<OwareMove> = tables
             .move_values(board)?
             .iter()
-            .map(|m| OwareMove {
-                captured: m.captured,
-                child: m.child,
-                pit: m.pit,
-                value: m.value,
-            })
+            .map(OwareMove::from)
             .collect();
         let best = moves
             .iter()
