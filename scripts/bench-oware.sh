@@ -1,14 +1,20 @@
 #!/usr/bin/env bash
 # Benchmark: a full build of the Oware layers 0..=MAX (default 20, awari) in a
-# fresh folder. Prints the build's summary table, then wall time, positions/s
-# and memory: peak RSS, and peak anonymous memory (the builder's own arrays;
-# RSS also counts the pages of memory-mapped lower layers).
+# fresh folder. Prints the build's summary table (with each layer's engine:
+# in memory or out of core), then wall time, positions/s, memory: peak RSS
+# and peak anonymous memory (the builder's own arrays; RSS also counts the
+# page cache of mapped files), and the bytes the build read and wrote with
+# read/write calls (scratch files, tables written; lower tables are read
+# through a memory map and not counted).
 #
-#   scripts/bench-oware.sh [MAX_SEEDS] [RULES] [THREADS]
+#   scripts/bench-oware.sh [MAX_SEEDS] [RULES] [THREADS] [MEMORY]
+#
+# MEMORY is the build's --memory (e.g. 1G); default: what is available.
 set -euo pipefail
 max=${1:-20}
 rules=${2:-awari}
 threads=${3:-$(nproc)}
+memory=${4:+--memory $4}
 cd "$(dirname "$0")/.."
 cargo build --release --quiet
 dir=$(mktemp -d)
@@ -16,11 +22,18 @@ trap 'rm -rf "$dir"' EXIT
 
 start=$(date +%s.%N)
 target/release/mancala-tb build oware --rules "$rules" --max-seeds "$max" --dir "$dir" \
-    --threads "$threads" >"$dir/summary.txt" 2>"$dir/stderr.txt" &
+    --threads "$threads" $memory >"$dir/summary.txt" 2>"$dir/stderr.txt" &
 pid=$!
 peak_anon=0
 peak_rss=0
+io_read=0
+io_written=0
 while kill -0 "$pid" 2>/dev/null; do
+    if read -r r w < <(awk '/^rchar/ {r=$2} /^wchar/ {w=$2} END {print r+0, w+0}' \
+        "/proc/$pid/io" 2>/dev/null); then
+        io_read=$r
+        io_written=$w
+    fi
     if read -r anon rss < <(awk '/^RssAnon/ {a=$2} /^VmHWM/ {r=$2} END {print a+0, r+0}' \
         "/proc/$pid/status" 2>/dev/null); then
         ((anon > peak_anon)) && peak_anon=$anon
@@ -35,8 +48,9 @@ cat "$dir/summary.txt"
 positions=$(awk '$1 == "total" {print $2}' "$dir/summary.txt")
 largest=$(awk '$1 ~ /^[0-9]+$/ {p=$2} END {print p}' "$dir/summary.txt")
 awk -v s="$start" -v e="$end" -v p="$positions" -v l="$largest" -v a="$peak_anon" -v r="$peak_rss" \
-    -v t="$threads" -v m="$max" -v rules="$rules" 'BEGIN {
+    -v t="$threads" -v m="$max" -v rules="$rules" -v ir="$io_read" -v iw="$io_written" 'BEGIN {
     w = e - s
     printf "%s layers 0..=%d, %d threads: %d positions in %.1f s wall = %.2fM positions/s\n", rules, m, t, p, w, p / w / 1e6
     printf "peak RSS %.0f MiB; peak anonymous memory %.0f MiB = %.2f bytes per position of the largest layer (%d)\n", r / 1024, a / 1024, a * 1024 / l, l
+    printf "file I/O: %.2f bytes read, %.2f bytes written per position built\n", ir / p, iw / p
 }'

@@ -23,10 +23,11 @@ use crate::table::raw::{self, RawWriter};
 use crate::table::{CAPTURE_DECIDES, PendingTable, Table, ValueEncoding};
 use crate::tablebase::{BuildObserver, LayerReport, Outcomes, outcomes, writers};
 
-/// Largest part of a layer set up (or written) at once, unless the layer
-/// has more than 16 such parts: each part's batch of lower lookups takes
-/// about 32 bytes a position, and reads every block of the stored lower
-/// layers it touches, so a large layer wants few parts.
+/// Largest part of a layer set up (or written) at once while the lower
+/// layers it reads most fit in memory beside it; else parts grow up to a
+/// 16th of the layer: each part's batch of lower lookups takes about 32
+/// bytes a position, and reads every block of the stored lower layers it
+/// touches, so a layer reading its tables wants few parts.
 const MAX_PART: usize = 1 << 22;
 const MAX_PARTS: usize = 16;
 /// Memory beside the engines' arrays and parts: thread stacks, the table
@@ -102,11 +103,23 @@ pub fn plan_layer(seeds: usize, budget: u64) -> Result<LayerPlan, TablebaseError
 /// share in a distributed build).
 pub fn plan_share(seeds: usize, positions: u64, budget: u64) -> Result<LayerPlan, TablebaseError> {
     let rounded = (positions as usize).div_ceil(CHUNK) * CHUNK;
+    // The layers a set-up reads most: kept in memory, they are looked up
+    // directly, the fastest way; otherwise every part reads their tables.
+    let hot: u64 = [2, 3]
+        .iter()
+        .filter_map(|&d| seeds.checked_sub(d))
+        .map(|s| index::layer_size(s) * positions / index::layer_size(seeds).max(1))
+        .sum();
     // The largest part (a multiple of the engines' chunk) that `room` bytes
-    // hold at `bytes` a position, if any.
+    // hold at `bytes` a position, if any: up to `MAX_PART` if the room left
+    // holds the hot layers, else up to a 16th of the layer.
     let part = |room: u64, bytes: u64| {
         let chunks = room / (CHUNK as u64 * bytes);
-        let cap = MAX_PART.max((rounded / MAX_PARTS).div_ceil(CHUNK) * CHUNK);
+        let leaves_hot = room >= MAX_PART as u64 * bytes + hot;
+        let cap = match leaves_hot {
+            true => MAX_PART,
+            false => MAX_PART.max((rounded / MAX_PARTS).div_ceil(CHUNK) * CHUNK),
+        };
         (chunks > 0).then(|| (chunks as usize * CHUNK).min(rounded).min(cap))
     };
     let in_memory = (positions as f64 * IN_MEMORY_BYTES_PER_POSITION) as u64 + FIXED_BYTES;
