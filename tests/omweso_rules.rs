@@ -307,6 +307,25 @@ fn rule6_bulijo_when_the_opponent_has_only_singletons() {
 }
 
 #[test]
+fn rule6_bulijo_when_the_opponents_only_moves_never_end() {
+    // W = 2, mover 0 0 0 2, opponent 0 1 3 1: the only move, pit 3
+    // counter-clockwise (0, 1), ends 1 1 0 0 | 0 1 3 1. The opponent's pit
+    // 2 (3 seeds) relays for ever and its singletons cannot move.
+    let p = pos(2, &[0, 0, 0, 2], &[0, 1, 3, 1]);
+    let illegal = Rules {
+        endless: Endless::Illegal,
+        ..Rules::default()
+    };
+    let listed = moves(&p, &illegal, true);
+    assert_eq!(listed.len(), 1);
+    assert_eq!(listed[0].1, board(&[1, 1, 0, 0], &[0, 1, 3, 1]));
+    assert_eq!(listed[0].3, Some(WinKind::Bulijo));
+    // Under endless = void the never-ending relay is the opponent's move.
+    let listed = moves(&p, &Rules::default(), true);
+    assert_eq!(listed[0].3, None);
+}
+
+#[test]
 fn children_reached_by_several_paths_are_listed_once() {
     // W = 2: every pit is leftmost; inner pit 2 faces the opponent's inner
     // 3 and outer 0, inner pit 3 faces inner 2 and outer 1.

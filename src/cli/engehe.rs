@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::shared::{Bars, ProbeIo, parse_pit, print_layer_histogram, probe_with, thread_pool};
+use mancala_tb::answer::EngeheAnswer;
 use mancala_tb::games::engehe::{self, MAX_COUNTERS, Position, Rules};
 use mancala_tb::games::omweso::Endless;
 use mancala_tb::tablebase::engehe::{self as tb, Config, EngeheTablebase, EngeheTbError};
@@ -69,7 +70,8 @@ pub fn build(args: BuildEngehe) -> anyhow::Result<()> {
 pub struct QueryEngehe {
     #[command(flatten)]
     tables: EngeheTables,
-    /// Print JSON: {"value": v, "moves": [{"hole": 0, "captured": 1, "value": -1}, ...]}
+    /// Print JSON: {"value": v, "moves": [{"hole": 0, "captured": 1,
+    /// "child": [holes], "value": -1}, ...]}
     #[arg(long)]
     json: bool,
     /// 2 × WIDTH hole counts, counter-clockwise from the mover's leftmost
@@ -82,16 +84,15 @@ pub fn query(args: QueryEngehe) -> anyhow::Result<()> {
     let config = args.tables.config();
     let pos = Position::new(config.width, &args.holes)?;
     let tables = EngeheTablebase::open(&args.tables.dir, config)?;
-    let value = tables.value(&pos)?;
-    let moves = tables.move_values(&pos)?;
     if args.json {
-        let moves: Vec<_> = moves
-            .iter()
-            .map(|m| serde_json::json!({"hole": m.hole, "captured": m.captured, "value": m.value}))
-            .collect();
-        println!("{}", serde_json::json!({"value": value, "moves": moves}));
+        println!(
+            "{}",
+            serde_json::to_string(&EngeheAnswer::probe(&tables, &pos)?)?
+        );
         return Ok(());
     }
+    let value = tables.value(&pos)?;
+    let moves = tables.move_values(&pos)?;
     println!("{pos}: value {value:+}");
     if moves.is_empty() {
         println!("no legal move: the game is over");

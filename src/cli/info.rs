@@ -16,31 +16,12 @@ pub struct InfoArgs {
 }
 
 pub fn run(args: InfoArgs) -> anyhow::Result<()> {
-    let mut files: Vec<PathBuf> = Vec::new();
-    let entries = std::fs::read_dir(&args.dir).map_err(|e| {
+    let files = mancala_tb::table::table_files(&args.dir).map_err(|e| {
         anyhow::anyhow!(
             "cannot read the tablebase folder {}: {e}",
             args.dir.display()
         )
     })?;
-    for sub in entries.flatten() {
-        if let Ok(inner) = std::fs::read_dir(sub.path()) {
-            files.extend(
-                inner
-                    .flatten()
-                    .map(|e| e.path())
-                    .filter(|p| p.extension().is_some_and(|x| x == "mtb")),
-            );
-        }
-    }
-    files.sort_by_key(|p| {
-        let seeds = p
-            .file_stem()
-            .and_then(|s| s.to_str())
-            .and_then(|s| s.rsplit('.').next())
-            .and_then(|s| s.parse::<u32>().ok());
-        (p.parent().map(PathBuf::from), seeds)
-    });
     if files.is_empty() {
         anyhow::bail!("no tables (*.mtb) in {}", args.dir.display());
     }

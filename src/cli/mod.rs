@@ -1,6 +1,8 @@
 //! Command-line front end, cut by game: `oware`, `engehe` and `omweso` hold
 //! each game's arguments and `run` functions, `info` the game-independent
-//! file listing, `shared` the progress bars, summaries and worker pool. This
+//! file listing, `shared` the progress bars, summaries and worker pool;
+//! `play` (play and analyse), `plot` and `serve` are the commands for people
+//! (their logic is in the library). This
 //! file holds the verb enums, which only route to those modules.
 
 use clap::{Parser, Subcommand};
@@ -12,6 +14,10 @@ mod exit;
 mod info;
 mod omweso;
 mod oware;
+mod play;
+mod plot;
+#[cfg(feature = "server")]
+mod serve;
 mod shared;
 
 /// Perfect-play tablebases for mancala games (Oware/Awari, Omweso, En Gehé).
@@ -79,6 +85,42 @@ pub enum Command {
         #[command(subcommand)]
         game: PlanGame,
     },
+    /// Play against perfect play in the terminal
+    Play {
+        #[command(subcommand)]
+        game: PlayGame,
+    },
+    /// Value and loss of each move of a game
+    Analyse {
+        #[command(subcommand)]
+        game: AnalyseGame,
+    },
+    /// Plots of the tables: values or build rates per layer
+    Plot {
+        #[command(subcommand)]
+        game: PlotGame,
+    },
+    /// HTTP server: the JSON API of `query --json` and a board page
+    #[cfg(feature = "server")]
+    Serve(serve::ServeArgs),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum PlayGame {
+    /// Play Oware against perfect play (your moves on standard input)
+    Oware(play::PlayOware),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum AnalyseGame {
+    /// Analyse an Oware game: each move's value and loss
+    Oware(play::AnalyseOware),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum PlotGame {
+    /// Plot Oware tables
+    Oware(plot::PlotOware),
 }
 
 #[derive(Debug, Subcommand)]
@@ -191,6 +233,17 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             VerifyGame::Omweso(args) => omweso::verify(args),
         },
         Command::Info(args) => info::run(args),
+        Command::Play {
+            game: PlayGame::Oware(args),
+        } => play::play(args),
+        Command::Analyse {
+            game: AnalyseGame::Oware(args),
+        } => play::analyse(args),
+        Command::Plot {
+            game: PlotGame::Oware(args),
+        } => plot::run(args),
+        #[cfg(feature = "server")]
+        Command::Serve(args) => serve::run(args),
         Command::Export {
             game: ExportGame::Oware(args),
         } => oware::export(args),

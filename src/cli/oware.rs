@@ -11,24 +11,25 @@ use indicatif::{ProgressBar, ProgressStyle};
 use super::shared::{
     Bars, ProbeIo, named, parse_pit, print_layer_histogram, probe_with, thread_pool,
 };
+use mancala_tb::answer::OwareAnswer;
 use mancala_tb::error::MissingTable;
 use mancala_tb::games::oware::{self, Board, MAX_SEEDS, Ruleset};
 use mancala_tb::index::oware as index;
-use mancala_tb::tablebase::oware::{self as tb, OwareTablebase, PvEnd, PvStep};
+use mancala_tb::tablebase::oware::{self as tb, OwareTablebase, PvEnd};
 
 /// Which Oware tables to use.
 #[derive(Debug, Args)]
 pub struct OwareTables {
     /// Ruleset: awari (rules of the 2002 solution) or abapa (tournament rules)
     #[arg(long, value_parser = named::<Ruleset>(Ruleset::ALL.map(Ruleset::name)), default_value_t = Ruleset::Awari)]
-    rules: Ruleset,
+    pub rules: Ruleset,
     /// Tablebase folder (one sub-folder per game and ruleset)
     #[arg(long, default_value = "tablebases")]
-    dir: PathBuf,
+    pub dir: PathBuf,
 }
 
 /// Twelve pit counts, mover's leftmost pit first, counter-clockwise.
-fn oware_board(pits: &[u32]) -> anyhow::Result<Board> {
+pub fn oware_board(pits: &[u32]) -> anyhow::Result<Board> {
     Ok(oware::parse_board(pits)?)
 }
 
@@ -268,8 +269,9 @@ fn duration(seconds: f64) -> String {
 pub struct QueryOware {
     #[command(flatten)]
     tables: OwareTables,
-    /// Print JSON: {"value": v, "moves": [{"pit": 0, "value": -1}, ...],
-    /// "best": [pits], "pv": [{"pit": p, "captured": c, "value": v}, ...]}
+    /// Print JSON: {"value": v, "moves": [{"pit": 0, "captured": c,
+    /// "child": [pits], "value": -1}, ...], "best": [pits],
+    /// "pv": [{"pit": p, "captured": c, "board": [pits], "value": v}, ...]}
     #[arg(long)]
     json: bool,
     /// Longest principal variation shown, in moves
@@ -284,54 +286,38 @@ pub struct QueryOware {
 pub fn query(args: QueryOware) -> anyhow::Result<()> {
     let board = oware_board(&args.pits)?;
     let tables = OwareTablebase::open(&args.tables.dir, args.tables.rules)?;
-    let value = tables.value(&board)?;
-    let moves = tables.move_values(&board)?;
-    let best: Vec<u8> = moves
-        .iter()
-        .filter(|m| m.value == value)
-        .map(|m| m.pit)
-        .collect();
-    let (pv, end) = tables.principal_variation(&board, args.pv_limit)?;
+    let answer = OwareAnswer::probe(&tables, &board, args.pv_limit)?;
     if args.json {
-        let moves: Vec<_> = moves
-            .iter()
-            .map(|m| serde_json::json!({"pit": m.pit, "value": m.value}))
-            .collect();
-        let pv: Vec<_> = pv
-            .iter()
-            .map(|s| serde_json::json!({"pit": s.pit, "captured": s.captured, "value": s.value}))
-            .collect();
-        println!(
-            "{}",
-            serde_json::json!({"value": value, "moves": moves, "best": best, "pv": pv})
-        );
-    } else {
-        println!("value {value:+} ({})", describe(value));
-        if moves.is_empty() {
-            println!("no legal move: the game is over");
-        }
-        for m in &moves {
-            let mark = if m.value == value { "  best" } else { "" };
-            println!(
-                "  pit {}: {:+} (captures {}){mark}",
-                m.pit, m.value, m.captured
-            );
-        }
-        print_pv(tables.rules(), &pv, end);
+        println!("{}", serde_json::to_string(&answer)?);
+        return Ok(());
     }
+    println!("value {:+} ({})", answer.value, describe(answer.value));
+    if answer.moves.is_empty() {
+        println!("no legal move: the game is over");
+    }
+    for m in &answer.moves {
+        let mark = if m.value == answer.value {
+            "  best"
+        } else {
+            ""
+        };
+        println!(
+            "  pit {}: {:+} (captures {}){mark}",
+            m.pit, m.value, m.captured
+        );
+    }
+    print_pv(tables.rules(), &answer);
     Ok(())
 }
 
 /// The principal variation, one move per line with the position after it
 /// (seen from the player to move next).
-fn print_pv(rules: Ruleset, pv: &[PvStep], end: PvEnd) {
-    let Some(last) = pv.last() else {
+fn print_pv(rules: Ruleset, answer: &OwareAnswer) {
+    if answer.pv.is_empty() {
         return;
-    };
+    }
     println!("principal variation (position after each move, next mover's pits first):");
-    let mut score = [0i32; 2];
-    for (i, step) in pv.iter().enumerate() {
-        score[i % 2] += i32::from(step.captured);
+    for (i, step) in answer.pv.iter().enumerate() {
         let pits: Vec<String> = step.board.iter().map(|p| p.to_string()).collect();
         println!(
             "  {:>3}. {} pit {} captures {:>2} (value {:+})  {}",
@@ -343,17 +329,12 @@ fn print_pv(rules: Ruleset, pv: &[PvStep], end: PvEnd) {
             pits.join(" ")
         );
     }
-    if end == PvEnd::GameOver {
-        // The player to move at the end cannot: the rest is shared out.
-        let stuck = pv.len() % 2;
-        let rest = oware::no_move_value(rules, &last.board);
-        score[if rest < 0 { 1 - stuck } else { stuck }] += i32::from(rest.abs());
-    }
-    let why = match end {
+    let why = match answer.pv_end {
         PvEnd::GameOver => "the game ends (remaining seeds shared out by the rules)",
         PvEnd::Repetition => "the position repeats: best play goes on for ever",
         PvEnd::Limit => "length limit (--pv-limit)",
     };
+    let score = answer.pv_score(rules);
     println!(
         "  seeds won along the line: mover {}, opponent {}; stops because {why}",
         score[0], score[1]

@@ -202,7 +202,8 @@ pub fn print_layer_histogram(title: &str, seeds: u32, values: &[i8], json: bool)
 /// Where the positions come from and how answers are written.
 #[derive(Debug, Args)]
 pub struct ProbeIo {
-    /// One JSON object per line: {"pits": [...], "value": v, "moves": [{"pit": p, "value": v}, ...]}
+    /// One JSON object per line: {"pits": [...], "value": v, "moves": [...]},
+    /// the moves as `query --json` gives them
     #[arg(long)]
     json: bool,
     /// Answer a bad line with an error line (with --json {"line": n, "error": "..."})

@@ -32,10 +32,10 @@
 //! - Moves with the same board, capture flag and immediate win are the same
 //!   child ([`Dedup::Position`]); never-ending moves are kept per starting
 //!   choice so each can be shown with its cycle.
-//! - Bulijo is judged as docs/rules.md words it: the opponent has no pit with two
-//!   seeds or more. Under `endless = illegal` a position can have such pits
-//!   and still no legal move; [`MoveGen::legal`] is then empty and the
-//!   caller decides (the [`game`] scores it as bulijo for the other side).
+//! - Bulijo: the opponent, to move, has no legal move. That is no pit with
+//!   two seeds or more, or under `endless = illegal` also pits whose every
+//!   move never ends; [`win_after`] labels both (captures allowed: the
+//!   [`game`] judges first turns and okwesera from the opponent's own moves).
 //! - Pits and hands are bytes: a board holds at most [`MAX_SEEDS`] seeds.
 
 pub mod census;
@@ -514,10 +514,33 @@ pub fn win_after(after: &Position, move_flags: u8, rules: &Rules) -> Option<WinK
             return Some(WinKind::Okutema);
         }
     }
-    if opponent.iter().all(|&p| p < 2) {
+    if opponent.iter().all(|&p| p < 2)
+        || (rules.endless == Endless::Illegal && !has_ending_move(&after.flipped(), rules))
+    {
         return Some(WinKind::Bulijo);
     }
     None
+}
+
+/// Whether the mover of `pos` (captures allowed) has a move that ends: under
+/// `endless = illegal` its only legal moves, so without one it has lost by
+/// bulijo although some pit may hold two seeds or more.
+fn has_ending_move(pos: &Position, rules: &Rules) -> bool {
+    let laps = Laps::new(pos.width(), rules, true);
+    let roots = || (0..2 * pos.width()).filter_map(|pit| laps.start(pos, pit));
+    // Nearly always some first lap ends at once: no search needed.
+    let ends_at_once = roots().any(|mut state| laps.lap(&mut state, Dir::Ccw).ended);
+    if ends_at_once {
+        return true;
+    }
+    let mut explorer = Explorer::new();
+    roots().any(|root| {
+        let mut ends = false;
+        explorer.explore(&laps, root, laps.start_options(&root), |event| {
+            ends |= matches!(event, Event::Ends { .. });
+        });
+        ends
+    })
 }
 
 /// How a move turns out.

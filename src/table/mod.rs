@@ -70,6 +70,31 @@ pub use header::{CAPTURE_DECIDES, MAGIC, TableMeta, VERSION, ValueEncoding};
 pub use reader::{DEFAULT_CACHE_BLOCKS, Table};
 pub use writer::{DEFAULT_BLOCK_SIZE, DEFAULT_LEVEL, PendingTable, TableWriter, write_table};
 
+/// The table files (`*.mtb`) one folder down in a tablebase folder, by
+/// sub-folder and then by seed count.
+pub fn table_files(dir: &std::path::Path) -> std::io::Result<Vec<std::path::PathBuf>> {
+    let mut files = Vec::new();
+    for sub in std::fs::read_dir(dir)?.flatten() {
+        if let Ok(inner) = std::fs::read_dir(sub.path()) {
+            files.extend(
+                inner
+                    .flatten()
+                    .map(|e| e.path())
+                    .filter(|p| p.extension().is_some_and(|x| x == "mtb")),
+            );
+        }
+    }
+    files.sort_by_key(|p| {
+        let seeds = p
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .and_then(|s| s.rsplit('.').next())
+            .and_then(|s| s.parse::<u32>().ok());
+        (p.parent().map(std::path::PathBuf::from), seeds)
+    });
+    Ok(files)
+}
+
 /// The one temporary name of every table file while it is written:
 /// `dir/name` → `dir/name.tmp`, in the same folder so that the final rename
 /// is atomic.

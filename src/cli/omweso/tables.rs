@@ -7,10 +7,11 @@ use clap::Args;
 use serde_json::json;
 
 use super::super::shared::{Bars, ProbeIo, named, parse_pit, probe_with, thread_pool};
-use super::{RulesArgs, path_json, path_text};
+use super::{RulesArgs, path_text};
+use mancala_tb::answer::{OmwesoAnswer, OmwesoMove, OmwesoValue};
 use mancala_tb::games::omweso::{MAX_SEEDS, MAX_WIDTH, MIN_WIDTH, Position};
 use mancala_tb::tablebase::omweso::{
-    self as tb, Config, MoveResult, MoveValue, Objective, OmwesoTablebase, Value,
+    self as tb, Config, MoveResult, MoveValue, Objective, OmwesoTablebase,
 };
 use mancala_tb::tablebase::probe_lines::{Answer, BatchProber, BoxError, numbers};
 
@@ -93,18 +94,14 @@ pub struct QueryOmweso {
 pub fn query(args: QueryOmweso) -> anyhow::Result<()> {
     let pos = Position::new(args.table.width as usize, &args.pits)?;
     let tables = OmwesoTablebase::open(&args.table.dir, args.table.config(pos.seeds()))?;
+    if args.json {
+        let answer = OmwesoAnswer::probe(&tables, &pos, args.pv_limit)?;
+        println!("{}", serde_json::to_string(&answer)?);
+        return Ok(());
+    }
     let value = tables.value(&pos)?;
     let moves = tables.move_values(&pos)?;
     let pv = tables.principal_variation(&pos, args.pv_limit)?;
-    if args.json {
-        let moves: Vec<_> = moves.iter().map(move_json).collect();
-        let pv: Vec<_> = pv.iter().map(move_json).collect();
-        println!(
-            "{}",
-            json!({"value": value_json(value), "moves": moves, "pv": pv})
-        );
-        return Ok(());
-    }
     println!("{pos}: {value}");
     if moves.is_empty() {
         println!("no legal move: the mover has lost (bulijo)");
@@ -133,25 +130,6 @@ fn result_text(m: &MoveValue) -> String {
         MoveResult::Void => " (never ends: the game is void)".into(),
         MoveResult::Child(child) => format!(" → {child}"),
     }
-}
-
-fn value_json(v: Value) -> serde_json::Value {
-    use mancala_tb::tablebase::omweso::Wdl;
-    match v {
-        Value::Wdl(Wdl::Win(d)) => json!({"result": "win", "moves": d}),
-        Value::Wdl(Wdl::Draw) => json!({"result": "draw"}),
-        Value::Wdl(Wdl::Loss(d)) => json!({"result": "loss", "moves": d}),
-        Value::Points(p) => json!(p),
-    }
-}
-
-fn move_json(m: &MoveValue) -> serde_json::Value {
-    let result = match m.result {
-        MoveResult::Wins(kind) => json!({"wins": kind.name(), "points": kind.points()}),
-        MoveResult::Void => json!("void"),
-        MoveResult::Child(child) => json!({"child": child.pits()}),
-    };
-    json!({"path": path_json(&m.path), "value": value_json(m.value), "result": result})
 }
 
 #[derive(Debug, Args)]
@@ -269,9 +247,9 @@ impl BatchProber for OmwesoLines {
                 return Ok(value.to_string());
             }
             let moves = tables.move_values(pos).map_err(|e| e.to_string())?;
-            let moves: Vec<_> = moves.iter().map(move_json).collect();
-            let out =
-                serde_json::json!({"pits": pos.pits(), "value": value_json(value), "moves": moves});
+            let moves: Vec<_> = moves.iter().map(OmwesoMove::from).collect();
+            let value = OmwesoValue::from(value);
+            let out = serde_json::json!({"pits": pos.pits(), "value": value, "moves": moves});
             Ok(out.to_string())
         });
         Ok(answers.collect())

@@ -164,7 +164,9 @@ impl Game {
         let win = match win {
             Some(WinKind::Akawumbi | WinKind::Okutema) => win,
             _ if akakyala => Some(WinKind::Akakyala),
-            _ => win,
+            // Bulijo hangs on the opponent's first turn and okwesera: judged
+            // below from its own legal moves.
+            _ => None,
         };
         self.position = after.flipped();
         self.to_move = 1 - player;

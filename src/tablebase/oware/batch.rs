@@ -140,11 +140,7 @@ impl BatchProber for OwareTablebase {
                 if !json {
                     return Ok(p.value.to_string());
                 }
-                let moves: Vec<_> = p
-                    .moves
-                    .iter()
-                    .map(|m| serde_json::json!({"pit": m.pit, "value": m.value}))
-                    .collect();
+                let moves: Vec<_> = p.moves.iter().map(crate::answer::OwareMove::from).collect();
                 let out = serde_json::json!({"pits": board, "value": p.value, "moves": moves});
                 Ok(out.to_string())
             })

@@ -216,11 +216,13 @@ pub fn build(
                     None => Lower::Stored(Table::open(&path)?),
                 };
                 lower.push(layer);
+                let seconds = start.elapsed().as_secs_f64();
+                super::record_build_time(&folder, seeds, positions, seconds)?;
                 LayerReport {
                     seeds,
                     positions,
                     outcomes: Some(outcomes),
-                    seconds: Some(start.elapsed().as_secs_f64()),
+                    seconds: Some(seconds),
                     bytes: fs::metadata(&path).map_or(0, |m| m.len()),
                 }
             }

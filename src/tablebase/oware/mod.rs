@@ -48,6 +48,72 @@ pub fn table_path(folder: &Path, seeds: usize) -> PathBuf {
     folder.join(format!("scores.{seeds}.mtb"))
 }
 
+/// The build times of a ruleset folder: one line per layer built,
+/// `seeds positions seconds threads`, tab-separated, the latest last.
+pub fn build_times_path(dir: &Path, rules: Ruleset) -> PathBuf {
+    ruleset_dir(dir, rules).join("build-times.tsv")
+}
+
+/// How long a layer took to build.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BuildTime {
+    pub seeds: usize,
+    pub positions: u64,
+    pub seconds: f64,
+    pub threads: usize,
+}
+
+fn record_build_time(
+    folder: &Path,
+    seeds: usize,
+    positions: u64,
+    seconds: f64,
+) -> Result<(), TablebaseError> {
+    use std::io::Write;
+    let path = folder.join("build-times.tsv");
+    let threads = rayon::current_num_threads();
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .and_then(|mut f| writeln!(f, "{seeds}\t{positions}\t{seconds:.6}\t{threads}"))
+        .map_err(|source| RawError::Io { path, source }.into())
+}
+
+/// The latest build time of each layer, by seeds (empty if none were
+/// recorded; unreadable lines are skipped).
+pub fn build_times(dir: &Path, rules: Ruleset) -> Result<Vec<BuildTime>, TablebaseError> {
+    let path = build_times_path(dir, rules);
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(source) => return Err(RawError::Io { path, source }.into()),
+    };
+    let mut latest = std::collections::BTreeMap::new();
+    for line in text.lines() {
+        let fields: Vec<&str> = line.split('\t').collect();
+        if let [seeds, positions, seconds, threads] = fields[..]
+            && let (Ok(seeds), Ok(positions), Ok(seconds), Ok(threads)) = (
+                seeds.parse(),
+                positions.parse(),
+                seconds.parse(),
+                threads.parse(),
+            )
+        {
+            latest.insert(
+                seeds,
+                BuildTime {
+                    seeds,
+                    positions,
+                    seconds,
+                    threads,
+                },
+            );
+        }
+    }
+    Ok(latest.into_values().collect())
+}
+
 /// The header fields of a layer's table.
 fn table_meta(rules: Ruleset, seeds: usize, encoding: ValueEncoding) -> TableMeta {
     TableMeta {

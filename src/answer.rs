@@ -1,0 +1,264 @@
+//! Answers to "what is this position worth, and each of its moves": one
+//! probe per game that both `query --json` and the HTTP server serialise, so
+//! the two never disagree. Fields are declared in alphabetical order, the
+//! order `query --json` always printed them in.
+
+use serde::Serialize;
+
+use crate::games::engehe;
+use crate::games::omweso;
+use crate::games::oware::{self, Board};
+use crate::games::relay::Choice;
+use crate::tablebase::engehe::{EngeheTablebase, EngeheTbError};
+use crate::tablebase::omweso::{MoveResult, MoveValue, OmwesoTablebase, OmwesoTbError, Value, Wdl};
+use crate::tablebase::oware::{MoveValue as OwareMoveValue, OwareTablebase, PvEnd, TablebaseError};
+
+/// An Oware position's value, its moves and a principal variation.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct OwareAnswer {
+    /// The pits of the moves that keep the value.
+    pub best: Vec<u8>,
+    /// Every legal move in pit order (empty: the game is over).
+    pub moves: Vec<OwareMove>,
+    pub pv: Vec<OwarePvStep>,
+    /// Why the principal variation stops.
+    #[serde(skip)]
+    pub pv_end: PvEnd,
+    /// Seeds the mover wins over the opponent with perfect play.
+    pub value: i8,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct OwareMove {
+    pub captured: u8,
+    /// The position after the move, seen from the next mover.
+    pub child: Board,
+    pub pit: u8,
+    pub value: i8,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct OwarePvStep {
+    /// The position after the move, seen from the next mover.
+    pub board: Board,
+    pub captured: u8,
+    pub pit: u8,
+    /// The value of the move for the player making it.
+    pub value: i8,
+}
+
+impl From<&OwareMoveValue> for OwareMove {
+    fn from(m: &OwareMoveValue) -> OwareMove {
+        OwareMove {
+            captured: m.captured,
+            child: m.child,
+            pit: m.pit,
+            value: m.value,
+        }
+    }
+}
+
+impl OwareAnswer {
+    pub fn probe(
+        tables: &OwareTablebase,
+        board: &Board,
+        pv_limit: usize,
+    ) -> Result<OwareAnswer, TablebaseError> {
+        let value = tables.value(board)?;
+        let moves: Vec<OwareMove> = tables
+            .move_values(board)?
+            .iter()
+            .map(OwareMove::from)
+            .collect();
+        let best = moves
+            .iter()
+            .filter(|m| m.value == value)
+            .map(|m| m.pit)
+            .collect();
+        let (pv, pv_end) = tables.principal_variation(board, pv_limit)?;
+        let pv = pv
+            .iter()
+            .map(|s| OwarePvStep {
+                board: s.board,
+                captured: s.captured,
+                pit: s.pit,
+                value: s.value,
+            })
+            .collect();
+        Ok(OwareAnswer {
+            best,
+            moves,
+            pv,
+            pv_end,
+            value,
+        })
+    }
+
+    /// Seeds won along the principal variation by the mover and the
+    /// opponent, counting the share-out when the line ends the game.
+    pub fn pv_score(&self, rules: oware::Ruleset) -> [i32; 2] {
+        let mut score = [0i32; 2];
+        for (i, step) in self.pv.iter().enumerate() {
+            score[i % 2] += i32::from(step.captured);
+        }
+        if let (PvEnd::GameOver, Some(last)) = (self.pv_end, self.pv.last()) {
+            // The player to move at the end cannot: the rest is shared out.
+            let stuck = self.pv.len() % 2;
+            let rest = oware::no_move_value(rules, &last.board);
+            score[if rest < 0 { 1 - stuck } else { stuck }] += i32::from(rest.abs());
+        }
+        score
+    }
+}
+
+/// An En Gehé position's value and its moves.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct EngeheAnswer {
+    pub moves: Vec<EngeheMove>,
+    pub value: i8,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct EngeheMove {
+    /// Counters captured; null for a never-ending move (the game is void).
+    pub captured: Option<u8>,
+    /// The holes after the move, seen from the next mover; null when the
+    /// move never ends.
+    pub child: Option<Vec<u8>>,
+    pub hole: u8,
+    pub value: i8,
+}
+
+impl EngeheAnswer {
+    pub fn probe(
+        tables: &EngeheTablebase,
+        pos: &engehe::Position,
+    ) -> Result<EngeheAnswer, EngeheTbError> {
+        let value = tables.value(pos)?;
+        let moves = tables
+            .move_values(pos)?
+            .iter()
+            .map(|m| EngeheMove {
+                captured: m.captured,
+                child: m.child.map(|c| c.holes().to_vec()),
+                hole: m.hole,
+                value: m.value,
+            })
+            .collect();
+        Ok(EngeheAnswer { moves, value })
+    }
+}
+
+/// An Omweso position's value, its moves and a principal variation.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct OmwesoAnswer {
+    pub moves: Vec<OmwesoMove>,
+    pub pv: Vec<OmwesoMove>,
+    pub value: OmwesoValue,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct OmwesoMove {
+    pub path: Vec<PathStep>,
+    pub result: OmwesoResult,
+    pub value: OmwesoValue,
+}
+
+/// One lap choice of a move's path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct PathStep {
+    pub direction: &'static str,
+    pub lap: u64,
+    pub pit: usize,
+}
+
+impl From<&Choice> for PathStep {
+    fn from(c: &Choice) -> PathStep {
+        PathStep {
+            direction: c.dir.name(),
+            lap: c.lap,
+            pit: c.pit,
+        }
+    }
+}
+
+/// `{"result": "win", "moves": d}`, `{"result": "draw"}`, `{"result":
+/// "loss", "moves": d}`, or the points as a number.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(untagged)]
+pub enum OmwesoValue {
+    Wdl {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        moves: Option<u16>,
+        result: &'static str,
+    },
+    Points(i8),
+}
+
+impl From<Value> for OmwesoValue {
+    fn from(v: Value) -> OmwesoValue {
+        let wdl = |result, moves| OmwesoValue::Wdl { moves, result };
+        match v {
+            Value::Wdl(Wdl::Win(d)) => wdl("win", Some(d)),
+            Value::Wdl(Wdl::Draw) => wdl("draw", None),
+            Value::Wdl(Wdl::Loss(d)) => wdl("loss", Some(d)),
+            Value::Points(p) => OmwesoValue::Points(p),
+        }
+    }
+}
+
+/// `{"wins": kind, "points": p}`, `"void"` or `{"child": pits}`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(untagged)]
+pub enum OmwesoResult {
+    Wins { points: u32, wins: &'static str },
+    Void(&'static str),
+    Child { child: Vec<u8> },
+}
+
+impl From<MoveResult> for OmwesoResult {
+    fn from(r: MoveResult) -> OmwesoResult {
+        match r {
+            MoveResult::Wins(kind) => OmwesoResult::Wins {
+                points: kind.points(),
+                wins: kind.name(),
+            },
+            MoveResult::Void => OmwesoResult::Void("void"),
+            MoveResult::Child(child) => OmwesoResult::Child {
+                child: child.pits().to_vec(),
+            },
+        }
+    }
+}
+
+impl From<&MoveValue> for OmwesoMove {
+    fn from(m: &MoveValue) -> OmwesoMove {
+        OmwesoMove {
+            path: m.path.iter().map(PathStep::from).collect(),
+            result: m.result.into(),
+            value: m.value.into(),
+        }
+    }
+}
+
+impl OmwesoAnswer {
+    pub fn probe(
+        tables: &OmwesoTablebase,
+        pos: &omweso::Position,
+        pv_limit: usize,
+    ) -> Result<OmwesoAnswer, OmwesoTbError> {
+        Ok(OmwesoAnswer {
+            moves: tables
+                .move_values(pos)?
+                .iter()
+                .map(OmwesoMove::from)
+                .collect(),
+            pv: tables
+                .principal_variation(pos, pv_limit)?
+                .iter()
+                .map(OmwesoMove::from)
+                .collect(),
+            value: tables.value(pos)?.into(),
+        })
+    }
+}
