@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 use rayon::prelude::*;
 
 use super::rank_stream::{RankReader, RankWriter, STREAM_BYTES, ScratchResult};
-use super::set_up::{LOOKUP_BYTES, LowerLayers, set_up_part};
+use super::set_up::{LowerLayers, PART_BYTES, set_up_part};
 use super::states::{
     COUNTER, Exits, FRESH, LOSS, LOW_BITS, NIBBLE, PENDING, PER_WORD, RESOLVED, States,
 };
@@ -38,10 +38,9 @@ use crate::solve::threshold::{self, NO_EXIT, Verdict};
 /// Bytes of memory per position of the layer: a 4-bit state and one bit.
 pub const BYTES_PER_POSITION: f64 = 0.625;
 
-/// Bytes of memory per position of a part: its exits and its batch of lower
-/// lookups (at most about one per position, held twice while gathered), or
-/// in the final pass its values and exits.
-pub const PART_BYTES_PER_POSITION: u64 = 2 * LOOKUP_BYTES + 2;
+/// Bytes of memory per position of a part: its exits and its set-up, or in
+/// the final pass its values, exits and marked values.
+pub const PART_BYTES_PER_POSITION: u64 = PART_BYTES + 2;
 
 /// Fixed memory besides: the open scratch streams (one per exit size and
 /// one per threshold read in the final pass).

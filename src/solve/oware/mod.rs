@@ -43,7 +43,7 @@ mod rank_stream;
 mod set_up;
 mod states;
 
-pub use set_up::{LOOKUP_BYTES, Lookup, LowerLayers};
+pub use set_up::{Lookup, LowerLayers, PART_BYTES};
 
 /// Positions per parallel work unit (a multiple of 16: one state word holds 16).
 pub const CHUNK: usize = 1 << 15;

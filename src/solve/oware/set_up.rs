@@ -30,8 +30,12 @@ pub struct Lookup {
     pub slot: u32,
 }
 
-/// Bytes of a [`Lookup`]; a part's batch holds about one per position.
-pub const LOOKUP_BYTES: u64 = size_of::<Lookup>() as u64;
+/// Peak bytes per position of a part's set-up: its lookups (16 bytes, more
+/// than one per position), the per-chunk lists they are gathered in, and
+/// the nodes of lookups into stored layers with their expansions. Measured
+/// at about 49 (awari layer 25 under `--memory 1G`, lower layers read from
+/// their tables); 64 leaves a margin.
+pub const PART_BYTES: u64 = 4 * size_of::<Lookup>() as u64;
 
 /// The values of the finished lower layers, asked for in batches.
 pub trait LowerLayers: Sync {

@@ -17,7 +17,7 @@ use crate::games::oware::{MAX_SEEDS, Ruleset};
 use crate::index::oware as index;
 use crate::solve::array::BigArray;
 use crate::solve::oware::{
-    self as engine, CHUNK, EngineError, IN_MEMORY_BYTES_PER_POSITION, LOOKUP_BYTES, bounded,
+    self as engine, CHUNK, EngineError, IN_MEMORY_BYTES_PER_POSITION, PART_BYTES, bounded,
 };
 use crate::table::raw::{self, RawWriter};
 use crate::table::{CAPTURE_DECIDES, PendingTable, Table, ValueEncoding};
@@ -33,9 +33,8 @@ const MAX_PARTS: usize = 16;
 /// Memory beside the engines' arrays and parts: thread stacks, the table
 /// writer's batches, decoded blocks in flight, scratch buffers.
 pub const FIXED_BYTES: u64 = 48 << 20;
-/// Bytes per position of an in-memory part: its batch of lower lookups,
-/// held twice while gathered.
-const IN_MEMORY_PART_BYTES: u64 = 2 * LOOKUP_BYTES;
+/// Bytes per position of an in-memory part: its set-up.
+const IN_MEMORY_PART_BYTES: u64 = PART_BYTES;
 /// A layer that takes longer saves its state at the next threshold boundary.
 pub const CHECKPOINT_EVERY: Duration = Duration::from_secs(600);
 
