@@ -19,7 +19,7 @@ const MAX_SEEDS: usize = 16;
 /// Builds layers 15 and 16 out of core in parts of 32 Ki positions, the
 /// layers below in memory in parts as small, with most lower layers read
 /// from their tables.
-const TINY: u64 = tb::FIXED_BYTES + (23 << 19);
+const TINY: u64 = tb::FIXED_BYTES + (12 << 20);
 
 fn table(dir: &Path, rules: Ruleset, seeds: usize) -> Vec<u8> {
     let path = tb::ruleset_dir(dir, rules).join(format!("scores.{seeds}.mtb"));
