@@ -3,27 +3,15 @@
 //! is lost by 7 for the first player; its values were read from the tables
 //! and agree with `query oware`.
 
-use std::io::Write;
+mod common;
+
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 const START: [&str; 12] = ["1", "1", "0", "0", "2", "0", "0", "1", "1", "0", "0", "1"];
 
 fn run(args: &[&str], input: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_mancala-tb"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the binary runs");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    child.wait_with_output().unwrap()
+    common::run_with_input(args, input)
 }
 
 fn tables() -> tempfile::TempDir {

@@ -2,9 +2,10 @@
 //! give the same values as single probes (`value`, `move_values`, `query`),
 //! in input order, on every position of small tables (Omweso: a sample).
 
-use std::io::Write;
+mod common;
+
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 use mancala_tb::games::oware::{Board, Ruleset};
 use mancala_tb::index::oware as index;
@@ -13,19 +14,7 @@ use mancala_tb::tablebase::oware::OwareTablebase;
 const MAX: usize = 8;
 
 fn mancala_tb(args: &[&str], input: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_mancala-tb"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the binary runs");
-    let mut stdin = child.stdin.take().unwrap();
-    stdin.write_all(input.as_bytes()).unwrap();
-    drop(stdin);
-    let out = child.wait_with_output().unwrap();
-    assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"));
-    out
+    common::run_with_input(args, input)
 }
 
 fn ok(args: &[&str], input: &str) -> String {

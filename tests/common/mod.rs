@@ -2,7 +2,8 @@
 //! as a user does. Each test crate uses part of it.
 #![allow(dead_code)]
 
-use std::process::{Command, Output};
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
 
 /// Runs the binary with `args`.
 pub fn run(args: &[&str]) -> Output {
@@ -20,4 +21,24 @@ pub fn cli(args: &[&str]) -> (bool, String, String) {
         String::from_utf8_lossy(&out.stdout).into_owned(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
+}
+
+/// Runs the binary with `args`, `input` on its standard input; checks that
+/// it did not panic.
+pub fn run_with_input(args: &[&str], input: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mancala-tb"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    let mut stdin = child.stdin.take().expect("piped");
+    stdin
+        .write_all(input.as_bytes())
+        .expect("the binary reads its input");
+    drop(stdin);
+    let out = child.wait_with_output().expect("the binary ends");
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"));
+    out
 }
