@@ -22,6 +22,7 @@
 //!   missing table (with the build command's arguments), a damaged table, or other.
 
 pub mod answer;
+pub mod distributed;
 pub mod error;
 pub mod games;
 pub mod index;

@@ -21,8 +21,8 @@ use rayon::prelude::*;
 
 pub use batch::Probed;
 pub use build::{
-    BuildOptions, CHECKPOINT_EVERY, FIXED_BYTES, LayerPlan, Mode, build, plan_layer, plan_share,
-    scratch_dir,
+    BuildOptions, CHECKPOINT_EVERY, FIXED_BYTES, LayerPlan, Mode, build, build_on, plan_layer,
+    plan_share, scratch_dir,
 };
 pub use check::{decode_layers, export, import, verify};
 pub use plan::{
@@ -198,6 +198,18 @@ pub enum TablebaseError {
         minimum: u64,
     },
     #[error(
+        "layer {seeds} split over {ranks} ranks needs {} of memory per rank; the budget is {} \
+         (raise --memory or run more ranks: the shares of a distributed build are built in memory)",
+        crate::tablebase::oware::human_bytes(*needed),
+        crate::tablebase::oware::human_bytes(*budget)
+    )]
+    ShareTooLarge {
+        seeds: usize,
+        ranks: usize,
+        budget: u64,
+        needed: u64,
+    },
+    #[error(
         "another build is running in {folder} (it holds {folder}/.lock); wait for it to \
          finish or stop it"
     )]
@@ -224,7 +236,8 @@ impl TablebaseError {
             | TablebaseError::Differs { .. } => Cause::DamagedTable,
             TablebaseError::Exists { .. }
             | TablebaseError::TooManySeeds(_)
-            | TablebaseError::TooLittleMemory { .. } => Cause::BadInput,
+            | TablebaseError::TooLittleMemory { .. }
+            | TablebaseError::ShareTooLarge { .. } => Cause::BadInput,
             TablebaseError::CreateDir { .. }
             | TablebaseError::Memory { .. }
             | TablebaseError::Locked { .. }
