@@ -151,13 +151,23 @@ fn build_distributed(_args: BuildOware) -> anyhow::Result<()> {
 /// An error on any rank ends them all (the others would wait for it).
 #[cfg(feature = "mpi")]
 fn build_distributed(args: BuildOware) -> anyhow::Result<()> {
+    use super::exit::CliError;
     use mancala_tb::distributed::{Mpi, Transport};
     use mancala_tb::tablebase::{BuildObserver, Quiet};
 
     let mpi = Mpi::init().context("MPI was started twice")?;
     let (rank, ranks) = (mpi.rank(), mpi.ranks());
     let run = || -> anyhow::Result<()> {
-        let pool = thread_pool(args.threads)?;
+        // MPI is called from this (the main) thread only; the engine's
+        // workers are the global pool's.
+        let threads = args.threads.map_or(Ok(None), |t| match t {
+            0 => Err(CliError::BadInput("--threads must be at least 1".into())),
+            t => Ok(Some(t)),
+        })?;
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads.unwrap_or(0))
+            .build_global()
+            .context("cannot start the worker threads")?;
         let memory = match args.memory {
             Some(memory) => memory,
             // The ranks on this machine share its memory.
@@ -169,15 +179,14 @@ fn build_distributed(args: BuildOware) -> anyhow::Result<()> {
                 args.rules,
                 args.max_seeds,
                 tb::ruleset_dir(&args.dir, args.rules).display(),
-                pool.current_num_threads()
+                rayon::current_num_threads()
             );
             eprintln!("Memory budget {} per rank", tb::human_bytes(memory));
         }
         let options = build_options(&args, memory);
         let bars = Bars::default();
         let observer: &dyn BuildObserver = if rank == 0 { &bars } else { &Quiet };
-        let reports =
-            pool.install(|| tb::build_on(&args.dir, args.rules, &options, observer, &mpi))?;
+        let reports = tb::build_on(&args.dir, args.rules, &options, observer, &mpi)?;
         let sent = mpi.sum(mpi.bytes_sent());
         if rank == 0 {
             bars.print_summary(&reports);

@@ -5,6 +5,7 @@ use std::cell::Cell;
 use mpi::Count;
 use mpi::collective::SystemOperation;
 use mpi::datatype::{Partition, PartitionMut};
+use mpi::Threading;
 use mpi::environment::Universe;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
@@ -20,9 +21,10 @@ pub struct Mpi {
 }
 
 impl Mpi {
-    /// Starts MPI; `None` if it was started already.
+    /// Starts MPI; `None` if it was started already. Only the thread that
+    /// starts it may call MPI (the engine's worker threads never do).
     pub fn init() -> Option<Mpi> {
-        let universe = mpi::initialize()?;
+        let (universe, _) = mpi::initialize_with_threading(Threading::Funneled)?;
         let world = universe.world();
         Some(Mpi {
             _universe: universe,
