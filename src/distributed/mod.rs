@@ -84,7 +84,7 @@ mod tests {
             for rank in 0..ranks {
                 let s = share(positions, rank, ranks, 16);
                 assert_eq!(s.start, next);
-                assert!(s.start % 16 == 0);
+                assert!(s.start.is_multiple_of(16));
                 next = s.end;
             }
             assert_eq!(next, positions);
