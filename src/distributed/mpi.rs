@@ -39,11 +39,6 @@ impl Mpi {
         self.world.abort(code)
     }
 
-    /// Bytes this rank has sent to others so far.
-    pub fn bytes_sent(&self) -> u64 {
-        self.sent.get()
-    }
-
     fn count_sent(&self, bytes: usize) {
         self.sent.set(self.sent.get() + bytes as u64);
     }
@@ -91,6 +86,10 @@ impl Transport for Mpi {
         received
     }
 
+    fn bytes_sent(&self) -> u64 {
+        self.sent.get()
+    }
+
     fn sum(&self, value: u64) -> u64 {
         let mut total = 0u64;
         self.world
@@ -105,6 +104,7 @@ impl Transport for Mpi {
             .all_gather_into(&count(mine.len()), &mut counts[..]);
         let displs = displacements(&counts);
         let total = counts.iter().map(|&c| c as usize).sum();
+        // As counted by the Loopback transport: what leaves this rank.
         if to_all {
             self.count_sent(mine.len() * (ranks - 1));
             let mut all = vec![0i8; total];

@@ -22,6 +22,9 @@ pub trait BuildObserver: Sync {
     /// Work steps done; a layer of `P` positions takes `2P`.
     fn advance(&self, _steps: u64) {}
     fn layer_finished(&self, _report: &LayerReport) {}
+    /// A layer of a distributed build is done: the bytes all ranks sent
+    /// each other for it (notices and values).
+    fn layer_sent(&self, _seeds: usize, _bytes: u64) {}
 }
 
 /// An observer that shows nothing.
