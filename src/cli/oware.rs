@@ -293,6 +293,11 @@ pub fn plan(args: PlanOware) -> anyhow::Result<()> {
             tb::NODE_EFFICIENCY * 100.0
         ),
         format!(
+            "between nodes: {:.1} bytes sent per position (2 + 22 x (K-1)/K, measured with 2 and 3 ranks here) over {:.0} Gbit/s per node, not overlapping computation",
+            tb::sent_bytes_per_position(assumptions.nodes),
+            tb::NETWORK_BYTES_PER_SECOND * 8.0 / 1e9
+        ),
+        format!(
             "disk: {} bytes/position of tables, {} bytes/position of scratch while a layer is built out of core; disk fast enough not to limit the rate",
             tb::TABLE_BYTES_PER_POSITION,
             tb::SCRATCH_BYTES_PER_POSITION
@@ -314,6 +319,8 @@ pub fn plan(args: PlanOware) -> anyhow::Result<()> {
                 "in_memory_rate": calibration.in_memory, "bounded_rate": calibration.bounded,
                 "threads": assumptions.threads, "nodes": assumptions.nodes, "memory_bytes": memory,
                 "rate_exponent": tb::RATE_EXPONENT, "node_efficiency": tb::NODE_EFFICIENCY,
+                "sent_bytes_per_position": tb::sent_bytes_per_position(assumptions.nodes),
+                "network_bytes_per_second": tb::NETWORK_BYTES_PER_SECOND,
                 "table_bytes_per_position": tb::TABLE_BYTES_PER_POSITION,
                 "scratch_bytes_per_position": tb::SCRATCH_BYTES_PER_POSITION,
                 "stated": stated,

@@ -21,10 +21,29 @@ pub const SCRATCH_BYTES_PER_POSITION: f64 = 1.4;
 /// positions/s at layer 20, 5.5 at layer 26 on 2 cores): random accesses
 /// miss the caches more as the layer grows.
 pub const RATE_EXPONENT: f64 = 0.23;
-/// Share of a node's rate kept when `K` nodes share a layer (messages,
-/// waiting at the end of each round): an assumption until the MPI build
-/// measures it.
+/// Share of a node's rate kept when `K` nodes share a layer (waiting at the
+/// end of each round, the table written by one rank): an assumption; the
+/// MPI build on this 2-core machine cannot measure it (README, Measured).
 pub const NODE_EFFICIENCY: f64 = 0.7;
+/// Bytes a distributed build sends per position when every parent update
+/// goes to another rank: one 8-byte notice per non-capturing edge walked.
+/// Measured: 12.5–13.2 bytes per position sent at 2 ranks, 16.4–18.0 at 3
+/// (awari layers 15–18, 2026-11-30), i.e. 2 + 22 × (R − 1) / R.
+pub const NOTICE_BYTES_PER_POSITION: f64 = 22.0;
+/// Bytes per position of the values gathered for the table (values and
+/// marks).
+pub const GATHER_BYTES_PER_POSITION: f64 = 2.0;
+/// Network bandwidth per node assumed (10 Gbit/s Ethernet); messages are
+/// assumed not to overlap computation.
+pub const NETWORK_BYTES_PER_SECOND: f64 = 1.25e9;
+
+/// Bytes the ranks of a build on `ranks` send each other per position.
+pub fn sent_bytes_per_position(ranks: usize) -> f64 {
+    match ranks {
+        0 | 1 => 0.0,
+        r => GATHER_BYTES_PER_POSITION + NOTICE_BYTES_PER_POSITION * (r - 1) as f64 / r as f64,
+    }
+}
 
 /// The rates measured by [`calibrate`].
 #[derive(Clone, Copy, Debug)]
@@ -136,6 +155,17 @@ pub fn project(
             // Each node holds its share of the layer's states.
             let share = positions.div_ceil(a.nodes as u64);
             let plan = plan_share(seeds, share, a.memory)?;
+            if a.nodes > 1 && plan.mode != Mode::InMemory {
+                // The shares of a distributed build are built in memory.
+                return Err(TablebaseError::ShareTooLarge {
+                    seeds,
+                    ranks: a.nodes,
+                    budget: a.memory,
+                    needed: (share as f64 * crate::solve::oware::IN_MEMORY_BYTES_PER_POSITION)
+                        as u64
+                        + super::FIXED_BYTES,
+                });
+            }
             let base = match plan.mode {
                 Mode::InMemory => c.in_memory,
                 Mode::Bounded => c.bounded,
@@ -143,7 +173,10 @@ pub fn project(
             let slowdown = (positions.max(1) as f64 / reference)
                 .max(1.0)
                 .powf(-RATE_EXPONENT);
-            let seconds = positions as f64 / (base * slowdown * scale);
+            let network = positions as f64 * sent_bytes_per_position(a.nodes)
+                / a.nodes as f64
+                / NETWORK_BYTES_PER_SECOND;
+            let seconds = positions as f64 / (base * slowdown * scale) + network;
             let scratch = match plan.mode {
                 Mode::InMemory => 0.0,
                 Mode::Bounded => positions as f64 * SCRATCH_BYTES_PER_POSITION,
