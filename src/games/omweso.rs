@@ -119,6 +119,19 @@ impl Position {
         })
     }
 
+    /// A position from `4W` counts already checked by the caller (table
+    /// code walking an index of width `width` and at most [`MAX_SEEDS`]
+    /// seeds).
+    pub fn from_counts(width: usize, counts: &[u8]) -> Position {
+        debug_assert!(check_width(width).is_ok() && counts.len() == 4 * width);
+        let mut pits = [0u8; MAX_PITS];
+        pits[..4 * width].copy_from_slice(counts);
+        Position {
+            width: width as u8,
+            pits,
+        }
+    }
+
     /// The usual set-up: `seeds` in each outer pit of both players.
     pub fn setup(width: usize, seeds: u32) -> Result<Position, OmwesoError> {
         check_width(width)?;
@@ -231,16 +244,32 @@ impl Default for Rules {
     }
 }
 
+impl Rules {
+    /// Every option as `(name, value)`, named as on the command line. The
+    /// one list that the ruleset name in table headers, the table folder and
+    /// the build command are made from, so no option can be left out of one.
+    pub fn options(&self) -> [(&'static str, &'static str); 3] {
+        let Rules {
+            reverse,
+            endless,
+            okutema,
+        } = *self;
+        [
+            ("reverse", option_name(REVERSE_NAMES, &reverse)),
+            ("endless", option_name(ENDLESS_NAMES, &endless)),
+            ("okutema", option_name(ON_OFF_NAMES, &OnOff(okutema))),
+        ]
+    }
+}
+
 impl fmt::Display for Rules {
-    /// The ruleset name written into table headers.
+    /// The ruleset name written into table headers:
+    /// `reverse=all-laps,endless=void,okutema=on`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "reverse={},endless={},okutema={}",
-            self.reverse,
-            self.endless,
-            OnOff(self.okutema)
-        )
+        let options = self
+            .options()
+            .map(|(name, value)| format!("{name}={value}"));
+        f.write_str(&options.join(","))
     }
 }
 

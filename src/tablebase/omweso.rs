@@ -12,20 +12,18 @@
 //! without a legal move has lost by bulijo (1 point to the opponent).
 
 use std::fmt;
-use std::ops::ControlFlow;
+use std::ops::RangeInclusive;
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
-use super::check::first_inconsistent;
-use super::relay::{LayerFile, StoredValues, walk_positions};
-
-use super::store::{Meta, StoreError, Stored};
+use super::relay::{self, LayerFile, RelayGame, RelayTablebase, Step, StoredValues};
+use super::store::Meta;
 use super::{BuildObserver, LayerReport, Outcomes};
 use crate::games::omweso::{self, Dedup, MoveGen, Outcome, Position, Rules, WinKind};
 use crate::games::relay::Choice;
 use crate::index::stars_bars::{IndexError, StarsBars};
-use crate::solve::explicit::{self, Layer, MoveLists};
+use crate::solve::explicit::{self, Layer};
 
 pub use super::relay::RelayTbError as OmwesoTbError;
 
@@ -70,66 +68,43 @@ impl fmt::Display for Objective {
 /// One table: board width, seeds, rules and objective.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Config {
+    /// Columns of the 4 × `width` board.
     pub width: usize,
+    /// Seeds on the board (they never change in Omweso).
     pub seeds: usize,
+    /// The rules options.
     pub rules: Rules,
+    /// What the table maximises.
     pub objective: Objective,
 }
 
 impl Config {
-    /// The table file inside a tablebase folder.
+    /// The table file inside a tablebase folder: one folder per ruleset
+    /// (`omweso-all-laps-void-okutema-on`), one file per width, seeds and
+    /// objective (`w2-s6.wdl.mtb`).
     pub fn path(&self, dir: &Path) -> PathBuf {
-        let r = &self.rules;
-        dir.join(format!(
-            "omweso-{}-{}-okutema-{}",
-            r.reverse,
-            r.endless,
-            omweso::OnOff(r.okutema)
-        ))
-        .join(match self.objective {
-            // Compressed table format (see `store`).
-            Objective::Points => format!("w{}-s{}.points.mtb", self.width, self.seeds),
-            Objective::Wdl => format!("w{}-s{}.wdl.mtb", self.width, self.seeds),
-        })
-    }
-
-    fn meta(&self) -> Meta {
-        Meta {
-            game: "omweso",
-            ruleset: self.rules.to_string(),
-            options: format!("objective={}", self.objective),
-            seeds: self.seeds as u32,
-            board_width: self.width as u32,
-            wide: self.objective == Objective::Wdl,
+        let mut folder = String::from("omweso");
+        for (option, value) in self.rules.options() {
+            // A bare `on` or `off` would not say which option it is.
+            if matches!(value, "on" | "off") {
+                folder += &format!("-{option}");
+            }
+            folder += &format!("-{value}");
         }
-    }
-
-    fn index(&self) -> Result<StarsBars, IndexError> {
-        StarsBars::new(4 * self.width, self.seeds)
-    }
-
-    /// The table file.
-    fn file(&self, dir: &Path) -> Result<LayerFile, IndexError> {
-        Ok(LayerFile {
-            path: self.path(dir),
-            meta: self.meta(),
-            index: self.index()?,
-            name: "the Omweso table".into(),
-            build_args: self.build_args(dir),
-        })
+        let file = format!("w{}-s{}.{}.mtb", self.width, self.seeds, self.objective);
+        dir.join(folder).join(file)
     }
 
     /// The `mancala-tb build` arguments that build this table.
     fn build_args(&self, dir: &Path) -> String {
-        let r = &self.rules;
+        let rules: String = (self.rules.options().iter())
+            .map(|(option, value)| format!(" --{option} {value}"))
+            .collect();
         format!(
-            "omweso --width {} --seeds {} --objective {} --reverse {} --endless {} --okutema {} --dir {}",
+            "omweso --width {} --seeds {} --objective {}{rules} --dir {}",
             self.width,
             self.seeds,
             self.objective,
-            r.reverse,
-            r.endless,
-            omweso::OnOff(r.okutema),
             dir.display()
         )
     }
@@ -243,63 +218,123 @@ fn no_move(objective: Objective) -> Value {
     }
 }
 
-/// What a build did.
-#[derive(Clone, Debug)]
-pub struct Report {
-    pub layer: LayerReport,
-    /// The longest win (wdl tables): moves to the end.
-    pub longest_win: Option<u16>,
-}
+impl RelayGame for Config {
+    type Position = Position;
+    type Value = Value;
+    type MoveGen = MoveGen;
 
-/// Builds the table of `config` under `dir` unless it is already complete.
-/// Uses the current rayon pool.
-pub fn build(
-    dir: &Path,
-    config: Config,
-    observer: &dyn BuildObserver,
-) -> Result<Report, OmwesoTbError> {
-    omweso::check_width(config.width)?;
-    if config.seeds > omweso::MAX_SEEDS as usize {
-        return Err(OmwesoTbError::TooManySeeds {
-            game: "Omweso",
-            seeds: config.seeds,
-            max: omweso::MAX_SEEDS as usize,
-        });
+    const NAME: &'static str = "Omweso";
+    const MAX_SEEDS: usize = omweso::MAX_SEEDS as usize;
+
+    fn layers(&self) -> RangeInclusive<usize> {
+        self.seeds..=self.seeds
     }
-    let file = config.file(dir)?;
-    let (_, seconds) = file.build_if_missing(config.seeds, observer, |progress| {
-        let layer = OmwesoLayer {
-            config,
-            index: file.index.clone(),
-        };
-        let wdl = config.objective == Objective::Wdl;
-        let solved = explicit::solve(&layer, wdl, progress)?;
+
+    fn check_width(&self) -> Result<(), OmwesoTbError> {
+        Ok(omweso::check_width(self.width)?)
+    }
+
+    fn file(&self, dir: &Path, seeds: usize) -> Result<LayerFile, IndexError> {
+        let table = Config { seeds, ..*self };
+        Ok(LayerFile {
+            path: table.path(dir),
+            meta: Meta {
+                game: "omweso",
+                ruleset: self.rules.to_string(),
+                options: format!("objective={}", self.objective),
+                seeds: seeds as u32,
+                board_width: self.width as u32,
+                wide: self.objective == Objective::Wdl,
+            },
+            index: StarsBars::new(4 * self.width, seeds)?,
+            name: "the Omweso table".into(),
+            build_args: table.build_args(dir),
+        })
+    }
+
+    fn fit(&self, pos: &Position) -> Result<(), OmwesoTbError> {
+        let (width, seeds) = (pos.width(), pos.seeds() as usize);
+        if width != self.width || seeds != self.seeds {
+            return Err(OmwesoTbError::WrongLayer {
+                width,
+                seeds,
+                table_width: self.width,
+                table_seeds: self.seeds,
+            });
+        }
+        Ok(())
+    }
+
+    fn position(&self, counts: &[u8]) -> Position {
+        Position::from_counts(self.width, counts)
+    }
+
+    fn counts(pos: &Position) -> &[u8] {
+        pos.pits()
+    }
+
+    fn steps(
+        &self,
+        pos: &Position,
+        moves: &mut MoveGen,
+        mut each: impl FnMut(Step<Position, Value>),
+    ) {
+        moves.generate(pos, &self.rules, true, Dedup::Position);
+        for m in moves.legal() {
+            each(match m.outcome {
+                Outcome::Ends {
+                    win: Some(kind), ..
+                } => Step::Over(win_value(self.objective, kind)),
+                Outcome::Ends { after, .. } => Step::Child(after.flipped()),
+                Outcome::NeverEnds(_) => Step::Over(draw(self.objective)),
+            });
+        }
+    }
+
+    fn back(&self, _: &Position, _: &Position, value: Value) -> Value {
+        value.after()
+    }
+
+    fn no_move(&self, _: &Position) -> Value {
+        no_move(self.objective)
+    }
+
+    fn rank(value: Value) -> i32 {
+        value.rank()
+    }
+
+    /// A win is worth its points (1 in wdl), a voided game 0, no move a
+    /// loss.
+    fn engine_value(&self, value: Value) -> i8 {
+        match value {
+            Value::Points(p) => p,
+            Value::Wdl(w) => w.rank().signum() as i8,
+        }
+    }
+
+    fn solve(
+        &self,
+        layer: &dyn Layer,
+        progress: &(dyn Fn(u64) + Sync),
+    ) -> Result<StoredValues, OmwesoTbError> {
+        let wdl = self.objective == Objective::Wdl;
+        let solved = explicit::solve(layer, wdl, progress)?;
         Ok(match solved.depths {
             Some(depths) => StoredValues::I16(
-                solved
-                    .values
-                    .par_iter()
-                    .zip(depths)
+                (solved.values.par_iter().zip(depths))
                     .map(|(&v, d)| encode_wdl(v, d))
                     .collect::<Result<Vec<_>, _>>()?,
             ),
             None => StoredValues::I8(solved.values),
         })
-    })?;
-    let tables = OmwesoTablebase::open(dir, config)?;
-    let stats = tables.stats()?;
-    let report = Report {
-        layer: LayerReport {
-            seeds: config.seeds,
-            positions: file.index.size(),
-            outcomes: Some(stats.outcomes),
-            seconds,
-            bytes: file.bytes()?,
-        },
-        longest_win: stats.longest_win,
-    };
-    observer.layer_finished(&report.layer);
-    Ok(report)
+    }
+
+    fn decode(&self, stored: i16) -> Value {
+        match self.objective {
+            Objective::Wdl => Value::Wdl(Wdl::decode(stored)),
+            Objective::Points => Value::Points(stored as i8),
+        }
+    }
 }
 
 fn encode_wdl(value: i8, depth: u16) -> Result<i16, OmwesoTbError> {
@@ -314,59 +349,26 @@ fn encode_wdl(value: i8, depth: u16) -> Result<i16, OmwesoTbError> {
     .encode())
 }
 
-/// The layer for the explicit engine.
-struct OmwesoLayer {
-    config: Config,
-    index: StarsBars,
+/// What a build did.
+#[derive(Clone, Debug)]
+pub struct Report {
+    /// Positions, outcomes, time and bytes of the table.
+    pub layer: LayerReport,
+    /// The longest win (wdl tables): moves to the end.
+    pub longest_win: Option<u16>,
 }
 
-impl Layer for OmwesoLayer {
-    fn size(&self) -> u64 {
-        self.index.size()
-    }
-
-    fn moves(&self, first: u64, count: usize, out: &mut MoveLists) {
-        let Config {
-            width,
-            rules,
-            objective,
-            ..
-        } = self.config;
-        let mut pits = vec![0u32; 4 * width];
-        let mut moves = MoveGen::new();
-        // Exit values as the engine takes them: a win is worth its points
-        // (1 in wdl), a voided game 0, no move a loss.
-        let exit = |v: Value| match v {
-            Value::Points(p) => p,
-            Value::Wdl(w) => w.rank().signum() as i8,
-        };
-        walk_positions::<()>(&self.index, first..first + count as u64, |_, counts| {
-            out.start();
-            for (p, &c) in pits.iter_mut().zip(counts) {
-                *p = u32::from(c);
-            }
-            // The index only holds boards of a checked width and seed count.
-            let pos = Position::new(width, &pits).expect("indexed positions are valid");
-            moves.generate(&pos, &rules, true, Dedup::Position);
-            let mut any = false;
-            for m in moves.legal() {
-                any = true;
-                match m.outcome {
-                    Outcome::Ends {
-                        win: Some(kind), ..
-                    } => out.exit(exit(win_value(objective, kind))),
-                    Outcome::Ends { after, .. } => {
-                        out.child(self.index.rank(after.flipped().pits()))
-                    }
-                    Outcome::NeverEnds(_) => out.exit(0),
-                }
-            }
-            if !any {
-                out.end(exit(no_move(objective)));
-            }
-            ControlFlow::Continue(())
-        });
-    }
+/// Builds the table of `config` under `dir` unless it is already complete.
+/// Uses the current rayon pool.
+pub fn build(
+    dir: &Path,
+    config: Config,
+    observer: &dyn BuildObserver,
+) -> Result<Report, OmwesoTbError> {
+    let reports = relay::build(dir, config, config.layers(), observer)?;
+    let layer = reports.into_iter().next().expect("one layer");
+    let longest_win = OmwesoTablebase::open(dir, config)?.stats()?.longest_win;
+    Ok(Report { layer, longest_win })
 }
 
 /// Where a move leads.
@@ -383,97 +385,67 @@ pub enum MoveResult {
 /// One legal move and its perfect-play value for the mover.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MoveValue {
+    /// The choices that make the move: starting pit and direction, then
+    /// any choice at a later lap start.
     pub path: Vec<Choice>,
+    /// Where it leads.
     pub result: MoveResult,
+    /// Its value for the mover.
     pub value: Value,
 }
 
 /// Counts of a table.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Stats {
+    /// Wins, draws and losses for the side to move.
     pub outcomes: Outcomes,
+    /// The longest win in moves (wdl tables).
     pub longest_win: Option<u16>,
+    /// The longest loss in moves (wdl tables).
     pub longest_loss: Option<u16>,
 }
 
 /// An Omweso table opened for probing.
-pub struct OmwesoTablebase {
-    dir: PathBuf,
-    config: Config,
-    index: StarsBars,
-    table: Stored,
-}
+pub struct OmwesoTablebase(RelayTablebase<Config>);
 
 impl OmwesoTablebase {
+    /// Opens the table of `config` under the tablebase folder `dir`; a
+    /// missing table is an error that says how to build it.
     pub fn open(dir: &Path, config: Config) -> Result<OmwesoTablebase, OmwesoTbError> {
-        omweso::check_width(config.width)?;
-        let file = config.file(dir)?;
-        let table = file.open_built()?;
-        Ok(OmwesoTablebase {
-            dir: dir.to_path_buf(),
-            config,
-            index: file.index,
-            table,
-        })
+        let tables = RelayTablebase::open(dir, config)?;
+        tables.layer(config.seeds)?;
+        Ok(OmwesoTablebase(tables))
     }
 
+    /// The table's width, seeds, rules and objective.
     pub fn config(&self) -> Config {
-        self.config
-    }
-
-    fn at(&self, rank: u64) -> Result<Value, OmwesoTbError> {
-        Ok(self.decode(self.table.get(rank)?))
-    }
-
-    fn fit(&self, pos: &Position) -> Result<(), OmwesoTbError> {
-        let (width, seeds) = (pos.width(), pos.seeds() as usize);
-        if width != self.config.width || seeds != self.config.seeds {
-            return Err(OmwesoTbError::WrongLayer {
-                width,
-                seeds,
-                table_width: self.config.width,
-                table_seeds: self.config.seeds,
-            });
-        }
-        Ok(())
+        self.0.game()
     }
 
     /// The perfect-play value of a position for the side to move.
     pub fn value(&self, pos: &Position) -> Result<Value, OmwesoTbError> {
-        self.fit(pos)?;
-        self.at(self.index.rank(pos.pits()))
+        self.0.value(pos)
     }
 
     /// Every legal move (one per distinct outcome of each starting pit and
     /// direction) with its value.
     pub fn move_values(&self, pos: &Position) -> Result<Vec<MoveValue>, OmwesoTbError> {
-        self.fit(pos)?;
-        self.moves_of(pos, Dedup::StartChoice, &|rank| self.table.get(rank))
-    }
-
-    /// The moves of `pos`, their children's stored values read by `stored`.
-    fn moves_of(
-        &self,
-        pos: &Position,
-        dedup: Dedup,
-        stored: &dyn Fn(u64) -> Result<i16, StoreError>,
-    ) -> Result<Vec<MoveValue>, OmwesoTbError> {
-        let objective = self.config.objective;
+        let config = self.config();
+        config.fit(pos)?;
         let mut moves = MoveGen::new();
-        moves.generate(pos, &self.config.rules, true, dedup);
+        moves.generate(pos, &config.rules, true, Dedup::StartChoice);
         moves
             .legal()
             .map(|m| {
                 let (result, value) = match m.outcome {
                     Outcome::Ends {
                         win: Some(kind), ..
-                    } => (MoveResult::Wins(kind), win_value(objective, kind)),
+                    } => (MoveResult::Wins(kind), win_value(config.objective, kind)),
                     Outcome::Ends { after, .. } => {
                         let child = after.flipped();
-                        let value = self.decode(stored(self.index.rank(child.pits()))?);
-                        (MoveResult::Child(child), value.after())
+                        (MoveResult::Child(child), self.value(&child)?.after())
                     }
-                    Outcome::NeverEnds(_) => (MoveResult::Void, draw(objective)),
+                    Outcome::NeverEnds(_) => (MoveResult::Void, draw(config.objective)),
                 };
                 Ok(MoveValue {
                     path: moves.path(m).to_vec(),
@@ -484,16 +456,6 @@ impl OmwesoTablebase {
             .collect()
     }
 
-    /// The value a position gets from its moves.
-    fn best_move_value(&self, pos: &Position, values: &[i16]) -> Result<Value, OmwesoTbError> {
-        Ok(self
-            .moves_of(pos, Dedup::Position, &|rank| Ok(values[rank as usize]))?
-            .into_iter()
-            .map(|m| m.value)
-            .max_by_key(|v| v.rank())
-            .unwrap_or_else(|| no_move(self.config.objective)))
-    }
-
     /// A principal variation from `pos`: best moves until the game ends, a
     /// position repeats (a draw by perpetual play) or `max_moves` are shown.
     pub fn principal_variation(
@@ -501,7 +463,7 @@ impl OmwesoTablebase {
         pos: &Position,
         max_moves: usize,
     ) -> Result<Vec<MoveValue>, OmwesoTbError> {
-        self.fit(pos)?;
+        self.config().fit(pos)?;
         let mut line = Vec::new();
         let mut seen = std::collections::HashSet::new();
         let mut pos = *pos;
@@ -527,10 +489,15 @@ impl OmwesoTablebase {
         Ok(line)
     }
 
+    /// Every stored value, in rank order.
+    fn stored(&self) -> Result<Vec<i16>, OmwesoTbError> {
+        Ok(self.0.layer(self.config().seeds)?.1.load()?)
+    }
+
     /// Wins, draws, losses, and the longest win and loss (wdl).
     pub fn stats(&self) -> Result<Stats, OmwesoTbError> {
-        let values = self.table.load()?;
-        Ok(values
+        Ok(self
+            .stored()?
             .par_iter()
             .fold(Stats::default, |mut s, &v| {
                 match self.decode(v) {
@@ -554,10 +521,11 @@ impl OmwesoTablebase {
             }))
     }
 
-    /// How many positions hold each value.
+    /// How many positions hold each stored value (decode the keys with
+    /// [`OmwesoTablebase::decode`]).
     pub fn histogram(&self) -> Result<std::collections::BTreeMap<i16, u64>, OmwesoTbError> {
-        let values = self.table.load()?;
-        Ok(values
+        Ok(self
+            .stored()?
             .par_iter()
             .fold(std::collections::BTreeMap::new, |mut h, &v| {
                 *h.entry(v).or_insert(0u64) += 1;
@@ -573,39 +541,62 @@ impl OmwesoTablebase {
 
     /// Decodes a stored value (a key of [`OmwesoTablebase::histogram`]).
     pub fn decode(&self, stored: i16) -> Value {
-        match self.config.objective {
-            Objective::Wdl => Value::Wdl(Wdl::decode(stored)),
-            Objective::Points => Value::Points(stored as i8),
-        }
+        self.config().decode(stored)
     }
 
     /// Checks every position against its moves: its value must be the best
     /// over its legal moves. Reports the first mismatch.
     pub fn check_consistency(&self) -> Result<(), OmwesoTbError> {
-        let values = self.table.load()?;
-        let width = self.config.width;
-        let bad = first_inconsistent(self.table.len(), 1 << 12, &|_| {}, |ranks| {
-            let found = walk_positions(&self.index, ranks, |rank, counts| {
-                let pits: Vec<u32> = counts.iter().map(|&p| u32::from(p)).collect();
-                let pos = Position::new(width, &pits).expect("indexed positions are valid");
-                let stored = self.decode(values[rank as usize]);
-                match self.best_move_value(&pos, &values) {
-                    Ok(expected) if expected == stored => ControlFlow::Continue(()),
-                    Ok(expected) => ControlFlow::Break(Ok((rank, pos, stored, expected))),
-                    Err(e) => ControlFlow::Break(Err(e)),
+        self.0.check(self.config().layers(), &|_| {})
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::omweso::{Endless, Reverse};
+
+    #[test]
+    fn every_ruleset_has_its_own_folder_and_build_command() {
+        let dir = Path::new("tb");
+        let mut folders = std::collections::HashSet::new();
+        let mut commands = std::collections::HashSet::new();
+        for reverse in [Reverse::AllLaps, Reverse::StartOnly] {
+            for endless in [Endless::Void, Endless::Illegal] {
+                for okutema in [true, false] {
+                    let config = Config {
+                        width: 2,
+                        seeds: 6,
+                        rules: Rules {
+                            reverse,
+                            endless,
+                            okutema,
+                        },
+                        objective: Objective::Wdl,
+                    };
+                    folders.insert(config.path(dir).parent().unwrap().to_path_buf());
+                    commands.insert(config.build_args(dir));
                 }
-            });
-            found.transpose()
-        })?;
-        match bad {
-            None => Ok(()),
-            Some((rank, position, stored, expected)) => Err(OmwesoTbError::Inconsistent {
-                path: self.config.path(&self.dir),
-                rank,
-                position: position.to_string(),
-                stored: stored.to_string(),
-                expected: expected.to_string(),
-            }),
+            }
         }
+        assert_eq!((folders.len(), commands.len()), (8, 8));
+        let config = Config {
+            width: 2,
+            seeds: 6,
+            rules: Rules::default(),
+            objective: Objective::Points,
+        };
+        assert_eq!(
+            config.path(dir),
+            Path::new("tb/omweso-all-laps-void-okutema-on/w2-s6.points.mtb")
+        );
+        assert_eq!(
+            config.build_args(dir),
+            "omweso --width 2 --seeds 6 --objective points --reverse all-laps --endless void --okutema on --dir tb"
+        );
+        assert_eq!(
+            config.rules.to_string(),
+            "reverse=all-laps,endless=void,okutema=on"
+        );
     }
 }

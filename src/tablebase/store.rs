@@ -8,48 +8,15 @@
 //! longer read: opening such a file says how to rebuild it.
 
 use std::io;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use crate::error::Cause;
+use super::FileError;
+use super::relay::RelayTbError;
+use crate::error::WithPath;
 use crate::table::{self, TableError, TableMeta, ValueEncoding};
 
 /// First bytes of a file in the retired uncompressed two-byte format.
 const RETIRED_MAGIC: &[u8; 4] = b"MTBX";
-
-/// Errors of table files; each names the file.
-#[derive(Debug, thiserror::Error)]
-pub enum StoreError {
-    #[error("{path}: not found")]
-    Missing { path: PathBuf },
-    #[error("{path}")]
-    Io { path: PathBuf, source: io::Error },
-    #[error(
-        "{path}: a table in the retired uncompressed format; delete it and rebuild it with `mancala-tb build`"
-    )]
-    Retired { path: PathBuf },
-    #[error(transparent)]
-    Table(TableError),
-}
-
-impl StoreError {
-    /// Why it failed.
-    pub fn cause(&self) -> Cause<'static> {
-        match self {
-            StoreError::Retired { .. } => Cause::DamagedTable,
-            StoreError::Table(e) => e.cause(),
-            StoreError::Missing { .. } | StoreError::Io { .. } => Cause::Other,
-        }
-    }
-}
-
-impl From<TableError> for StoreError {
-    fn from(e: TableError) -> Self {
-        match e {
-            TableError::NotFound { path } => StoreError::Missing { path },
-            e => StoreError::Table(e),
-        }
-    }
-}
 
 /// What a table holds: refused when opened for anything else.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -91,26 +58,17 @@ pub enum Values<'a> {
 }
 
 /// Writes a complete table holding `meta`.
-pub fn write(path: &Path, meta: &Meta, values: Values) -> Result<(), StoreError> {
+pub fn write(path: &Path, meta: &Meta, values: Values) -> Result<(), RelayTbError> {
     let writer = super::writers::relay_build(meta.table_meta());
     match values {
         Values::I8(v) if !meta.wide => Ok(writer.write(path, v)?),
         Values::I16(v) if meta.wide => Ok(writer.write_wide(path, v)?),
-        _ => Err(StoreError::Io {
+        _ => Err(TableError::InvalidInput {
             path: path.to_path_buf(),
-            source: io::Error::other("value width does not match the table kind"),
-        }),
+            reason: "value width does not match the table kind".into(),
+        }
+        .into()),
     }
-}
-
-/// Bytes of a table file on disk.
-pub fn file_bytes(path: &Path) -> Result<u64, StoreError> {
-    std::fs::metadata(path)
-        .map(|m| m.len())
-        .map_err(|source| StoreError::Io {
-            path: path.to_path_buf(),
-            source,
-        })
 }
 
 /// A table opened for reading: values of either width, read as `i16`.
@@ -128,23 +86,23 @@ impl Stored {
     /// The value of rank `rank` (below [`Stored::len`]); a damaged block
     /// is an error.
     #[inline]
-    pub fn get(&self, rank: u64) -> Result<i16, StoreError> {
-        Ok(self.0.get_wide(rank)?)
+    pub fn get(&self, rank: u64) -> Result<i16, TableError> {
+        self.0.get_wide(rank)
     }
 
     /// Every value, in rank order.
-    pub fn load(&self) -> Result<Vec<i16>, StoreError> {
-        Ok(self.0.decode_all_wide()?)
+    pub fn load(&self) -> Result<Vec<i16>, TableError> {
+        self.0.decode_all_wide()
     }
 }
 
 /// Opens a table, checking that it holds `meta` with `positions` values.
-pub fn open(path: &Path, meta: &Meta, positions: u64) -> Result<Stored, StoreError> {
+pub fn open(path: &Path, meta: &Meta, positions: u64) -> Result<Stored, RelayTbError> {
     let t = table::Table::open(path).map_err(|e| match e {
-        TableError::NotATable { .. } if is_retired(path) => StoreError::Retired {
-            path: path.to_path_buf(),
-        },
-        e => e.into(),
+        TableError::NotATable { .. } if is_retired(path) => {
+            WithPath::new(path, FileError::Retired).into()
+        }
+        e => RelayTbError::from(e),
     })?;
     t.expect_meta(&meta.table_meta())?;
     t.expect_len(positions)?;
@@ -193,9 +151,9 @@ mod tests {
     fn bad_files_are_errors() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("t.tb");
-        let err = |r: Result<Stored, StoreError>| r.err().unwrap().to_string();
+        let err = |r: Result<Stored, RelayTbError>| r.err().unwrap().to_string();
         let m = meta(true);
-        assert!(err(open(&path, &m, 1)).ends_with("t.tb: not found"));
+        assert!(err(open(&path, &m, 1)).ends_with("t.tb: no such table file"));
         write(&path, &m, Values::I16(&[1, -2, 3])).unwrap();
         let other = Meta {
             ruleset: "b".into(),
