@@ -31,7 +31,8 @@ pub use plan::{
 };
 pub use probe::{MoveValue, OwareTablebase, PvEnd, PvStep};
 
-use crate::error::{Cause, MissingTable};
+use super::FileError;
+use crate::error::{Cause, MissingTable, WithPath};
 use crate::games::oware::{self, Board, MAX_SEEDS, Ruleset};
 use crate::index::oware as index;
 use crate::solve::oware as engine;
@@ -77,7 +78,7 @@ fn record_build_time(
         .append(true)
         .open(&path)
         .and_then(|mut f| writeln!(f, "{seeds}\t{positions}\t{seconds:.6}\t{threads}"))
-        .map_err(|source| RawError::Io { path, source }.into())
+        .map_err(|e| WithPath::new(path, FileError::Io(e)).into())
 }
 
 /// The latest build time of each layer, by seeds (empty if none were
@@ -87,7 +88,7 @@ pub fn build_times(dir: &Path, rules: Ruleset) -> Result<Vec<BuildTime>, Tableba
     let text = match std::fs::read_to_string(&path) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(source) => return Err(RawError::Io { path, source }.into()),
+        Err(e) => return Err(WithPath::new(path, FileError::Io(e)).into()),
     };
     let mut latest = std::collections::BTreeMap::new();
     for line in text.lines() {
@@ -142,44 +143,9 @@ pub enum TablebaseError {
     /// the system's reason is the error's source.
     #[error(transparent)]
     TableIo(TableError),
-    #[error("{path}: holds {found}, expected {expected}")]
-    WrongTable {
-        path: PathBuf,
-        found: String,
-        expected: String,
-    },
-    #[error("cannot create the tablebase folder {path}")]
-    CreateDir {
-        path: PathBuf,
-        source: std::io::Error,
-    },
-    #[error("{path}: rank {rank} {board:?} holds {stored} but its moves give {expected}")]
-    Inconsistent {
-        path: PathBuf,
-        rank: u64,
-        board: Board,
-        stored: i8,
-        expected: i8,
-    },
-    #[error("{path}: rank {rank} {board:?} is marked as decided by its captures but has none")]
-    NoCapture {
-        path: PathBuf,
-        rank: u64,
-        board: Board,
-    },
-    #[error(
-        "{path}: differs from {other} first at rank {rank} {board:?}: {ours} here, {theirs} there"
-    )]
-    Differs {
-        path: PathBuf,
-        other: PathBuf,
-        rank: u64,
-        board: Board,
-        ours: i8,
-        theirs: i8,
-    },
-    #[error("{path} already exists; delete it first to replace it")]
-    Exists { path: PathBuf },
+    /// Something wrong at one table, folder or scratch file.
+    #[error(transparent)]
+    File(#[from] WithPath<FileError>),
     #[error("cannot get {bytes} bytes of memory for layer {seeds}")]
     Memory {
         seeds: usize,
@@ -197,16 +163,6 @@ pub enum TablebaseError {
         budget: u64,
         minimum: u64,
     },
-    #[error(
-        "another build is running in {folder} (it holds {folder}/.lock); wait for it to \
-         finish or stop it"
-    )]
-    Locked { folder: PathBuf },
-    #[error("{path}")]
-    Scratch {
-        path: PathBuf,
-        source: std::io::Error,
-    },
     #[error("Oware has {MAX_SEEDS} seeds; layers above that do not exist (asked for {0})")]
     TooManySeeds(usize),
 }
@@ -218,17 +174,11 @@ impl TablebaseError {
             TablebaseError::Missing(missing) => Cause::MissingTable(missing),
             TablebaseError::Raw(e) => e.cause(),
             TablebaseError::Table(e) | TablebaseError::TableIo(e) => e.cause(),
-            TablebaseError::WrongTable { .. }
-            | TablebaseError::Inconsistent { .. }
-            | TablebaseError::NoCapture { .. }
-            | TablebaseError::Differs { .. } => Cause::DamagedTable,
-            TablebaseError::Exists { .. }
-            | TablebaseError::TooManySeeds(_)
-            | TablebaseError::TooLittleMemory { .. } => Cause::BadInput,
-            TablebaseError::CreateDir { .. }
-            | TablebaseError::Memory { .. }
-            | TablebaseError::Locked { .. }
-            | TablebaseError::Scratch { .. } => Cause::Other,
+            TablebaseError::File(e) => e.error.cause(),
+            TablebaseError::TooManySeeds(_) | TablebaseError::TooLittleMemory { .. } => {
+                Cause::BadInput
+            }
+            TablebaseError::Memory { .. } => Cause::Other,
         }
     }
 }
@@ -269,8 +219,7 @@ fn open_table(
     let meta = table.meta();
     let expected = table_meta(rules, seeds, meta.encoding);
     if *meta != expected || table.len() != index::layer_size(seeds) {
-        return Err(TablebaseError::WrongTable {
-            path,
+        let error = FileError::WrongTable {
             found: format!(
                 "{} {} layer {} ({} positions)",
                 meta.game,
@@ -282,7 +231,8 @@ fn open_table(
                 "oware {rules} layer {seeds} ({} positions)",
                 index::layer_size(seeds)
             ),
-        });
+        };
+        return Err(WithPath::new(path, error).into());
     }
     Ok(Some(table))
 }

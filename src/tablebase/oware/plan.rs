@@ -6,8 +6,10 @@ use std::time::Instant;
 
 use super::build::{BuildOptions, Mode, plan_layer, plan_share};
 use super::{TablebaseError, build, ruleset_dir, table_path};
+use crate::error::PathContext;
 use crate::games::oware::{MAX_SEEDS, Ruleset};
 use crate::index::oware as index;
+use crate::tablebase::FileError;
 use crate::tablebase::Quiet;
 
 /// Bytes of a finished table per position (awari layers ≤ 26, measured
@@ -50,10 +52,9 @@ pub fn calibrate(rules: Ruleset, seeds: usize) -> Result<Calibration, TablebaseE
             build(&dir, rules, &BuildOptions::new(seeds, memory), &Quiet)?;
             let seconds = start.elapsed().as_secs_f64();
             let table = table_path(&ruleset_dir(&dir, rules), seeds);
-            std::fs::remove_file(&table).map_err(|source| TablebaseError::Scratch {
-                path: table,
-                source,
-            })?;
+            std::fs::remove_file(&table)
+                .map_err(FileError::Io)
+                .at(&table)?;
             Ok(index::layer_size(seeds) as f64 / seconds)
         };
         let in_memory = time(roomy)?;

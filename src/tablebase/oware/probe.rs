@@ -5,9 +5,11 @@ use std::sync::OnceLock;
 
 use super::lower::LowerTables;
 use super::{TablebaseError, exit_value, missing_layer, open_table, ruleset_dir, table_path};
+use crate::error::WithPath;
 use crate::games::oware::{self, Board, MAX_SEEDS, Ruleset};
 use crate::index::oware as index;
 use crate::table::{CAPTURE_DECIDES, Table, ValueEncoding};
+use crate::tablebase::FileError;
 
 /// One legal move and its perfect-play value for the mover.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -120,11 +122,11 @@ impl OwareTablebase {
         match (failure, exit) {
             (Some(e), _) => Err(e),
             (None, Some(value)) => Ok(value),
-            (None, None) => Err(TablebaseError::NoCapture {
-                path: table_path(&ruleset_dir(&self.dir, self.rules), seeds),
-                rank,
-                board,
-            }),
+            (None, None) => Err(WithPath::new(
+                table_path(&ruleset_dir(&self.dir, self.rules), seeds),
+                FileError::NoCapture { rank, board },
+            )
+            .into()),
         }
     }
 
