@@ -38,6 +38,7 @@ pub enum Objective {
 }
 
 impl Objective {
+    /// Every objective, in the order the command line lists them.
     pub const ALL: [Objective; 2] = [Objective::Wdl, Objective::Points];
 
     /// The name used on the command line, in folder names and in table headers.
@@ -113,8 +114,11 @@ impl Config {
 /// A win/draw/loss value with the distance to the end in moves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Wdl {
+    /// A win in this many moves.
     Win(u16),
+    /// A draw: perpetual play or a void game.
     Draw,
+    /// A loss in this many moves.
     Loss(u16),
 }
 
@@ -160,7 +164,9 @@ impl Wdl {
 /// A value under either objective.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Value {
+    /// In a win/draw/loss table.
     Wdl(Wdl),
+    /// In a points table: −12 … 12.
     Points(i8),
 }
 
@@ -180,6 +186,7 @@ impl Value {
         }
     }
 
+    /// Whether the mover wins.
     pub fn is_win(self) -> bool {
         matches!(self, Value::Wdl(Wdl::Win(_))) || matches!(self, Value::Points(p) if p > 0)
     }
