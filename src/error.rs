@@ -28,6 +28,7 @@ pub enum Cause<'a> {
 pub struct MissingTable {
     /// What is missing, e.g. `layer 3 of the awari tables`.
     pub table: String,
+    /// The table file that would hold it.
     pub path: PathBuf,
     /// The arguments of `mancala-tb build` that build it, e.g. `oware
     /// --rules awari --max-seeds 3 --dir tablebases`.

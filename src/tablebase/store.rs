@@ -1,5 +1,5 @@
 //! Storage of the explicit-engine tables (En Gehé, Omweso), one file per
-//! layer, behind the pair [`write`] / [`open`], in the compressed table
+//! layer, behind the pair [`write()`] / [`open`], in the compressed table
 //! format of [`crate::table`]: one-byte values (En Gehé scores, Omweso
 //! points) as scores, two-byte values (Omweso win/draw/loss with distances,
 //! which pass 127) as [`ValueEncoding::WdlDistance`].
@@ -21,12 +21,15 @@ const RETIRED_MAGIC: &[u8; 4] = b"MTBX";
 /// What a table holds: refused when opened for anything else.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Meta {
+    /// `engehe` or `omweso`.
     pub game: &'static str,
     /// The rules options, as written by the game's `Display`.
     pub ruleset: String,
     /// Anything else the values depend on (the objective).
     pub options: String,
+    /// The layer.
     pub seeds: u32,
+    /// Pits per row.
     pub board_width: u32,
     /// Two bytes per value (win/draw/loss with distance) rather than one.
     pub wide: bool,
@@ -52,6 +55,7 @@ impl Meta {
 /// Values as they are written: one or two bytes each.
 #[derive(Clone, Copy, Debug)]
 pub enum Values<'a> {
+    /// Scores or points.
     I8(&'a [i8]),
     /// Only for tables whose [`Meta::wide`] is set.
     I16(&'a [i16]),
@@ -75,10 +79,12 @@ pub fn write(path: &Path, meta: &Meta, values: Values) -> Result<(), RelayTbErro
 pub struct Stored(table::Table);
 
 impl Stored {
+    /// Positions in the table.
     pub fn len(&self) -> u64 {
         self.0.len()
     }
 
+    /// Whether it holds no position.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }

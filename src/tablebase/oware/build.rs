@@ -61,6 +61,7 @@ impl std::fmt::Display for Mode {
 /// The engine and memory chosen for a layer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LayerPlan {
+    /// The engine.
     pub mode: Mode,
     /// Positions set up (and written) at once.
     pub part: usize,
@@ -83,6 +84,8 @@ pub struct BuildOptions {
 }
 
 impl BuildOptions {
+    /// Layers `0..=max_seeds` within `memory` bytes, everything else as
+    /// by default.
     pub fn new(max_seeds: usize, memory: u64) -> BuildOptions {
         BuildOptions {
             max_seeds,

@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 
 use super::{
-    CHUNK, LayerValues, Layers, TablebaseError, missing_layer, open_table, restore_capture_decided,
-    ruleset_dir, table_meta, table_path,
+    CHUNK, Layers, TablebaseError, missing_layer, open_table, restore_capture_decided, ruleset_dir,
+    table_meta, table_path,
 };
 use crate::error::{PathContext, WithPath};
 use crate::games::oware::{self, Board, Ruleset};
@@ -36,7 +36,7 @@ pub fn decode_layers(
         if table.meta().encoding == ValueEncoding::ScoreOrCapture {
             restore_capture_decided(rules, seeds, &mut values, &layers);
         }
-        layers.push(LayerValues::Owned(values));
+        layers.push(values);
         each(seeds, &layers)?;
     }
     Ok(layers)

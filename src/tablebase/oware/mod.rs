@@ -21,8 +21,7 @@ use rayon::prelude::*;
 
 pub use batch::Probed;
 pub use build::{
-    BuildOptions, CHECKPOINT_EVERY, FIXED_BYTES, LayerPlan, Mode, build, plan_layer, plan_share,
-    scratch_dir,
+    BuildOptions, CHECKPOINT_EVERY, FIXED_BYTES, LayerPlan, Mode, build, plan_layer, scratch_dir,
 };
 pub use check::{decode_layers, export, import, verify};
 pub use plan::{
@@ -36,7 +35,7 @@ use crate::error::{Cause, MissingTable, WithPath};
 use crate::games::oware::{self, Board, MAX_SEEDS, Ruleset};
 use crate::index::oware as index;
 use crate::solve::oware as engine;
-use crate::table::raw::{RawError, RawLayer};
+use crate::table::raw::RawError;
 use crate::table::{CAPTURE_DECIDES, TableError, TableMeta, ValueEncoding};
 
 /// The folder of one ruleset's layers inside a tablebase folder.
@@ -58,9 +57,13 @@ pub fn build_times_path(dir: &Path, rules: Ruleset) -> PathBuf {
 /// How long a layer took to build.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct BuildTime {
+    /// The layer.
     pub seeds: usize,
+    /// Its positions.
     pub positions: u64,
+    /// Wall time of its build.
     pub seconds: f64,
+    /// Worker threads the build used.
     pub threads: usize,
 }
 
@@ -132,9 +135,12 @@ fn table_meta(rules: Ruleset, seeds: usize, encoding: ValueEncoding) -> TableMet
 #[derive(Debug, thiserror::Error)]
 pub enum TablebaseError {
     #[error(transparent)]
+    /// A layer that is not built yet.
     Missing(#[from] MissingTable),
     #[error(transparent)]
+    /// A published `scores.N` file that cannot be read.
     Raw(#[from] RawError),
+    /// A damaged or foreign table file.
     // Not a `source`: the message already says it, with the remedy.
     #[error("{0} (delete the file and rebuild the layer with `mancala-tb build oware`)")]
     Table(TableError),
@@ -147,9 +153,13 @@ pub enum TablebaseError {
     #[error(transparent)]
     File(#[from] WithPath<FileError>),
     #[error("cannot get {bytes} bytes of memory for layer {seeds}")]
+    /// The system refused the memory of a layer's engine.
     Memory {
+        /// The layer.
         seeds: usize,
+        /// Bytes asked for.
         bytes: u64,
+        /// The system's refusal.
         source: std::io::Error,
     },
     #[error(
@@ -158,12 +168,17 @@ pub enum TablebaseError {
         crate::tablebase::oware::human_bytes(*minimum),
         crate::tablebase::oware::human_bytes(*budget)
     )]
+    /// A memory budget below what a layer needs even out of core.
     TooLittleMemory {
+        /// The layer.
         seeds: usize,
+        /// The budget in bytes.
         budget: u64,
+        /// The least it needs, in bytes.
         minimum: u64,
     },
     #[error("Oware has {MAX_SEEDS} seeds; layers above that do not exist (asked for {0})")]
+    /// A layer above 48 seeds.
     TooManySeeds(usize),
 }
 
@@ -237,29 +252,13 @@ fn open_table(
     Ok(Some(table))
 }
 
-/// The values of a whole layer: a memory-mapped raw file or decoded tables.
-pub enum LayerValues {
-    Mapped(RawLayer),
-    Owned(Vec<i8>),
-}
-
-impl std::ops::Deref for LayerValues {
-    type Target = [i8];
-    fn deref(&self) -> &[i8] {
-        match self {
-            LayerValues::Mapped(layer) => layer.values(),
-            LayerValues::Owned(values) => values,
-        }
-    }
-}
-
 /// Finished layers `0..len`, indexed by seeds.
 #[derive(Default)]
-pub struct Layers(Vec<LayerValues>);
+pub struct Layers(Vec<Vec<i8>>);
 
 impl Layers {
     /// Adds the next layer (seeds = the layers held so far).
-    pub fn push(&mut self, values: LayerValues) {
+    pub fn push(&mut self, values: Vec<i8>) {
         self.0.push(values);
     }
 
@@ -374,7 +373,7 @@ mod tests {
                     index::next_indexed(&mut board);
                 }
                 tables.push(lower::Lower::Resident(solved.into_values()));
-                lower.push(LayerValues::Owned(values));
+                lower.push(values);
             }
         }
     }

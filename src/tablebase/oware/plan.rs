@@ -33,9 +33,11 @@ pub const NODE_EFFICIENCY: f64 = 0.7;
 pub struct Calibration {
     /// The layer built.
     pub seeds: usize,
+    /// Worker threads of the calibration builds.
     pub threads: usize,
-    /// Positions per second of that layer in memory and out of core.
+    /// Positions per second of that layer in memory.
     pub in_memory: f64,
+    /// Positions per second of that layer out of core.
     pub bounded: f64,
 }
 
@@ -86,9 +88,11 @@ fn bounded_budget(seeds: usize) -> u64 {
 /// What the projection assumes.
 #[derive(Clone, Copy, Debug)]
 pub struct Assumptions {
+    /// The rates measured here.
     pub calibration: Calibration,
     /// Threads per node of the projected build; rates scale linearly.
     pub threads: usize,
+    /// Nodes sharing each layer.
     pub nodes: usize,
     /// Memory budget per node.
     pub memory: u64,
@@ -97,14 +101,18 @@ pub struct Assumptions {
 /// One layer of a projection.
 #[derive(Clone, Copy, Debug)]
 pub struct LayerProjection {
+    /// The layer.
     pub seeds: usize,
+    /// Its positions.
     pub positions: u64,
+    /// The engine the memory budget allows.
     pub mode: Mode,
     /// Peak memory per node (the engine; lower layers are read from disk).
     pub memory_bytes: u64,
     /// Disk in use at the end of the layer's build, all nodes together:
     /// the tables so far plus the layer's scratch.
     pub disk_bytes: u64,
+    /// Wall time of the layer's build.
     pub seconds: f64,
 }
 

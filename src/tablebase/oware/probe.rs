@@ -14,8 +14,11 @@ use crate::tablebase::FileError;
 /// One legal move and its perfect-play value for the mover.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MoveValue {
+    /// The pit sown from, `0..6` in the mover's row.
     pub pit: u8,
+    /// Seeds captured.
     pub captured: u8,
+    /// The position the opponent faces.
     pub child: Board,
     /// `captured − value(child)`.
     pub value: i8,
@@ -24,7 +27,9 @@ pub struct MoveValue {
 /// One move of a principal variation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PvStep {
+    /// The pit sown from, `0..6` in the mover's row.
     pub pit: u8,
+    /// Seeds captured.
     pub captured: u8,
     /// The value of the move for the player making it (the value of the
     /// position it is played from).
@@ -70,6 +75,7 @@ impl OwareTablebase {
         })
     }
 
+    /// The ruleset the tables were opened for.
     pub fn rules(&self) -> Ruleset {
         self.rules
     }
