@@ -25,8 +25,8 @@ pub use build::{
 };
 pub use check::{decode_layers, export, import, verify};
 pub use plan::{
-    Assumptions, Calibration, LayerProjection, NODE_EFFICIENCY, RATE_EXPONENT,
-    SCRATCH_BYTES_PER_POSITION, TABLE_BYTES_PER_POSITION, calibrate, project,
+    Assumptions, Calibration, LayerProjection, NODE_EFFICIENCY, Projection, RATE_EXPONENT,
+    SCRATCH_BYTES_PER_POSITION, StatedAssumptions, TABLE_BYTES_PER_POSITION, calibrate, project,
 };
 pub use probe::{MoveValue, OwareTablebase, PvEnd, PvStep};
 
