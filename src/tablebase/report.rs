@@ -81,12 +81,18 @@ impl Add for Outcomes {
 
 /// Counts wins, draws and losses of a layer of score values.
 pub fn outcomes(values: &[i8]) -> Outcomes {
+    outcomes_by(values, |v| v)
+}
+
+/// Counts wins, draws and losses of a layer of stored values, each counted
+/// by the sign `sign` gives it.
+pub(crate) fn outcomes_by<T: Copy + Sync>(values: &[T], sign: impl Fn(T) -> i8 + Sync) -> Outcomes {
     values
         .par_chunks(1 << 14)
         .map(|chunk| {
             let mut o = Outcomes::default();
             for &v in chunk {
-                o.count(v);
+                o.count(sign(v));
             }
             o
         })

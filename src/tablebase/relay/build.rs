@@ -5,13 +5,12 @@ use std::ops::{ControlFlow, RangeInclusive};
 use std::path::Path;
 use std::time::Instant;
 
-use rayon::prelude::*;
-
 use super::check::Loaded;
 use super::{RelayGame, RelayTbError, Step, seeds, too_many, walk_positions};
 use crate::index::stars_bars::StarsBars;
 use crate::solve::explicit::{Layer, MoveLists};
-use crate::tablebase::{BuildObserver, LayerReport, Outcomes};
+use crate::tablebase::report::outcomes_by;
+use crate::tablebase::{BuildObserver, LayerReport};
 
 /// Builds the layers `layers` of `game` under `dir`, skipping layers already
 /// built. A move that leaves its layer must land in one of `layers` below
@@ -49,7 +48,9 @@ pub fn build<G: RelayGame>(
         let report = LayerReport {
             seeds,
             positions: file.index.size(),
-            outcomes: Some(outcomes(&game, &values)),
+            outcomes: Some(outcomes_by(&values, |v| {
+                G::rank(game.decode(v)).signum() as i8
+            })),
             seconds,
             bytes: file.bytes()?,
         };
@@ -58,20 +59,6 @@ pub fn build<G: RelayGame>(
         lower.push(seeds, file.index, values);
     }
     Ok(reports)
-}
-
-/// Wins, draws and losses of a layer of stored values.
-fn outcomes<G: RelayGame>(game: &G, values: &[i16]) -> Outcomes {
-    values
-        .par_chunks(1 << 14)
-        .map(|chunk| {
-            let mut o = Outcomes::default();
-            for &v in chunk {
-                o.count(G::rank(game.decode(v)).signum() as i8);
-            }
-            o
-        })
-        .reduce(Outcomes::default, std::ops::Add::add)
 }
 
 /// One layer as the explicit engine sees it: positions by rank, each with

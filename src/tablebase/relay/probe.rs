@@ -22,12 +22,9 @@ impl<G: RelayGame> RelayTablebase<G> {
         let mut layers: Vec<_> = (0..*game.layers().start()).map(|_| None).collect();
         for seeds in game.layers() {
             // Layers too large to number cannot have been built.
-            let file = match game.file(dir, seeds) {
-                Ok(file) => file,
-                Err(_) => {
-                    layers.push(None);
-                    continue;
-                }
+            let Ok(file) = game.file(dir, seeds) else {
+                layers.push(None);
+                continue;
             };
             layers.push(file.open()?.map(|table| (file, table)));
         }
