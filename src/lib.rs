@@ -25,6 +25,7 @@
 //!   ([`WithPath`]).
 
 pub mod answer;
+pub mod distributed;
 pub mod error;
 pub mod games;
 pub mod index;

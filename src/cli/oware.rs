@@ -60,6 +60,11 @@ pub struct BuildOware {
     /// after this many seconds, and a rerun resumes from there
     #[arg(long, default_value_t = tb::CHECKPOINT_EVERY.as_secs())]
     checkpoint_every: u64,
+    /// Build with the ranks of an `mpirun`, each holding its share of every
+    /// layer (--memory and --threads are per rank; DIR must be a folder all
+    /// ranks see). Needs a binary built with `--features mpi`
+    #[arg(long)]
+    distributed: bool,
 }
 
 /// A size in bytes: a number with an optional unit K, M, G or T (powers of
@@ -101,6 +106,9 @@ fn default_memory() -> anyhow::Result<u64> {
 }
 
 pub fn build(args: BuildOware) -> anyhow::Result<()> {
+    if args.distributed {
+        return build_distributed(args);
+    }
     let pool = thread_pool(args.threads)?;
     eprintln!(
         "Building {} layers 0..={} in {} with {} threads",
@@ -114,15 +122,95 @@ pub fn build(args: BuildOware) -> anyhow::Result<()> {
         None => default_memory()?,
     };
     eprintln!("Memory budget {}", tb::human_bytes(memory));
-    let options = tb::BuildOptions {
-        keep_raw: args.keep_raw,
-        checkpoint_every: std::time::Duration::from_secs(args.checkpoint_every),
-        ..tb::BuildOptions::new(args.max_seeds as usize, memory)
-    };
+    let options = build_options(&args, memory);
     let observer = Bars::default();
     let reports = pool.install(|| tb::build(&args.dir, args.rules, &options, &observer))?;
     observer.print_summary(&reports);
     Ok(())
+}
+
+fn build_options(args: &BuildOware, memory: u64) -> tb::BuildOptions {
+    tb::BuildOptions {
+        keep_raw: args.keep_raw,
+        checkpoint_every: std::time::Duration::from_secs(args.checkpoint_every),
+        ..tb::BuildOptions::new(args.max_seeds as usize, memory)
+    }
+}
+
+#[cfg(not(feature = "mpi"))]
+fn build_distributed(_args: BuildOware) -> anyhow::Result<()> {
+    Err(super::exit::CliError::BadInput(
+        "this mancala-tb was built without MPI: build it with `cargo build --release \
+         --features mpi` and start it with mpirun (README, \"Distributed builds\")"
+            .into(),
+    )
+    .into())
+}
+
+/// `build oware --distributed`: this process is one rank of an `mpirun`.
+/// An error on any rank ends them all (the others would wait for it).
+#[cfg(feature = "mpi")]
+fn build_distributed(args: BuildOware) -> anyhow::Result<()> {
+    use mancala_tb::distributed::{Mpi, Transport};
+    use mancala_tb::tablebase::{BuildObserver, Quiet};
+
+    let mpi = Mpi::init().context("MPI was started twice")?;
+    let (rank, ranks) = (mpi.rank(), mpi.ranks());
+    let run = || -> anyhow::Result<()> {
+        let pool = thread_pool(args.threads)?;
+        let memory = match args.memory {
+            Some(memory) => memory,
+            // The ranks on this machine share its memory.
+            None => default_memory()? / local_ranks(),
+        };
+        if rank == 0 {
+            eprintln!(
+                "Building {} layers 0..={} in {} with {ranks} ranks of {} threads",
+                args.rules,
+                args.max_seeds,
+                tb::ruleset_dir(&args.dir, args.rules).display(),
+                pool.current_num_threads()
+            );
+            eprintln!("Memory budget {} per rank", tb::human_bytes(memory));
+        }
+        let options = build_options(&args, memory);
+        let bars = Bars::default();
+        let observer: &dyn BuildObserver = if rank == 0 { &bars } else { &Quiet };
+        let reports =
+            pool.install(|| tb::build_on(&args.dir, args.rules, &options, observer, &mpi))?;
+        let sent = mpi.sum(mpi.bytes_sent());
+        if rank == 0 {
+            bars.print_summary(&reports);
+            let built: u64 = reports
+                .iter()
+                .filter(|r| r.seconds.is_some())
+                .map(|r| r.positions)
+                .sum();
+            println!(
+                "sent between ranks: {} = {:.2} bytes per position built",
+                tb::human_bytes(sent),
+                sent as f64 / built.max(1) as f64
+            );
+        }
+        Ok(())
+    };
+    if let Err(err) = run() {
+        let (message, code) = super::report(&err);
+        eprintln!("error: rank {rank} of {ranks}: {message}");
+        mpi.abort(i32::from(code));
+    }
+    Ok(())
+}
+
+/// How many ranks of the job run on this machine (OpenMPI tells; 1 if
+/// unknown).
+#[cfg(feature = "mpi")]
+fn local_ranks() -> u64 {
+    std::env::var("OMPI_COMM_WORLD_LOCAL_SIZE")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(1)
+        .max(1)
 }
 
 #[derive(Debug, Args)]

@@ -23,12 +23,14 @@ use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
+use super::outbox::{Outbox, propagate_threshold};
 use super::rank_stream::{RankReader, RankWriter, STREAM_BYTES, ScratchResult};
 use super::set_up::{LowerLayers, PART_BYTES, set_up_part};
 use super::states::{
     COUNTER, Exits, FRESH, LOSS, LOW_BITS, NIBBLE, PENDING, PER_WORD, RESOLVED, States,
 };
 use super::{CHUNK, EngineError, prefetch};
+use crate::distributed::Alone;
 use crate::games::oware::Ruleset;
 use crate::index::oware as index;
 use crate::solve::Progress;
@@ -91,7 +93,7 @@ where
     };
     scratch.create()?;
     let mut layer = Bounded {
-        states: States::new(rules, seeds, size).map_err(memory)?,
+        states: States::new(rules, seeds, 0..size).map_err(memory)?,
         closed_lose: BigArray::zeroed(size.div_ceil(64)).map_err(memory)?,
     };
     let checkpoint = Checkpoint::new(&scratch, rules, seeds, size);
@@ -107,10 +109,11 @@ where
             seeds as i8
         }
     };
+    let mut outbox = Outbox::new(vec![0, size], 0);
     let mut saved = Instant::now();
     for t in (1..=first).rev() {
         layer.seed(&scratch, t)?;
-        while layer.states.propagate(&layer, t, progress) > 0 {}
+        propagate_threshold(&layer.states, &layer, t, progress, &mut outbox, &Alone);
         layer.record(&scratch, t)?;
         if config
             .checkpoint_every

@@ -33,16 +33,20 @@ use rayon::prelude::*;
 
 use super::Progress;
 use super::array::BigArray;
+use crate::distributed::{self, Alone, Transport};
 use crate::games::oware::Ruleset;
 use crate::index::oware as index;
 use crate::solve::threshold::{self, Verdict};
+use outbox::{Outbox, propagate_threshold};
 use states::{COUNTER, Exits, FRESH, LOSS, LOW_BITS, NIBBLE, PENDING, PER_WORD, RESOLVED, States};
 
 pub mod bounded;
+mod outbox;
 mod rank_stream;
 mod set_up;
 mod states;
 
+pub use outbox::OUTBOX_BYTES;
 pub use set_up::{Lookup, LowerLayers, PART_BYTES};
 
 /// Positions per parallel work unit (a multiple of 16: one state word holds 16).
@@ -87,20 +91,51 @@ pub fn solve_layer<L: LowerLayers>(
 where
     L::Error: std::error::Error + 'static,
 {
+    solve_share(rules, seeds, lower, part, progress, &Alone, 0)
+}
+
+/// [`solve_layer`] for this rank's share of the layer (see
+/// [`distributed::share`]): every rank of `transport` calls it at once,
+/// queuing up to `outbox_bytes` of notices for the others between
+/// exchanges. Returns the values of the share.
+pub fn solve_share<L: LowerLayers, T: Transport>(
+    rules: Ruleset,
+    seeds: usize,
+    lower: &L,
+    part: usize,
+    progress: Progress,
+    transport: &T,
+    outbox_bytes: u64,
+) -> Result<SolvedLayer, EngineError<L::Error>>
+where
+    L::Error: std::error::Error + 'static,
+{
     let size = index::layer_size(seeds) as usize;
+    let bounds: Vec<usize> = (0..=transport.ranks())
+        .map(|r| distributed::share(size, r, transport.ranks(), CHUNK).start)
+        .collect();
+    let share = distributed::share(size, transport.rank(), transport.ranks(), CHUNK);
     let memory = |source| EngineError::Memory {
         seeds,
-        bytes: (size as f64 * IN_MEMORY_BYTES_PER_POSITION) as u64,
+        bytes: (share.len() as f64 * IN_MEMORY_BYTES_PER_POSITION) as u64,
         source,
     };
     let mut layer = Layer {
-        values: BigArray::zeroed(size).map_err(memory)?,
-        states: States::new(rules, seeds, size).map_err(memory)?,
+        values: BigArray::zeroed(share.len()).map_err(memory)?,
+        states: States::new(rules, seeds, share.clone()).map_err(memory)?,
     };
     layer.set_up(lower, part, progress)?;
+    let mut outbox = Outbox::new(bounds, outbox_bytes);
     for t in (1..=seeds as i8).rev() {
         layer.scan_threshold(t);
-        while layer.states.propagate(&*layer.values, t, progress) > 0 {}
+        propagate_threshold(
+            &layer.states,
+            &*layer.values,
+            t,
+            progress,
+            &mut outbox,
+            transport,
+        );
     }
     Ok(layer.finish(progress))
 }
@@ -149,7 +184,8 @@ impl Layer {
             .chunks_mut(part)
             .zip(self.states.words.chunks_mut(part / PER_WORD));
         for (p, (values, states)) in parts.enumerate() {
-            set_up::set_up_part(rules, seeds, p * part, values, states, lower)
+            let start = self.states.first + p * part;
+            set_up::set_up_part(rules, seeds, start, values, states, lower)
                 .map_err(EngineError::Lower)?;
             progress(values.len() as u64);
         }
@@ -278,22 +314,28 @@ impl SolvedLayer {
         let mut marked = vec![0; part.min(self.values.len())];
         for (p, values) in self.values.chunks(part).enumerate() {
             let marked = &mut marked[..values.len()];
-            marked
-                .par_chunks_mut(CHUNK)
-                .zip(values.par_chunks(CHUNK))
-                .enumerate()
-                .for_each(|(c, (marked, values))| {
-                    let first = p * part + c * CHUNK;
-                    for (i, (m, &v)) in marked.iter_mut().zip(values).enumerate() {
-                        let rank = first + i;
-                        let state = self.states[rank / PER_WORD].load(Ordering::Relaxed)
-                            >> (4 * (rank % PER_WORD));
-                        *m = if state & EXIT != 0 { mark } else { v };
-                    }
-                });
+            self.mark(p * part..p * part + values.len(), mark, marked);
             emit(values, marked)?;
         }
         Ok(())
+    }
+
+    /// `marked[i]`: the value of position `range.start + i` of the share,
+    /// or `mark` if it is that of the position's best exit.
+    pub fn mark(&self, range: std::ops::Range<usize>, mark: i8, marked: &mut [i8]) {
+        marked
+            .par_chunks_mut(CHUNK)
+            .zip(self.values[range.clone()].par_chunks(CHUNK))
+            .enumerate()
+            .for_each(|(c, (marked, values))| {
+                let first = range.start + c * CHUNK;
+                for (i, (m, &v)) in marked.iter_mut().zip(values).enumerate() {
+                    let rank = first + i;
+                    let state = self.states[rank / PER_WORD].load(Ordering::Relaxed)
+                        >> (4 * (rank % PER_WORD));
+                    *m = if state & EXIT != 0 { mark } else { v };
+                }
+            });
     }
 
     /// The values, the states dropped.

@@ -10,14 +10,16 @@
 //!
 //! The unit of exchange is a [`Notice`]: "a non-capturing child of the
 //! position of rank `parent` resolved at the current threshold, lost or
-//! won". One process applies it to its own states at once; a distributed
-//! build sends it to the parent's owner.
+//! won". A rank applies the notices for its own share at once and queues the
+//! others in an [`Outbox`] for the parent's owner.
 
 use std::io;
+use std::ops::Range;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use rayon::prelude::*;
 
+use super::outbox::Outbox;
 use super::{CHUNK, prefetch};
 use crate::games::oware::{self, Board, Ruleset};
 use crate::index::oware as index;
@@ -46,9 +48,11 @@ pub trait Exits: Sync {
 }
 
 /// A parent to tell that one of its non-capturing children resolved at the
-/// current threshold (see the module documentation).
+/// current threshold (see the module documentation). Between ranks it
+/// travels as one `u64` ([`Notice::wire`]).
 #[derive(Clone, Copy)]
 pub struct Notice {
+    /// The parent's rank within the share.
     pub parent: usize,
     /// The parent's board, so that a parent resolved in turn needs no
     /// unranking.
@@ -58,10 +62,28 @@ pub struct Notice {
     pub child_lost: bool,
 }
 
-/// The states of one layer.
+impl Notice {
+    /// The notice for the parent of layer rank `parent` as sent to its owner.
+    #[inline]
+    pub fn wire(parent: usize, child_lost: bool) -> u64 {
+        (parent as u64) << 1 | u64::from(child_lost)
+    }
+
+    /// The layer rank and `child_lost` of a notice received.
+    #[inline]
+    pub fn from_wire(code: u64) -> (usize, bool) {
+        ((code >> 1) as usize, code & 1 != 0)
+    }
+}
+
+/// The states of one share of a layer (the whole layer in one process).
 pub struct States {
     pub rules: Ruleset,
     pub seeds: usize,
+    /// The layer rank of the share's first position.
+    pub first: usize,
+    /// Positions in the share.
+    pub len: usize,
     pub words: BigArray<AtomicU64>,
 }
 
@@ -72,14 +94,18 @@ const STACK_LIMIT: usize = 1 << 16;
 const BATCH: usize = 16;
 /// Ranks a cursor steps forward rather than unranking.
 const STEPS: usize = 8;
+/// Notices for other ranks a worker keeps before posting them.
+const REMOTE_BATCH: usize = 1 << 14;
 
 impl States {
-    /// All-zero states for the `positions` of layer `seeds`.
-    pub fn new(rules: Ruleset, seeds: usize, positions: usize) -> io::Result<States> {
+    /// All-zero states for the positions `share` of layer `seeds`.
+    pub fn new(rules: Ruleset, seeds: usize, share: Range<usize>) -> io::Result<States> {
         Ok(States {
             rules,
             seeds,
-            words: BigArray::zeroed(positions.div_ceil(PER_WORD))?,
+            first: share.start,
+            len: share.len(),
+            words: BigArray::zeroed(share.len().div_ceil(PER_WORD))?,
         })
     }
 
@@ -101,28 +127,37 @@ impl States {
         .ok();
     }
 
-    /// One scan over the pending positions, telling their parents. Resolved
-    /// parents go on the worker's stack (or stay pending for the next scan).
-    /// Returns the number of positions handled.
-    pub fn propagate<X: Exits + ?Sized>(&self, exits: &X, t: i8, progress: Progress) -> usize {
+    /// One scan over the pending positions, telling their parents: those of
+    /// the share at once, the others through `outbox`. Resolved parents go
+    /// on the worker's stack (or stay pending for the next scan). Stops
+    /// early, leaving positions pending, once the outbox is full. Returns
+    /// the number of positions handled.
+    pub fn propagate<X: Exits + ?Sized>(
+        &self,
+        exits: &X,
+        t: i8,
+        progress: Progress,
+        outbox: &Outbox,
+    ) -> usize {
         let handled = AtomicUsize::new(0);
         let words = self.words.len();
         let per_chunk = CHUNK / PER_WORD;
         (0..words.div_ceil(per_chunk))
             .into_par_iter()
             .for_each_init(
-                || (Vec::new(), Vec::new()),
-                |(stack, notices), c| {
+                || (Vec::new(), Vec::new(), Vec::new()),
+                |(stack, notices, remote), c| {
                     let mut scan = PendingScan {
                         states: &self.words,
                         seeds: self.seeds,
+                        first: self.first,
                         word: c * per_chunk,
                         end: ((c + 1) * per_chunk).min(words),
                         pending: 0,
                         cursor: None,
                     };
                     let mut count = 0;
-                    loop {
+                    while !outbox.is_full() {
                         // Gather the parents of a batch of positions first, so
                         // that their state words are fetched from memory in
                         // parallel, then tell them.
@@ -138,7 +173,7 @@ impl States {
                             };
                             if let Some(lost) = self.take_pending(rank) {
                                 let board = board.unwrap_or_else(|| scan.board(rank));
-                                self.gather_notices(exits, &board, lost, notices);
+                                self.gather_notices(exits, &board, lost, notices, remote);
                                 batch += 1;
                             }
                         }
@@ -147,11 +182,17 @@ impl States {
                         }
                         count += batch;
                         for notice in notices.iter() {
-                            if self.apply(exits, notice, t) && stack.len() < STACK_LIMIT {
+                            if self.apply(exits, notice.parent, notice.child_lost, t)
+                                && stack.len() < STACK_LIMIT
+                            {
                                 stack.push((notice.parent, notice.board));
                             }
                         }
+                        if remote.len() >= REMOTE_BATCH {
+                            outbox.post(remote);
+                        }
                     }
+                    outbox.post(remote);
                     handled.fetch_add(count, Ordering::Relaxed);
                     progress(count as u64);
                 },
@@ -160,16 +201,23 @@ impl States {
     }
 
     /// Appends the notices for the parents of a position resolved at the
-    /// current threshold, and asks for their state words.
+    /// current threshold (those another rank owns to `remote`, in wire
+    /// form), and asks for the state words of the share's own.
     fn gather_notices<X: Exits + ?Sized>(
         &self,
         exits: &X,
         board: &Board,
         lost: bool,
         notices: &mut Vec<Notice>,
+        remote: &mut Vec<u64>,
     ) {
         oware::for_each_unmove(self.rules, board, |parent, _pit| {
-            let rank = index::rank_indexed(parent, self.seeds) as usize;
+            let layer_rank = index::rank_indexed(parent, self.seeds) as usize;
+            let rank = layer_rank.wrapping_sub(self.first);
+            if rank >= self.len {
+                remote.push(Notice::wire(layer_rank, lost));
+                return;
+            }
             prefetch(&self.words[rank / PER_WORD]);
             if !lost {
                 // Counting down to zero asks about the parent's exits.
@@ -183,15 +231,34 @@ impl States {
         });
     }
 
-    /// Applies a notice; returns whether it resolved the parent.
+    /// Applies a notice to the parent of share rank `parent`; returns
+    /// whether it resolved the parent.
     #[inline]
-    pub fn apply<X: Exits + ?Sized>(&self, exits: &X, notice: &Notice, t: i8) -> bool {
-        if notice.child_lost {
+    fn apply<X: Exits + ?Sized>(&self, exits: &X, parent: usize, child_lost: bool, t: i8) -> bool {
+        if child_lost {
             // A move to a lost child wins t for the parent.
-            self.resolve_win(notice.parent)
+            self.resolve_win(parent)
         } else {
-            self.count_down(exits, notice.parent, t)
+            self.count_down(exits, parent, t)
         }
+    }
+
+    /// Applies the notices other ranks sent (wire form, parents in this
+    /// share). Parents they resolve stay pending for the next scan.
+    pub fn receive<X: Exits + ?Sized>(&self, exits: &X, notices: &[u64], t: i8) {
+        notices.par_chunks(CHUNK).for_each(|notices| {
+            for group in notices.chunks(BATCH) {
+                for &code in group {
+                    let rank = Notice::from_wire(code).0 - self.first;
+                    prefetch(&self.words[rank / PER_WORD]);
+                    exits.prefetch(rank);
+                }
+                for &code in group {
+                    let (rank, child_lost) = Notice::from_wire(code);
+                    self.apply(exits, rank - self.first, child_lost, t);
+                }
+            }
+        });
     }
 
     /// Clears the pending bit of a resolved position; returns whether it was
@@ -249,6 +316,8 @@ impl States {
 struct PendingScan<'a> {
     states: &'a [AtomicU64],
     seeds: usize,
+    /// The layer rank of state 0.
+    first: usize,
     word: usize,
     end: usize,
     /// Pending bits of the word before `word` not yet returned.
@@ -268,7 +337,7 @@ impl PendingScan<'_> {
                 }
                 board
             }
-            _ => index::unrank(self.seeds, rank as u64),
+            _ => index::unrank(self.seeds, (self.first + rank) as u64),
         };
         self.cursor = Some((rank, board));
         board

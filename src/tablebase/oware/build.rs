@@ -13,12 +13,14 @@ use std::time::{Duration, Instant};
 
 use super::lower::{Lower, LowerTables};
 use super::{TablebaseError, open_table, ruleset_dir, table_meta, table_path};
+use crate::distributed::{self, Alone, Transport};
 use crate::error::{PathContext, WithPath};
 use crate::games::oware::{MAX_SEEDS, Ruleset};
 use crate::index::oware as index;
 use crate::solve::array::BigArray;
 use crate::solve::oware::{
-    self as engine, CHUNK, EngineError, IN_MEMORY_BYTES_PER_POSITION, PART_BYTES, bounded,
+    self as engine, CHUNK, EngineError, IN_MEMORY_BYTES_PER_POSITION, OUTBOX_BYTES, PART_BYTES,
+    bounded,
 };
 use crate::table::raw::{self, RawWriter};
 use crate::table::{CAPTURE_DECIDES, PendingTable, Table, ValueEncoding};
@@ -81,6 +83,9 @@ pub struct BuildOptions {
     /// Out-of-core layers save their state this often (at the next
     /// threshold boundary).
     pub checkpoint_every: Duration,
+    /// In a distributed build, the notices a rank queues for the others
+    /// before an exchange; it receives at most as much.
+    pub outbox_bytes: u64,
 }
 
 impl BuildOptions {
@@ -92,6 +97,7 @@ impl BuildOptions {
             memory,
             keep_raw: false,
             checkpoint_every: CHECKPOINT_EVERY,
+            outbox_bytes: OUTBOX_BYTES,
         }
     }
 }
@@ -124,7 +130,7 @@ pub fn plan_share(seeds: usize, positions: u64, budget: u64) -> Result<LayerPlan
             true => MAX_PART,
             false => MAX_PART.max((rounded / MAX_PARTS).div_ceil(CHUNK) * CHUNK),
         };
-        (chunks > 0).then(|| (chunks as usize * CHUNK).min(rounded).min(cap))
+        (chunks > 0).then(|| (chunks as usize * CHUNK).min(rounded.max(CHUNK)).min(cap))
     };
     let in_memory = (positions as f64 * IN_MEMORY_BYTES_PER_POSITION) as u64 + FIXED_BYTES;
     if let Some(part) = budget
@@ -165,6 +171,21 @@ pub fn build(
     options: &BuildOptions,
     observer: &dyn BuildObserver,
 ) -> Result<Vec<LayerReport>, TablebaseError> {
+    build_on(dir, rules, options, observer, &Alone)
+}
+
+/// [`build`] by every rank of `transport` at once, each holding its share
+/// of each layer (`options.memory` is a rank's budget). `dir` is shared by
+/// the ranks: they read the finished tables there, and rank 0 writes the
+/// new ones (and holds the lock). Reports are rank 0's; its observer sees
+/// its own share's progress.
+pub fn build_on<T: Transport>(
+    dir: &Path,
+    rules: Ruleset,
+    options: &BuildOptions,
+    observer: &dyn BuildObserver,
+    transport: &T,
+) -> Result<Vec<LayerReport>, TablebaseError> {
     let max_seeds = options.max_seeds;
     if max_seeds > MAX_SEEDS {
         return Err(TablebaseError::TooManySeeds(max_seeds));
@@ -173,7 +194,10 @@ pub fn build(
     fs::create_dir_all(&folder)
         .map_err(FileError::CreateDir)
         .at(&folder)?;
-    let _lock = lock(&folder)?;
+    let _lock = match transport.rank() {
+        0 => Some(lock(&folder)?),
+        _ => None,
+    };
     let mut tables = Vec::new();
     for seeds in 0..=max_seeds {
         tables.push(open_table(&folder, rules, seeds)?);
@@ -183,7 +207,7 @@ pub fn build(
     let plans = (0..=max_seeds)
         .rev()
         .filter(|&s| tables[s].is_none())
-        .map(|s| plan_layer(s, options.memory).map(|p| (s, p)))
+        .map(|s| plan_rank(s, options, transport).map(|p| (s, p)))
         .collect::<Result<Vec<_>, _>>()?;
     let mut lower = LowerTables::new(rules);
     let mut reports = Vec::new();
@@ -209,10 +233,16 @@ pub fn build(
                     &mut lower,
                 )?;
                 observer.layer_planned(seeds, &plan, plan.engine_bytes + lower.resident_bytes());
-                observer.layer_started(seeds, positions);
                 let start = Instant::now();
-                let (outcomes, values) =
-                    build_layer(&folder, rules, seeds, &plan, options, &lower, observer)?;
+                let (outcomes, values) = match transport.ranks() {
+                    1 => {
+                        observer.layer_started(seeds, positions);
+                        build_layer(&folder, rules, seeds, &plan, options, &lower, observer)?
+                    }
+                    _ => build_share(
+                        &folder, rules, seeds, &plan, options, &lower, observer, transport,
+                    )?,
+                };
                 let path = table_path(&folder, seeds);
                 let layer = match values {
                     Some(values) => Lower::Resident(values),
@@ -220,7 +250,9 @@ pub fn build(
                 };
                 lower.push(layer);
                 let seconds = start.elapsed().as_secs_f64();
-                super::record_build_time(&folder, seeds, positions, seconds)?;
+                if transport.rank() == 0 {
+                    super::record_build_time(&folder, seeds, positions, seconds)?;
+                }
                 LayerReport {
                     seeds,
                     positions,
@@ -234,6 +266,111 @@ pub fn build(
         reports.push(report);
     }
     Ok(reports)
+}
+
+/// The engine for this rank's share of layer `seeds`; shares are built in
+/// memory only.
+fn plan_rank<T: Transport>(
+    seeds: usize,
+    options: &BuildOptions,
+    transport: &T,
+) -> Result<LayerPlan, TablebaseError> {
+    let budget = options.memory;
+    if transport.ranks() == 1 {
+        return plan_layer(seeds, budget);
+    }
+    // The notices queued and received.
+    let buffers = options.outbox_bytes * 2;
+    let size = index::layer_size(seeds) as usize;
+    let share = distributed::share(size, transport.rank(), transport.ranks(), CHUNK);
+    let plan = plan_share(seeds, share.len() as u64, budget.saturating_sub(buffers))?;
+    if plan.mode != Mode::InMemory {
+        return Err(TablebaseError::ShareTooLarge {
+            seeds,
+            ranks: transport.ranks(),
+            budget,
+            needed: (share.len() as f64 * engine::IN_MEMORY_BYTES_PER_POSITION) as u64
+                + FIXED_BYTES
+                + buffers,
+        });
+    }
+    Ok(LayerPlan {
+        engine_bytes: plan.engine_bytes + buffers,
+        ..plan
+    })
+}
+
+/// Builds this rank's share of a layer with the others; rank 0 writes the
+/// table. Returns the layer's outcomes (on rank 0; empty elsewhere), and
+/// its values on every rank if they stay in memory.
+#[allow(clippy::too_many_arguments)]
+fn build_share<T: Transport>(
+    folder: &Path,
+    rules: Ruleset,
+    seeds: usize,
+    plan: &LayerPlan,
+    options: &BuildOptions,
+    lower: &LowerTables,
+    observer: &dyn BuildObserver,
+    transport: &T,
+) -> Result<(Outcomes, Option<BigArray<i8>>), TablebaseError> {
+    let size = index::layer_size(seeds) as usize;
+    let share = distributed::share(size, transport.rank(), transport.ranks(), CHUNK);
+    observer.layer_started(seeds, share.len() as u64);
+    // Kept by all or by none: the gathers that fill it are collective.
+    let retain = transport.sum(u64::from(!retain(seeds, plan, options, lower))) == 0;
+    let progress = |steps| observer.advance(steps);
+    let solved = engine::solve_share(
+        rules,
+        seeds,
+        lower,
+        plan.part,
+        &progress,
+        transport,
+        options.outbox_bytes,
+    )
+    .map_err(|e| engine_error(e, seeds))?;
+    let mut out = match transport.rank() {
+        0 => Some(LayerOutput::create(folder, rules, seeds, options.keep_raw)?),
+        _ => None,
+    };
+    let mut kept = match retain {
+        true => Some(
+            BigArray::zeroed(size).map_err(|source| TablebaseError::Memory {
+                seeds,
+                bytes: size as u64,
+                source,
+            })?,
+        ),
+        false => None,
+    };
+    let mut counts = Outcomes::default();
+    // Every rank walks the same parts of the layer, giving the piece of
+    // each that falls in its share.
+    let mut marked = vec![0i8; MAX_PART];
+    for start in (0..size).step_by(MAX_PART) {
+        let end = (start + MAX_PART).min(size);
+        let piece = start.max(share.start).min(share.end)..end.min(share.end).max(share.start);
+        let local = piece.start - share.start..piece.end - share.start;
+        let marked = &mut marked[..piece.len()];
+        solved.mark(local.clone(), CAPTURE_DECIDES, marked);
+        let values = transport.gather(&solved.values()[local], retain);
+        let marked = transport.gather(marked, false);
+        if let Some(kept) = &mut kept {
+            kept[start..end].copy_from_slice(values.as_deref().unwrap());
+        }
+        if let (Some(out), Some(values), Some(marked)) = (&mut out, values, marked) {
+            counts = counts + outcomes(&values);
+            out.push(&values, &marked)?;
+        }
+    }
+    drop(solved);
+    if let Some(out) = out {
+        out.finish()?;
+    }
+    // The table is complete before any rank opens it.
+    transport.sum(0);
+    Ok((counts, kept))
 }
 
 /// Takes the build lock of a ruleset folder, or says who holds it.

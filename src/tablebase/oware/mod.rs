@@ -21,7 +21,8 @@ use rayon::prelude::*;
 
 pub use batch::Probed;
 pub use build::{
-    BuildOptions, CHECKPOINT_EVERY, FIXED_BYTES, LayerPlan, Mode, build, plan_layer, scratch_dir,
+    BuildOptions, CHECKPOINT_EVERY, FIXED_BYTES, LayerPlan, Mode, build, build_on, plan_layer,
+    scratch_dir,
 };
 pub use check::{decode_layers, export, import, verify};
 pub use plan::{
@@ -177,6 +178,24 @@ pub enum TablebaseError {
         /// The least it needs, in bytes.
         minimum: u64,
     },
+    /// A distributed build whose share of a layer does not fit a rank's
+    /// memory budget.
+    #[error(
+        "layer {seeds} split over {ranks} ranks needs {} of memory per rank; the budget is {} \
+         (raise --memory or run more ranks: the shares of a distributed build are built in memory)",
+        crate::tablebase::oware::human_bytes(*needed),
+        crate::tablebase::oware::human_bytes(*budget)
+    )]
+    ShareTooLarge {
+        /// The layer.
+        seeds: usize,
+        /// Processes sharing it.
+        ranks: usize,
+        /// The budget per rank in bytes.
+        budget: u64,
+        /// Bytes a rank's share needs.
+        needed: u64,
+    },
     #[error("Oware has {MAX_SEEDS} seeds; layers above that do not exist (asked for {0})")]
     /// A layer above 48 seeds.
     TooManySeeds(usize),
@@ -190,9 +209,9 @@ impl TablebaseError {
             TablebaseError::Raw(e) => e.cause(),
             TablebaseError::Table(e) | TablebaseError::TableIo(e) => e.cause(),
             TablebaseError::File(e) => e.error.cause(),
-            TablebaseError::TooManySeeds(_) | TablebaseError::TooLittleMemory { .. } => {
-                Cause::BadInput
-            }
+            TablebaseError::TooManySeeds(_)
+            | TablebaseError::TooLittleMemory { .. }
+            | TablebaseError::ShareTooLarge { .. } => Cause::BadInput,
             TablebaseError::Memory { .. } => Cause::Other,
         }
     }
