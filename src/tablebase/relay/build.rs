@@ -5,8 +5,7 @@ use std::ops::{ControlFlow, RangeInclusive};
 use std::path::Path;
 use std::time::Instant;
 
-use super::check::Loaded;
-use super::{RelayGame, RelayTbError, Step, seeds, too_many, walk_positions};
+use super::{Loaded, RelayGame, RelayTbError, Step, seeds, too_many, walk_positions};
 use crate::index::stars_bars::StarsBars;
 use crate::solve::explicit::{Layer, MoveLists};
 use crate::tablebase::report::outcomes_by;

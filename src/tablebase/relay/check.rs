@@ -3,47 +3,30 @@
 
 use std::ops::ControlFlow;
 
-use super::{RelayGame, RelayTablebase, RelayTbError, Step, seeds, walk_positions};
+use super::{Loaded, RelayGame, RelayTablebase, RelayTbError, Step, walk_positions};
 use crate::error::WithPath;
-use crate::index::stars_bars::StarsBars;
 use crate::tablebase::FileError;
 use crate::tablebase::check::first_inconsistent;
 
-/// Finished layers decoded into memory, by seeds.
-#[derive(Default)]
-pub(super) struct Loaded(Vec<Option<(StarsBars, Vec<i16>)>>);
-
-impl Loaded {
-    /// Adds layer `seeds`, its stored values in rank order.
-    pub fn push(&mut self, seeds: usize, index: StarsBars, values: Vec<i16>) {
-        if self.0.len() <= seeds {
-            self.0.resize_with(seeds + 1, || None);
+/// The value `pos` should have: the best over its moves, their children's
+/// values read from `loaded`.
+fn best<G: RelayGame>(
+    game: &G,
+    loaded: &Loaded,
+    pos: &G::Position,
+    moves: &mut G::MoveGen,
+) -> G::Value {
+    let mut best: Option<G::Value> = None;
+    game.steps(pos, moves, |step| {
+        let value = match step {
+            Step::Over(value) => value,
+            Step::Child(child) => game.back(pos, &child, loaded.value(game, &child)),
+        };
+        if best.is_none_or(|b| G::rank(value) > G::rank(b)) {
+            best = Some(value);
         }
-        self.0[seeds] = Some((index, values));
-    }
-
-    /// The value of `pos`, whose layer is loaded.
-    pub fn value<G: RelayGame>(&self, game: &G, pos: &G::Position) -> G::Value {
-        let (index, values) = self.0[seeds::<G>(pos)]
-            .as_ref()
-            .expect("a move leads to a loaded layer");
-        game.decode(values[index.rank(G::counts(pos)) as usize])
-    }
-
-    /// The value `pos` should have: the best over its moves.
-    fn best<G: RelayGame>(&self, game: &G, pos: &G::Position, moves: &mut G::MoveGen) -> G::Value {
-        let mut best: Option<G::Value> = None;
-        game.steps(pos, moves, |step| {
-            let value = match step {
-                Step::Over(value) => value,
-                Step::Child(child) => game.back(pos, &child, self.value(game, &child)),
-            };
-            if best.is_none_or(|b| G::rank(value) > G::rank(b)) {
-                best = Some(value);
-            }
-        });
-        best.unwrap_or_else(|| game.no_move(pos))
-    }
+    });
+    best.unwrap_or_else(|| game.no_move(pos))
 }
 
 impl<G: RelayGame> RelayTablebase<G> {
@@ -59,13 +42,13 @@ impl<G: RelayGame> RelayTablebase<G> {
         for seeds in layers {
             let (file, table) = self.layer(seeds)?;
             loaded.push(seeds, file.index.clone(), table.load()?);
-            let (index, values) = loaded.0[seeds].as_ref().expect("just loaded");
+            let (index, values) = loaded.layer(seeds);
             let bad = first_inconsistent(index.size(), 1 << 12, progress, |ranks| {
                 let mut moves = G::MoveGen::default();
                 Ok::<_, RelayTbError>(walk_positions(index, ranks, |rank, counts| {
                     let pos = self.game.position(counts);
                     let stored = self.game.decode(values[rank as usize]);
-                    let expected = loaded.best(&self.game, &pos, &mut moves);
+                    let expected = best(&self.game, &loaded, &pos, &mut moves);
                     if stored == expected {
                         return ControlFlow::Continue(());
                     }

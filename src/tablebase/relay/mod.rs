@@ -5,8 +5,8 @@
 //! so layers are built from the bottom up. Omweso is the one-layer case: its
 //! seeds never change.
 //!
-//! A game plugs in through [`RelayGame`], implemented by its `Config`;
-//! [`build`], [`probe`] and [`check`] do the rest, the same for both games.
+//! A game plugs in through [`RelayGame`], implemented by its `Config`; the
+//! modules `build`, `probe` and `check` do the rest, the same for both games.
 
 mod build;
 mod check;
@@ -91,6 +91,35 @@ pub enum Step<P, V> {
     Over(V),
     /// The opponent moves next in this position.
     Child(P),
+}
+
+/// Finished layers decoded into memory, by seeds: the lower layers of a
+/// build, the layers of a check.
+#[derive(Default)]
+struct Loaded(Vec<Option<(StarsBars, Vec<i16>)>>);
+
+impl Loaded {
+    /// Adds layer `seeds`, its stored values in rank order.
+    fn push(&mut self, seeds: usize, index: StarsBars, values: Vec<i16>) {
+        if self.0.len() <= seeds {
+            self.0.resize_with(seeds + 1, || None);
+        }
+        self.0[seeds] = Some((index, values));
+    }
+
+    /// Layer `seeds`, which is loaded: its index and stored values.
+    fn layer(&self, seeds: usize) -> (&StarsBars, &[i16]) {
+        let (index, values) = self.0[seeds]
+            .as_ref()
+            .expect("a move leads to a loaded layer");
+        (index, values)
+    }
+
+    /// The value of `pos`, whose layer is loaded.
+    fn value<G: RelayGame>(&self, game: &G, pos: &G::Position) -> G::Value {
+        let (index, values) = self.layer(seeds::<G>(pos));
+        game.decode(values[index.rank(G::counts(pos)) as usize])
+    }
 }
 
 /// Walks the positions of `ranks` in rank order, calling `each(rank,
