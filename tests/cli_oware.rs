@@ -332,3 +332,15 @@ fn a_flipped_byte_is_caught() {
     query.extend(["1", "2", "3", "0", "0", "0", "0", "0", "0", "0", "0", "0"]);
     assert!(fails(&query).contains("scores.6.mtb"));
 }
+
+#[cfg(not(feature = "mpi"))]
+#[test]
+fn distributed_builds_need_the_mpi_feature() {
+    let out = mancala_tb(&["build", "oware", "--distributed", "--max-seeds", "2"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("built without MPI") && stderr(&out).contains("--features mpi"),
+        "{}",
+        stderr(&out)
+    );
+}

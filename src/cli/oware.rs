@@ -151,46 +151,54 @@ fn build_distributed(_args: BuildOware) -> anyhow::Result<()> {
 /// An error on any rank ends them all (the others would wait for it).
 #[cfg(feature = "mpi")]
 fn build_distributed(args: BuildOware) -> anyhow::Result<()> {
+    use super::exit::CliError;
     use mancala_tb::distributed::{Mpi, Transport};
     use mancala_tb::tablebase::{BuildObserver, Quiet};
 
     let mpi = Mpi::init().context("MPI was started twice")?;
     let (rank, ranks) = (mpi.rank(), mpi.ranks());
-    let run = || -> anyhow::Result<()> {
-        let pool = thread_pool(args.threads)?;
-        let memory = match args.memory {
+    // The same on every rank: an error here is said once, by rank 0.
+    let setup = || -> anyhow::Result<u64> {
+        if args.threads == Some(0) {
+            return Err(CliError::BadInput("--threads must be at least 1".into()).into());
+        }
+        // MPI is called from this (the main) thread only; the engine's
+        // workers are the global pool's.
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(args.threads.unwrap_or(0))
+            .build_global()
+            .context("cannot start the worker threads")?;
+        Ok(match args.memory {
             Some(memory) => memory,
             // The ranks on this machine share its memory.
             None => default_memory()? / local_ranks(),
-        };
+        })
+    };
+    let memory = match setup() {
+        Ok(memory) => memory,
+        Err(err) if rank == 0 => return Err(err),
+        Err(err) => {
+            drop(mpi);
+            std::process::exit(super::report(&err).1.into());
+        }
+    };
+    let run = || -> anyhow::Result<()> {
         if rank == 0 {
             eprintln!(
                 "Building {} layers 0..={} in {} with {ranks} ranks of {} threads",
                 args.rules,
                 args.max_seeds,
                 tb::ruleset_dir(&args.dir, args.rules).display(),
-                pool.current_num_threads()
+                rayon::current_num_threads()
             );
             eprintln!("Memory budget {} per rank", tb::human_bytes(memory));
         }
         let options = build_options(&args, memory);
         let bars = Bars::default();
         let observer: &dyn BuildObserver = if rank == 0 { &bars } else { &Quiet };
-        let reports =
-            pool.install(|| tb::build_on(&args.dir, args.rules, &options, observer, &mpi))?;
-        let sent = mpi.sum(mpi.bytes_sent());
+        let reports = tb::build_on(&args.dir, args.rules, &options, observer, &mpi)?;
         if rank == 0 {
             bars.print_summary(&reports);
-            let built: u64 = reports
-                .iter()
-                .filter(|r| r.seconds.is_some())
-                .map(|r| r.positions)
-                .sum();
-            println!(
-                "sent between ranks: {} = {:.2} bytes per position built",
-                tb::human_bytes(sent),
-                sent as f64 / built.max(1) as f64
-            );
         }
         Ok(())
     };

@@ -34,6 +34,8 @@ pub struct Bars {
     bar: std::sync::Mutex<Option<ProgressBar>>,
     /// The engine and memory of each Oware layer built, for the summary.
     plans: std::sync::Mutex<Vec<(usize, LayerPlan, u64)>>,
+    /// The bytes the ranks sent each other per layer (distributed builds).
+    sent: std::sync::Mutex<Vec<(usize, u64)>>,
 }
 
 impl BuildObserver for Bars {
@@ -86,6 +88,10 @@ impl BuildObserver for Bars {
             bar.finish();
         }
     }
+
+    fn layer_sent(&self, seeds: usize, bytes: u64) {
+        self.sent.lock().expect("sent lock").push((seeds, bytes));
+    }
 }
 
 impl Bars {
@@ -93,6 +99,7 @@ impl Bars {
     /// engine and memory of each Oware layer built, and the totals.
     pub fn print_summary(&self, reports: &[LayerReport]) {
         print_summary(reports, &self.plans.lock().expect("plans lock"));
+        print_sent(reports, &self.sent.lock().expect("sent lock"));
     }
 }
 
@@ -153,6 +160,29 @@ fn print_summary(reports: &[LayerReport], plans: &[(usize, LayerPlan, u64)]) {
     } else {
         println!("every layer was already built");
     }
+}
+
+/// What the ranks of a distributed build sent each other, per position of
+/// each layer built and in all.
+fn print_sent(reports: &[LayerReport], sent: &[(usize, u64)]) {
+    if sent.is_empty() {
+        return;
+    }
+    let per_layer: Vec<String> = sent
+        .iter()
+        .map(|&(seeds, bytes)| {
+            let positions = reports[seeds].positions.max(1);
+            format!("{seeds}: {:.2}", bytes as f64 / positions as f64)
+        })
+        .collect();
+    println!("sent between ranks, bytes per position: {}", per_layer.join(", "));
+    let bytes: u64 = sent.iter().map(|s| s.1).sum();
+    let positions: u64 = sent.iter().map(|&(s, _)| reports[s].positions).sum();
+    println!(
+        "sent between ranks: {} = {:.2} bytes per position built",
+        human_bytes(bytes),
+        bytes as f64 / positions.max(1) as f64
+    );
 }
 
 /// The parser of an option whose values are `names` (a library type's

@@ -2,6 +2,7 @@
 //! shared memory, so that the distributed engine is tested in every
 //! `cargo test` without MPI installed.
 
+use std::cell::Cell;
 use std::sync::{Arc, Barrier, Mutex};
 
 use super::Transport;
@@ -10,6 +11,7 @@ use super::Transport;
 pub struct Loopback {
     rank: usize,
     shared: Arc<Shared>,
+    sent: Cell<u64>,
 }
 
 struct Shared {
@@ -35,8 +37,13 @@ impl Loopback {
             .map(|rank| Loopback {
                 rank,
                 shared: shared.clone(),
+                sent: Cell::new(0),
             })
             .collect()
+    }
+
+    fn count_sent(&self, bytes: usize) {
+        self.sent.set(self.sent.get() + bytes as u64);
     }
 
     /// Puts this rank's contribution, waits for all, reads, and waits again
@@ -60,6 +67,8 @@ impl Transport for Loopback {
     }
 
     fn exchange(&self, outgoing: &[Vec<u64>]) -> Vec<u64> {
+        let notices: usize = outgoing.iter().map(Vec::len).sum();
+        self.count_sent(notices * size_of::<u64>());
         self.round(
             |s| s.mail.lock().unwrap()[self.rank].clone_from_slice(outgoing),
             |s| {
@@ -80,9 +89,19 @@ impl Transport for Loopback {
     }
 
     fn gather(&self, mine: &[i8], to_all: bool) -> Option<Vec<i8>> {
+        let ranks = self.shared.ranks;
+        self.count_sent(match (to_all, self.rank) {
+            (true, _) => mine.len() * (ranks - 1),
+            (false, 0) => 0,
+            (false, _) => mine.len(),
+        });
         self.round(
             |s| s.pieces.lock().unwrap()[self.rank] = mine.to_vec(),
             |s| (to_all || self.rank == 0).then(|| s.pieces.lock().unwrap().concat()),
         )
+    }
+
+    fn bytes_sent(&self) -> u64 {
+        self.sent.get()
     }
 }

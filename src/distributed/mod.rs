@@ -41,6 +41,8 @@ pub trait Transport {
     /// The concatenation of every rank's `mine`, in rank order: on rank 0,
     /// and on every rank if `to_all`; `None` elsewhere.
     fn gather(&self, mine: &[i8], to_all: bool) -> Option<Vec<i8>>;
+    /// Bytes this rank has sent to the others so far.
+    fn bytes_sent(&self) -> u64;
 }
 
 /// The share of `rank` among `ranks` of a layer of `positions`: contiguous
@@ -70,6 +72,9 @@ impl Transport for Alone {
     }
     fn gather(&self, mine: &[i8], _to_all: bool) -> Option<Vec<i8>> {
         Some(mine.to_vec())
+    }
+    fn bytes_sent(&self) -> u64 {
+        0
     }
 }
 

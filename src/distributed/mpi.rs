@@ -5,6 +5,7 @@ use std::cell::Cell;
 use mpi::Count;
 use mpi::collective::SystemOperation;
 use mpi::datatype::{Partition, PartitionMut};
+use mpi::Threading;
 use mpi::environment::Universe;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
@@ -20,9 +21,10 @@ pub struct Mpi {
 }
 
 impl Mpi {
-    /// Starts MPI; `None` if it was started already.
+    /// Starts MPI; `None` if it was started already. Only the thread that
+    /// starts it may call MPI (the engine's worker threads never do).
     pub fn init() -> Option<Mpi> {
-        let universe = mpi::initialize()?;
+        let (universe, _) = mpi::initialize_with_threading(Threading::Funneled)?;
         let world = universe.world();
         Some(Mpi {
             _universe: universe,
@@ -35,11 +37,6 @@ impl Mpi {
     /// which the others would wait for in their next collective forever).
     pub fn abort(&self, code: i32) -> ! {
         self.world.abort(code)
-    }
-
-    /// Bytes this rank has sent to others so far.
-    pub fn bytes_sent(&self) -> u64 {
-        self.sent.get()
     }
 
     fn count_sent(&self, bytes: usize) {
@@ -89,6 +86,10 @@ impl Transport for Mpi {
         received
     }
 
+    fn bytes_sent(&self) -> u64 {
+        self.sent.get()
+    }
+
     fn sum(&self, value: u64) -> u64 {
         let mut total = 0u64;
         self.world
@@ -103,6 +104,7 @@ impl Transport for Mpi {
             .all_gather_into(&count(mine.len()), &mut counts[..]);
         let displs = displacements(&counts);
         let total = counts.iter().map(|&c| c as usize).sum();
+        // As counted by the Loopback transport: what leaves this rank.
         if to_all {
             self.count_sent(mine.len() * (ranks - 1));
             let mut all = vec![0i8; total];

@@ -211,6 +211,7 @@ pub fn build_on<T: Transport>(
         .collect::<Result<Vec<_>, _>>()?;
     let mut lower = LowerTables::new(rules);
     let mut reports = Vec::new();
+    let mut sent = 0;
     for (seeds, table) in tables.into_iter().enumerate() {
         let positions = index::layer_size(seeds);
         let report = match table {
@@ -252,6 +253,11 @@ pub fn build_on<T: Transport>(
                 let seconds = start.elapsed().as_secs_f64();
                 if transport.rank() == 0 {
                     super::record_build_time(&folder, seeds, positions, seconds)?;
+                }
+                if transport.ranks() > 1 {
+                    let total = transport.sum(transport.bytes_sent());
+                    observer.layer_sent(seeds, total - sent);
+                    sent = total;
                 }
                 LayerReport {
                     seeds,
