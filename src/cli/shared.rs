@@ -175,7 +175,10 @@ fn print_sent(reports: &[LayerReport], sent: &[(usize, u64)]) {
             format!("{seeds}: {:.2}", bytes as f64 / positions as f64)
         })
         .collect();
-    println!("sent between ranks, bytes per position: {}", per_layer.join(", "));
+    println!(
+        "sent between ranks, bytes per position: {}",
+        per_layer.join(", ")
+    );
     let bytes: u64 = sent.iter().map(|s| s.1).sum();
     let positions: u64 = sent.iter().map(|&(s, _)| reports[s].positions).sum();
     println!(

@@ -3,9 +3,9 @@
 use std::cell::Cell;
 
 use mpi::Count;
+use mpi::Threading;
 use mpi::collective::SystemOperation;
 use mpi::datatype::{Partition, PartitionMut};
-use mpi::Threading;
 use mpi::environment::Universe;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
