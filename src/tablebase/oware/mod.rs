@@ -26,8 +26,9 @@ pub use build::{
 };
 pub use check::{decode_layers, export, import, verify};
 pub use plan::{
-    Assumptions, Calibration, LayerProjection, NODE_EFFICIENCY, Projection, RATE_EXPONENT,
-    SCRATCH_BYTES_PER_POSITION, StatedAssumptions, TABLE_BYTES_PER_POSITION, calibrate, project,
+    Assumptions, Calibration, LayerProjection, NETWORK_BYTES_PER_SECOND, NODE_EFFICIENCY,
+    Projection, RATE_EXPONENT, SCRATCH_BYTES_PER_POSITION, StatedAssumptions,
+    TABLE_BYTES_PER_POSITION, calibrate, project, sent_bytes_per_position,
 };
 pub use probe::{MoveValue, OwareTablebase, PvEnd, PvStep};
 

@@ -25,10 +25,29 @@ pub const SCRATCH_BYTES_PER_POSITION: f64 = 1.4;
 /// positions/s at layer 20, 5.5 at layer 26 on 2 cores): random accesses
 /// miss the caches more as the layer grows.
 pub const RATE_EXPONENT: f64 = 0.23;
-/// Share of a node's rate kept when `K` nodes share a layer (messages,
-/// waiting at the end of each round): an assumption until the MPI build
-/// measures it.
+/// Share of a node's rate kept when `K` nodes share a layer (waiting at the
+/// end of each round, the table written by one rank): an assumption; the
+/// MPI build on this 2-core machine cannot measure it (README, Measured).
 pub const NODE_EFFICIENCY: f64 = 0.7;
+/// Bytes a distributed build sends per position when every parent update
+/// goes to another rank: one 8-byte notice per non-capturing edge walked.
+/// Measured: 12.5–13.2 bytes per position sent at 2 ranks, 16.4–18.0 at 3
+/// (awari layers 15–18, 2026-11-30), i.e. 2 + 22 × (R − 1) / R.
+pub const NOTICE_BYTES_PER_POSITION: f64 = 22.0;
+/// Bytes per position of the values gathered for the table (values and
+/// marks).
+pub const GATHER_BYTES_PER_POSITION: f64 = 2.0;
+/// Network bandwidth per node assumed (10 Gbit/s Ethernet); messages are
+/// assumed not to overlap computation.
+pub const NETWORK_BYTES_PER_SECOND: f64 = 1.25e9;
+
+/// Bytes the ranks of a build on `ranks` send each other per position.
+pub fn sent_bytes_per_position(ranks: usize) -> f64 {
+    match ranks {
+        0 | 1 => 0.0,
+        r => GATHER_BYTES_PER_POSITION + NOTICE_BYTES_PER_POSITION * (r - 1) as f64 / r as f64,
+    }
+}
 
 /// The rates measured by [`calibrate`].
 #[derive(Clone, Copy, Debug)]
@@ -150,6 +169,8 @@ pub struct StatedAssumptions {
     pub in_memory_rate: f64,
     /// [`Assumptions::memory`].
     pub memory_bytes: u64,
+    /// [`NETWORK_BYTES_PER_SECOND`].
+    pub network_bytes_per_second: f64,
     /// [`NODE_EFFICIENCY`].
     pub node_efficiency: f64,
     /// [`Assumptions::nodes`].
@@ -158,6 +179,8 @@ pub struct StatedAssumptions {
     pub rate_exponent: f64,
     /// [`SCRATCH_BYTES_PER_POSITION`].
     pub scratch_bytes_per_position: f64,
+    /// [`sent_bytes_per_position`] of [`Assumptions::nodes`].
+    pub sent_bytes_per_position: f64,
     /// All of it in sentences, as `plan oware` lists it.
     pub stated: Vec<String>,
     /// [`TABLE_BYTES_PER_POSITION`].
@@ -188,6 +211,11 @@ impl From<&Assumptions> for StatedAssumptions {
                 NODE_EFFICIENCY * 100.0
             ),
             format!(
+                "between nodes: {:.1} bytes sent per position (2 + 22 x (K-1)/K, measured with 2 and 3 ranks here) over {:.0} Gbit/s per node, not overlapping computation",
+                sent_bytes_per_position(a.nodes),
+                NETWORK_BYTES_PER_SECOND * 8.0 / 1e9
+            ),
+            format!(
                 "disk: {TABLE_BYTES_PER_POSITION} bytes/position of tables, {SCRATCH_BYTES_PER_POSITION} bytes/position of scratch while a layer is built out of core; disk fast enough not to limit the rate",
             ),
         ];
@@ -197,10 +225,12 @@ impl From<&Assumptions> for StatedAssumptions {
             calibration_threads: c.threads,
             in_memory_rate: c.in_memory,
             memory_bytes: a.memory,
+            network_bytes_per_second: NETWORK_BYTES_PER_SECOND,
             node_efficiency: NODE_EFFICIENCY,
             nodes: a.nodes,
             rate_exponent: RATE_EXPONENT,
             scratch_bytes_per_position: SCRATCH_BYTES_PER_POSITION,
+            sent_bytes_per_position: sent_bytes_per_position(a.nodes),
             stated,
             table_bytes_per_position: TABLE_BYTES_PER_POSITION,
             threads: a.threads,
@@ -239,6 +269,17 @@ pub fn project(max_seeds: usize, assumptions: &Assumptions) -> Result<Projection
             // Each node holds its share of the layer's states.
             let share = positions.div_ceil(a.nodes as u64);
             let plan = plan_share(seeds, share, a.memory)?;
+            if a.nodes > 1 && plan.mode != Mode::InMemory {
+                // The shares of a distributed build are built in memory.
+                return Err(TablebaseError::ShareTooLarge {
+                    seeds,
+                    ranks: a.nodes,
+                    budget: a.memory,
+                    needed: (share as f64 * crate::solve::oware::IN_MEMORY_BYTES_PER_POSITION)
+                        as u64
+                        + super::FIXED_BYTES,
+                });
+            }
             let base = match plan.mode {
                 Mode::InMemory => c.in_memory,
                 Mode::Bounded => c.bounded,
@@ -246,7 +287,10 @@ pub fn project(max_seeds: usize, assumptions: &Assumptions) -> Result<Projection
             let slowdown = (positions.max(1) as f64 / reference)
                 .max(1.0)
                 .powf(-RATE_EXPONENT);
-            let seconds = positions as f64 / (base * slowdown * scale);
+            let network = positions as f64 * sent_bytes_per_position(a.nodes)
+                / a.nodes as f64
+                / NETWORK_BYTES_PER_SECOND;
+            let seconds = positions as f64 / (base * slowdown * scale) + network;
             let scratch = match plan.mode {
                 Mode::InMemory => 0.0,
                 Mode::Bounded => positions as f64 * SCRATCH_BYTES_PER_POSITION,
@@ -303,7 +347,8 @@ mod tests {
         let stated = &json["assumptions"];
         assert_eq!(stated["memory_bytes"], 1u64 << 30);
         assert_eq!(stated["calibration_seeds"], 16);
-        assert_eq!(stated["stated"].as_array().unwrap().len(), 4);
+        assert_eq!(stated["sent_bytes_per_position"], 0.0);
+        assert_eq!(stated["stated"].as_array().unwrap().len(), 5);
         let keys: Vec<&String> = json.as_object().unwrap().keys().collect();
         assert_eq!(
             keys,
