@@ -95,6 +95,7 @@ pub fn propagate_threshold<X: Exits + ?Sized, T: Transport>(
     outbox: &mut Outbox,
     transport: &T,
 ) {
+    states.mark_all_dirty();
     loop {
         while states.propagate(exits, t, progress, outbox) > 0 && !outbox.is_full() {}
         if transport.ranks() == 1 {

@@ -15,7 +15,7 @@
 
 use std::io;
 use std::ops::Range;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
 use rayon::prelude::*;
 
@@ -85,6 +85,10 @@ pub struct States {
     /// Positions in the share.
     pub len: usize,
     pub words: BigArray<AtomicU64>,
+    /// Per chunk of [`CHUNK`] positions: it may hold pending positions. A
+    /// scan skips the others, so the many short rounds at the end of a
+    /// threshold (and of a distributed one's exchanges) cost little.
+    dirty: Vec<AtomicBool>,
 }
 
 /// Resolved positions kept on a worker's stack before it leaves them to the
@@ -106,7 +110,17 @@ impl States {
             first: share.start,
             len: share.len(),
             words: BigArray::zeroed(share.len().div_ceil(PER_WORD))?,
+            dirty: (0..share.len().div_ceil(CHUNK))
+                .map(|_| AtomicBool::new(false))
+                .collect(),
         })
+    }
+
+    /// Every chunk may hold pending positions (a threshold begins).
+    pub fn mark_all_dirty(&self) {
+        for d in &self.dirty {
+            d.store(true, Ordering::Relaxed);
+        }
     }
 
     /// The state of the position of rank `rank`.
@@ -144,6 +158,7 @@ impl States {
         let per_chunk = CHUNK / PER_WORD;
         (0..words.div_ceil(per_chunk))
             .into_par_iter()
+            .filter(|&c| self.dirty[c].swap(false, Ordering::Relaxed))
             .for_each_init(
                 || (Vec::new(), Vec::new(), Vec::new()),
                 |(stack, notices, remote), c| {
@@ -193,6 +208,10 @@ impl States {
                         }
                     }
                     outbox.post(remote);
+                    if outbox.is_full() {
+                        // The scan may have stopped short of the chunk's end.
+                        self.dirty[c].store(true, Ordering::Relaxed);
+                    }
                     handled.fetch_add(count, Ordering::Relaxed);
                     progress(count as u64);
                 },
@@ -235,12 +254,19 @@ impl States {
     /// whether it resolved the parent.
     #[inline]
     fn apply<X: Exits + ?Sized>(&self, exits: &X, parent: usize, child_lost: bool, t: i8) -> bool {
-        if child_lost {
+        let resolved = if child_lost {
             // A move to a lost child wins t for the parent.
             self.resolve_win(parent)
         } else {
             self.count_down(exits, parent, t)
+        };
+        let dirty = &self.dirty[parent / CHUNK];
+        // Read first: most are set already, and a store would take the
+        // cache line from the other workers.
+        if resolved && !dirty.load(Ordering::Relaxed) {
+            dirty.store(true, Ordering::Relaxed);
         }
+        resolved
     }
 
     /// Applies the notices other ranks sent (wire form, parents in this
