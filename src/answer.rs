@@ -20,6 +20,7 @@ pub struct OwareAnswer {
     pub best: Vec<u8>,
     /// Every legal move in pit order (empty: the game is over).
     pub moves: Vec<OwareMove>,
+    /// The principal variation: best moves from here, at most `pv_limit`.
     pub pv: Vec<OwarePvStep>,
     /// Why the principal variation stops.
     #[serde(skip)]
@@ -29,19 +30,26 @@ pub struct OwareAnswer {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+/// One legal Oware move and its value.
 pub struct OwareMove {
+    /// Seeds captured.
     pub captured: u8,
     /// The position after the move, seen from the next mover.
     pub child: Board,
+    /// The pit sown from, `0..6` in the mover's row.
     pub pit: u8,
+    /// Its value for the mover: `captured − value(child)`.
     pub value: i8,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+/// One move of an Oware principal variation.
 pub struct OwarePvStep {
     /// The position after the move, seen from the next mover.
     pub board: Board,
+    /// Seeds captured.
     pub captured: u8,
+    /// The pit sown from, `0..6` in the mover's row.
     pub pit: u8,
     /// The value of the move for the player making it.
     pub value: i8,
@@ -59,6 +67,8 @@ impl From<&OwareMoveValue> for OwareMove {
 }
 
 impl OwareAnswer {
+    /// Probes `board`: its value, every move's, and a principal variation
+    /// of at most `pv_limit` moves.
     pub fn probe(
         tables: &OwareTablebase,
         board: &Board,
@@ -114,22 +124,28 @@ impl OwareAnswer {
 /// An En Gehé position's value and its moves.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct EngeheAnswer {
+    /// Every legal move in hole order (empty: the game is over).
     pub moves: Vec<EngeheMove>,
+    /// The counters the mover's team gets from here on less the opponent's.
     pub value: i8,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+/// One legal En Gehé move and its value.
 pub struct EngeheMove {
     /// Counters captured; null for a never-ending move (the game is void).
     pub captured: Option<u8>,
     /// The holes after the move, seen from the next mover; null when the
     /// move never ends.
     pub child: Option<Vec<u8>>,
+    /// The hole sown from, `0..W` in the mover's row.
     pub hole: u8,
+    /// Its value for the mover (0 for a never-ending move).
     pub value: i8,
 }
 
 impl EngeheAnswer {
+    /// Probes `pos`: its value and every move's.
     pub fn probe(
         tables: &EngeheTablebase,
         pos: &engehe::Position,
@@ -152,23 +168,33 @@ impl EngeheAnswer {
 /// An Omweso position's value, its moves and a principal variation.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct OmwesoAnswer {
+    /// Every legal move (one per distinct outcome of each start).
     pub moves: Vec<OmwesoMove>,
+    /// The principal variation: best moves from here, at most `pv_limit`.
     pub pv: Vec<OmwesoMove>,
+    /// The position's value for the mover.
     pub value: OmwesoValue,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+/// One legal Omweso move and its value.
 pub struct OmwesoMove {
+    /// The lap choices that make the move.
     pub path: Vec<PathStep>,
+    /// Where it leads.
     pub result: OmwesoResult,
+    /// Its value for the mover.
     pub value: OmwesoValue,
 }
 
 /// One lap choice of a move's path.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct PathStep {
+    /// `ccw` or `cw`.
     pub direction: &'static str,
+    /// The lap, counted from 0 at the move's start.
     pub lap: u64,
+    /// The pit the lap starts from, in the mover's sowing order.
     pub pit: usize,
 }
 
@@ -187,11 +213,15 @@ impl From<&Choice> for PathStep {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(untagged)]
 pub enum OmwesoValue {
+    /// A win/draw/loss table's value.
     Wdl {
         #[serde(skip_serializing_if = "Option::is_none")]
+        /// Moves to the end; absent for a draw.
         moves: Option<u16>,
+        /// `win`, `draw` or `loss`.
         result: &'static str,
     },
+    /// A points table's value: −12 … 12.
     Points(i8),
 }
 
@@ -210,10 +240,22 @@ impl From<Value> for OmwesoValue {
 /// `{"wins": kind, "points": p}`, `"void"` or `{"child": pits}`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(untagged)]
+/// Where an Omweso move leads.
 pub enum OmwesoResult {
-    Wins { points: u32, wins: &'static str },
+    /// The move wins at once: the points and the kind of win.
+    Wins {
+        /// The points the win scores.
+        points: u32,
+        /// The kind of win (`okutema`, `bulijo`, …).
+        wins: &'static str,
+    },
+    /// The move never ends, voiding the game: always `"void"`.
     Void(&'static str),
-    Child { child: Vec<u8> },
+    /// The opponent moves next.
+    Child {
+        /// The `4W` pits, the opponent's side first.
+        child: Vec<u8>,
+    },
 }
 
 impl From<MoveResult> for OmwesoResult {
@@ -242,6 +284,8 @@ impl From<&MoveValue> for OmwesoMove {
 }
 
 impl OmwesoAnswer {
+    /// Probes `pos`: its value, every move's, and a principal variation of
+    /// at most `pv_limit` moves.
     pub fn probe(
         tables: &OmwesoTablebase,
         pos: &omweso::Position,

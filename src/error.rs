@@ -1,7 +1,8 @@
 //! What every library error can say about itself: its [`Cause`], which a
 //! caller acts on (the CLI turns it into the exit code).
 
-use std::path::PathBuf;
+use std::fmt;
+use std::path::{Path, PathBuf};
 
 /// Why an operation failed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -27,8 +28,55 @@ pub enum Cause<'a> {
 pub struct MissingTable {
     /// What is missing, e.g. `layer 3 of the awari tables`.
     pub table: String,
+    /// The table file that would hold it.
     pub path: PathBuf,
     /// The arguments of `mancala-tb build` that build it, e.g. `oware
     /// --rules awari --max-seeds 3 --dir tablebases`.
     pub build_args: String,
+}
+
+/// An error at one file or folder: the path, said once in front of what
+/// went wrong there (`tablebases/engehe-w2-void/counters.5.mtb: rank 17 …`).
+/// The variants inside need not repeat it.
+#[derive(Debug)]
+pub struct WithPath<E> {
+    /// The file or folder at fault.
+    pub path: PathBuf,
+    /// What went wrong there.
+    pub error: E,
+}
+
+impl<E> WithPath<E> {
+    /// `error`, which happened at `path`.
+    pub fn new(path: impl Into<PathBuf>, error: E) -> WithPath<E> {
+        WithPath {
+            path: path.into(),
+            error,
+        }
+    }
+}
+
+impl<E: fmt::Display> fmt::Display for WithPath<E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.path.display(), self.error)
+    }
+}
+
+impl<E: std::error::Error> std::error::Error for WithPath<E> {
+    /// The cause of `error`: its own message is already in this one's.
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.error.source()
+    }
+}
+
+/// Adds the path to a result's error: `fs::read(&path).at(&path)?`.
+pub trait PathContext<T, E> {
+    /// The error, if any, wrapped in [`WithPath`].
+    fn at(self, path: &Path) -> Result<T, WithPath<E>>;
+}
+
+impl<T, E> PathContext<T, E> for Result<T, E> {
+    fn at(self, path: &Path) -> Result<T, WithPath<E>> {
+        self.map_err(|error| WithPath::new(path, error))
+    }
 }

@@ -13,12 +13,26 @@ use crate::tablebase::oware::{MoveValue, OwareTablebase, TablebaseError};
 /// Errors of playing and analysing.
 #[derive(Debug, thiserror::Error)]
 pub enum PlayError {
+    /// The tables failed.
     #[error(transparent)]
     Tables(#[from] TablebaseError),
+    /// A move of the game that the rules do not allow.
     #[error("move {ply}: pit {pit} is not a legal move here (legal: {legal:?})")]
-    Illegal { ply: usize, pit: u8, legal: Vec<u8> },
+    Illegal {
+        /// The move's number, 1 for the first.
+        ply: usize,
+        /// The pit played.
+        pit: u8,
+        /// The pits that were legal.
+        legal: Vec<u8>,
+    },
+    /// A move after the game ended.
     #[error("move {ply}: the game is already over")]
-    GameOver { ply: usize },
+    GameOver {
+        /// The move's number, 1 for the first.
+        ply: usize,
+    },
+    /// Reading the moves or writing the answers failed.
     #[error(transparent)]
     Io(#[from] std::io::Error),
 }
@@ -30,7 +44,9 @@ pub struct AnalysedMove {
     pub ply: usize,
     /// "first" or "second": the player who made the move.
     pub player: &'static str,
+    /// The pit played, `0..6` in the mover's row.
     pub pit: u8,
+    /// Seeds it captured.
     pub captured: u8,
     /// The value of the position before the move, for its mover.
     pub before: i8,
@@ -40,13 +56,16 @@ pub struct AnalysedMove {
     pub loss: i8,
     /// The moves that keep the value.
     pub best: Vec<u8>,
+    /// Whether the move gave value away (`loss > 0`).
     pub mistake: bool,
 }
 
 /// The analysis of a game.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Analysis {
+    /// The position the game started from, first player to move.
     pub start: Board,
+    /// Every move, in order.
     pub moves: Vec<AnalysedMove>,
     /// The position after the last move, seen from the player to move.
     pub end: Board,

@@ -13,20 +13,27 @@ use crate::tablebase::oware::{self as tb, BuildTime, TablebaseError};
 /// PNG draws its glyphs).
 const FONT: &str = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
 
+/// Errors of plotting.
 #[derive(Debug, thiserror::Error)]
 pub enum PlotError {
+    /// The tables failed.
     #[error(transparent)]
     Tables(#[from] TablebaseError),
+    /// An output file name without a known ending.
     #[error("{0}: the plot file must end in .svg or .png")]
     Format(String),
+    /// The font plots are drawn with is not installed.
     #[error("plots need the font {FONT} (Debian: apt-get install fonts-dejavu-core)")]
     Font,
+    /// Nothing to plot: no layer of the ruleset is built.
     #[error("no layers of the {0} tables are built")]
     NoLayers(Ruleset),
+    /// Nothing to plot: no build times were recorded (in the named file).
     #[error(
         "no build times recorded in {0} (`mancala-tb build oware` records them for the layers it builds)"
     )]
     NoTimes(String),
+    /// The plotting library failed.
     #[error("cannot draw the plot: {0}")]
     Draw(String),
 }
@@ -34,10 +41,15 @@ pub enum PlotError {
 /// Per layer: positions, wins, draws, losses and score percentiles.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LayerSummary {
+    /// The layer.
     pub seeds: usize,
+    /// Its positions.
     pub positions: u64,
+    /// Positions the mover wins.
     pub wins: u64,
+    /// Positions drawn.
     pub draws: u64,
+    /// Positions the mover loses.
     pub losses: u64,
     /// Minimum, 10th percentile, median, 90th percentile, maximum.
     pub spread: [i8; 5],

@@ -8,9 +8,8 @@ use mancala_tb::games::oware::BoardError;
 use mancala_tb::index::stars_bars::IndexError;
 use mancala_tb::table::TableError;
 use mancala_tb::table::raw::RawError;
-use mancala_tb::tablebase::engehe::EngeheTbError;
+use mancala_tb::tablebase::RelayTbError;
 use mancala_tb::tablebase::oware::TablebaseError;
-use mancala_tb::tablebase::store::StoreError;
 
 /// Errors the CLI finds itself, by cause.
 #[derive(Debug, thiserror::Error)]
@@ -38,9 +37,7 @@ fn cause(err: &anyhow::Error) -> Cause<'_> {
         .find_map(|e| {
             if let Some(e) = e.downcast_ref::<TablebaseError>() {
                 Some(e.cause())
-            } else if let Some(e) = e.downcast_ref::<EngeheTbError>() {
-                Some(e.cause())
-            } else if let Some(e) = e.downcast_ref::<StoreError>() {
+            } else if let Some(e) = e.downcast_ref::<RelayTbError>() {
                 Some(e.cause())
             } else if let Some(e) = e.downcast_ref::<TableError>() {
                 Some(e.cause())

@@ -268,72 +268,16 @@ pub fn plan(args: PlanOware) -> anyhow::Result<()> {
         memory,
     };
     anyhow::ensure!(assumptions.threads > 0, "--threads must be at least 1");
-    let layers = tb::project(args.max_seeds as usize, &assumptions)?;
-    let positions: u64 = layers.iter().map(|l| l.positions).sum();
-    let peak_memory = layers.iter().map(|l| l.memory_bytes).max().unwrap_or(0);
-    let disk = layers.iter().map(|l| l.disk_bytes).max().unwrap_or(0);
-    let seconds: f64 = layers.iter().map(|l| l.seconds).sum();
-    let stated = [
-        format!(
-            "rates measured here on layer {} with {} threads: {:.2}M positions/s in memory, {:.2}M out of core",
-            calibration.seeds,
-            calibration.threads,
-            calibration.in_memory / 1e6,
-            calibration.bounded / 1e6
-        ),
-        format!(
-            "rates scale linearly with threads ({} per node) and fall as (layer size)^-{} (fitted to layers 20 and 26 here)",
-            assumptions.threads,
-            tb::RATE_EXPONENT
-        ),
-        format!(
-            "{} node(s), each with {} of memory, holding an equal share of each layer; several nodes keep {:.0}% of their rate",
-            assumptions.nodes,
-            tb::human_bytes(memory),
-            tb::NODE_EFFICIENCY * 100.0
-        ),
-        format!(
-            "between nodes: {:.1} bytes sent per position (2 + 22 x (K-1)/K, measured with 2 and 3 ranks here) over {:.0} Gbit/s per node, not overlapping computation",
-            tb::sent_bytes_per_position(assumptions.nodes),
-            tb::NETWORK_BYTES_PER_SECOND * 8.0 / 1e9
-        ),
-        format!(
-            "disk: {} bytes/position of tables, {} bytes/position of scratch while a layer is built out of core; disk fast enough not to limit the rate",
-            tb::TABLE_BYTES_PER_POSITION,
-            tb::SCRATCH_BYTES_PER_POSITION
-        ),
-    ];
+    let plan = tb::project(args.max_seeds as usize, &assumptions)?;
     if args.json {
-        let layers: Vec<_> = layers
-            .iter()
-            .map(|l| {
-                serde_json::json!({"seeds": l.seeds, "positions": l.positions, "mode": l.mode.to_string(),
-                    "memory_bytes": l.memory_bytes, "disk_bytes": l.disk_bytes, "seconds": l.seconds})
-            })
-            .collect();
-        let out = serde_json::json!({
-            "layers": layers, "positions": positions, "peak_memory_bytes": peak_memory,
-            "disk_bytes": disk, "seconds": seconds,
-            "assumptions": {
-                "calibration_seeds": calibration.seeds, "calibration_threads": calibration.threads,
-                "in_memory_rate": calibration.in_memory, "bounded_rate": calibration.bounded,
-                "threads": assumptions.threads, "nodes": assumptions.nodes, "memory_bytes": memory,
-                "rate_exponent": tb::RATE_EXPONENT, "node_efficiency": tb::NODE_EFFICIENCY,
-                "sent_bytes_per_position": tb::sent_bytes_per_position(assumptions.nodes),
-                "network_bytes_per_second": tb::NETWORK_BYTES_PER_SECOND,
-                "table_bytes_per_position": tb::TABLE_BYTES_PER_POSITION,
-                "scratch_bytes_per_position": tb::SCRATCH_BYTES_PER_POSITION,
-                "stated": stated,
-            }
-        });
-        println!("{out}");
+        println!("{}", serde_json::to_string(&plan)?);
         return Ok(());
     }
     println!(
         "{:>5} {:>15} {:<11} {:>12} {:>12} {:>12}",
         "seeds", "positions", "mode", "memory", "disk", "time"
     );
-    for l in &layers {
+    for l in &plan.layers {
         println!(
             "{:>5} {:>15} {:<11} {:>12} {:>12} {:>12}",
             l.seeds,
@@ -345,13 +289,14 @@ pub fn plan(args: PlanOware) -> anyhow::Result<()> {
         );
     }
     println!(
-        "total {positions} positions; peak memory {} per node; disk {}; time {}",
-        tb::human_bytes(peak_memory),
-        tb::human_bytes(disk),
-        duration(seconds)
+        "total {} positions; peak memory {} per node; disk {}; time {}",
+        plan.positions,
+        tb::human_bytes(plan.peak_memory_bytes),
+        tb::human_bytes(plan.disk_bytes),
+        duration(plan.seconds)
     );
     println!("assumptions:");
-    for line in stated {
+    for line in &plan.assumptions.stated {
         println!("  - {line}");
     }
     Ok(())

@@ -7,7 +7,7 @@
 //! holds only that share's engine state. What crosses between ranks:
 //! - during the propagation, notices ("a non-capturing child of the position
 //!   of rank r resolved, lost or won"), one `u64` each (see
-//!   [`crate::solve::oware::Notice`]), sent to the parent's owner in one
+//!   `Notice` in `solve::oware`), sent to the parent's owner in one
 //!   exchange per round;
 //! - after the layer, its values, gathered on rank 0, which writes the table
 //!   (and on every rank if they keep the layer in memory for the layers

@@ -11,6 +11,7 @@ use std::fmt;
 
 use super::relay::{Cycle, Dir, Dirs, Endless, Lap, RelayRules, Stretch, follow, sow};
 
+/// The narrowest board: 2 × 1 holes.
 pub const MIN_WIDTH: usize = 1;
 /// Tables are for small boards; the rules engine stops at 2 × 12 holes.
 pub const MAX_WIDTH: usize = 12;
@@ -22,20 +23,27 @@ pub const MAX_COUNTERS: usize = 127;
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum EngeheError {
     #[error("board width {0} is outside {MIN_WIDTH}..={MAX_WIDTH}")]
+    /// A board width outside `MIN_WIDTH..=MAX_WIDTH`.
     Width(usize),
     #[error("a board of width {width} has {expected} holes (2 × width), got {got}")]
+    /// Not `2W` hole counts.
     HoleCount {
+        /// The board width.
         width: usize,
+        /// Holes on that board.
         expected: usize,
+        /// Counts given.
         got: usize,
     },
     #[error("the position holds {0} counters; at most {MAX_COUNTERS} are supported")]
+    /// More than [`MAX_COUNTERS`] counters.
     TooManyCounters(u64),
 }
 
 /// The ruleset: what a never-ending move is (rule 5).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Rules {
+    /// Whether a never-ending move voids the game or is illegal.
     pub endless: Endless,
 }
 
@@ -46,6 +54,7 @@ impl fmt::Display for Rules {
     }
 }
 
+/// Refuses a board width outside `MIN_WIDTH..=MAX_WIDTH`.
 pub fn check_width(width: usize) -> Result<(), EngeheError> {
     if (MIN_WIDTH..=MAX_WIDTH).contains(&width) {
         Ok(())
@@ -99,6 +108,7 @@ impl Position {
         }
     }
 
+    /// Holes per row.
     pub fn width(&self) -> usize {
         usize::from(self.width)
     }
@@ -108,6 +118,7 @@ impl Position {
         &self.holes[..2 * self.width()]
     }
 
+    /// Counters on the board.
     pub fn counters(&self) -> usize {
         self.holes().iter().map(|&h| usize::from(h)).sum()
     }
@@ -192,7 +203,12 @@ impl RelayRules for Laps {
 pub enum Outcome {
     /// The move ends: `captured` counters leave the board (the opposite hole
     /// and the landing counter) and `child` is the position the opponent faces.
-    Ends { captured: u8, child: Position },
+    Ends {
+        /// Counters captured.
+        captured: u8,
+        /// The position the opponent faces.
+        child: Position,
+    },
     /// The relay never ends (the game is void, or the move is illegal).
     NeverEnds(Cycle),
 }
@@ -200,7 +216,9 @@ pub enum Outcome {
 /// One move: the hole played (0..W) and its outcome.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Move {
+    /// The hole played, `0..W` in the mover's row.
     pub hole: u8,
+    /// How it turns out.
     pub outcome: Outcome,
 }
 

@@ -50,7 +50,9 @@ use super::relay::{
     packed_pit, sow_packed,
 };
 
+/// The narrowest board: 4 × 2 pits.
 pub const MIN_WIDTH: usize = 2;
+/// The widest board: 4 × 8 pits, the usual one.
 pub const MAX_WIDTH: usize = 8;
 /// Pits on the largest board (4 rows of 8).
 pub const MAX_PITS: usize = 4 * MAX_WIDTH;
@@ -61,28 +63,47 @@ pub const MAX_SEEDS: u32 = 255;
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum OmwesoError {
     #[error("board width {0} is outside {MIN_WIDTH}..={MAX_WIDTH}")]
+    /// A board width outside `MIN_WIDTH..=MAX_WIDTH`.
     Width(usize),
     #[error("a board of width {width} has {expected} pits (4 × width), got {got}")]
+    /// Not `4W` pit counts.
     PitCount {
+        /// The board width.
         width: usize,
+        /// Pits on that board.
         expected: usize,
+        /// Counts given.
         got: usize,
     },
     #[error("the position holds {0} seeds; at most {MAX_SEEDS} are supported")]
+    /// More than [`MAX_SEEDS`] seeds.
     TooManySeeds(u64),
     #[error("the position holds {got} seeds, but {expected} were asked for")]
-    SeedTotal { expected: u32, got: u32 },
+    /// A set-up with another seed total than asked for.
+    SeedTotal {
+        /// Seeds asked for.
+        expected: u32,
+        /// Seeds on the board.
+        got: u32,
+    },
     #[error("the mover has no legal move: every pit holds 0 or 1 seed")]
+    /// A position whose mover cannot move.
     NoMove,
     #[error("unknown value `{value}` for {option} (expected one of: {expected})")]
+    /// A rules option value that does not exist.
     Option {
+        /// The option (`reverse`, `endless`, `okutema`).
         option: &'static str,
+        /// The value given.
         value: String,
+        /// The values it takes.
         expected: &'static str,
     },
     #[error("that move is not legal here")]
+    /// A move the rules do not allow here.
     IllegalMove,
     #[error("the game is over")]
+    /// A move asked for after the game ended.
     GameOver,
 }
 
@@ -119,6 +140,19 @@ impl Position {
         })
     }
 
+    /// A position from `4W` counts already checked by the caller (table
+    /// code walking an index of width `width` and at most [`MAX_SEEDS`]
+    /// seeds).
+    pub fn from_counts(width: usize, counts: &[u8]) -> Position {
+        debug_assert!(check_width(width).is_ok() && counts.len() == 4 * width);
+        let mut pits = [0u8; MAX_PITS];
+        pits[..4 * width].copy_from_slice(counts);
+        Position {
+            width: width as u8,
+            pits,
+        }
+    }
+
     /// The usual set-up: `seeds` in each outer pit of both players.
     pub fn setup(width: usize, seeds: u32) -> Result<Position, OmwesoError> {
         check_width(width)?;
@@ -128,6 +162,7 @@ impl Position {
         Position::new(width, &[side.clone(), side].concat())
     }
 
+    /// Columns of the 4 × W board.
     pub fn width(&self) -> usize {
         usize::from(self.width)
     }
@@ -137,14 +172,17 @@ impl Position {
         &self.pits[..4 * self.width()]
     }
 
+    /// The mover's `2W` pits in sowing order.
     pub fn mover(&self) -> &[u8] {
         &self.pits[..2 * self.width()]
     }
 
+    /// The opponent's `2W` pits in its own sowing order.
     pub fn opponent(&self) -> &[u8] {
         &self.pits[2 * self.width()..4 * self.width()]
     }
 
+    /// Seeds on the board.
     pub fn seeds(&self) -> u32 {
         self.pits.iter().map(|&p| u32::from(p)).sum()
     }
@@ -194,6 +232,7 @@ impl fmt::Display for Position {
     }
 }
 
+/// Refuses a board width outside `MIN_WIDTH..=MAX_WIDTH`.
 pub fn check_width(width: usize) -> Result<(), OmwesoError> {
     if (MIN_WIDTH..=MAX_WIDTH).contains(&width) {
         Ok(())
@@ -215,7 +254,9 @@ pub enum Reverse {
 /// A ruleset: the options of docs/rules.md, section Omweso.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Rules {
+    /// Where clockwise capture laps are allowed.
     pub reverse: Reverse,
+    /// Whether a never-ending move voids the game or is illegal.
     pub endless: Endless,
     /// The immediate okutema and akawumbi wins (rule 6).
     pub okutema: bool,
@@ -231,16 +272,32 @@ impl Default for Rules {
     }
 }
 
+impl Rules {
+    /// Every option as `(name, value)`, named as on the command line. The
+    /// one list that the ruleset name in table headers, the table folder and
+    /// the build command are made from, so no option can be left out of one.
+    pub fn options(&self) -> [(&'static str, &'static str); 3] {
+        let Rules {
+            reverse,
+            endless,
+            okutema,
+        } = *self;
+        [
+            ("reverse", option_name(REVERSE_NAMES, &reverse)),
+            ("endless", option_name(ENDLESS_NAMES, &endless)),
+            ("okutema", option_name(ON_OFF_NAMES, &OnOff(okutema))),
+        ]
+    }
+}
+
 impl fmt::Display for Rules {
-    /// The ruleset name written into table headers.
+    /// The ruleset name written into table headers:
+    /// `reverse=all-laps,endless=void,okutema=on`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "reverse={},endless={},okutema={}",
-            self.reverse,
-            self.endless,
-            OnOff(self.okutema)
-        )
+        let options = self
+            .options()
+            .map(|(name, value)| format!("{name}={value}"));
+        f.write_str(&options.join(","))
     }
 }
 
@@ -338,11 +395,15 @@ pub mod flags {
 /// [`super::relay::sow_packed`]) so that a lap is a few word operations.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct LapState {
+    /// The mover's pits, packed a byte each.
     pub mover: u128,
     /// The opponent's pits in the opponent's numbering (bytes `2W..` zero).
     pub opponent: [u8; 16],
+    /// The pit the lap starts from.
     pub pit: u8,
+    /// Seeds in hand.
     pub hand: u8,
+    /// What the move has captured so far ([`flags`]).
     pub flags: u8,
 }
 
@@ -356,6 +417,8 @@ pub struct Laps {
 }
 
 impl Laps {
+    /// The lap rules of a move on a board of `width` columns; `captures` is
+    /// false on a player's first turn.
     pub fn new(width: usize, rules: &Rules, captures: bool) -> Laps {
         Laps {
             width,
@@ -364,6 +427,7 @@ impl Laps {
         }
     }
 
+    /// Columns of the board.
     pub fn width(&self) -> usize {
         self.width
     }
@@ -470,13 +534,20 @@ impl RelayRules for Laps {
 /// An immediate win (rule 6, and akakyala of rule 7 in [`game`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum WinKind {
+    /// The opponent's pits emptied, the last capture from an end column
+    /// (12 points, and the match).
     Akawumbi,
+    /// A capture that empties the opponent's inner row, or a move that
+    /// captured from all four of its corner pits (2 points).
     Okutema,
+    /// Two separate captures before the opponent's first (2 points).
     Akakyala,
+    /// The opponent, to move, has no legal move (1 point).
     Bulijo,
 }
 
 impl WinKind {
+    /// The points the win scores.
     pub fn points(self) -> u32 {
         match self {
             WinKind::Akawumbi => 12,
@@ -485,6 +556,7 @@ impl WinKind {
         }
     }
 
+    /// The name used in output: `akawumbi`, `okutema`, `akakyala`, `bulijo`.
     pub fn name(self) -> &'static str {
         match self {
             WinKind::Akawumbi => "akawumbi",
@@ -548,8 +620,11 @@ fn has_ending_move(pos: &Position, rules: &Rules) -> bool {
 pub enum Outcome {
     /// The move ends: `after` is the board seen from the player who moved.
     Ends {
+        /// The board after the move, seen from the player who moved.
         after: Position,
+        /// Whether the move captured.
         captured: bool,
+        /// The immediate win it scores, if any.
         win: Option<WinKind>,
     },
     /// The move never ends (it voids the game, or is illegal).
@@ -559,6 +634,7 @@ pub enum Outcome {
 /// One move (a complete path through the lap choices) and its outcome.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Move {
+    /// How it turns out.
     pub outcome: Outcome,
     /// Laps sown until the move ended (0 for a never-ending move).
     pub laps: u64,
@@ -568,6 +644,7 @@ pub struct Move {
 }
 
 impl Move {
+    /// Whether the move ends (it is not never-ending).
     pub fn ends(&self) -> bool {
         matches!(self.outcome, Outcome::Ends { .. })
     }
@@ -601,6 +678,7 @@ pub struct MoveGen {
 }
 
 impl MoveGen {
+    /// A generator with empty buffers.
     pub fn new() -> MoveGen {
         MoveGen::default()
     }

@@ -31,6 +31,7 @@ pub enum Ruleset {
 }
 
 impl Ruleset {
+    /// Both rulesets, awari first.
     pub const ALL: [Ruleset; 2] = [Ruleset::Awari, Ruleset::Abapa];
 
     /// The name used on the command line, in folder names and in table headers.
@@ -62,8 +63,11 @@ impl FromStr for Ruleset {
 /// resulting position seen from the new mover.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Move {
+    /// The pit sown from, `0..6` in the mover's row.
     pub pit: u8,
+    /// Seeds captured.
     pub captured: u8,
+    /// The position the opponent faces.
     pub child: Board,
 }
 
@@ -104,10 +108,12 @@ impl MoveList {
         self.len = len;
     }
 
+    /// The moves, in pit order.
     pub fn as_slice(&self) -> &[Move] {
         &self.moves[..self.len]
     }
 
+    /// Whether the mover has no legal move.
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
@@ -366,10 +372,12 @@ fn every_move_starves(board: &Board) -> bool {
 /// Why pit counts are not an Oware position.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum BoardError {
+    /// Not 12 pit counts.
     #[error(
         "an Oware position has {PITS} pits (6 for the mover, then 6 for the opponent), got {0}"
     )]
     PitCount(usize),
+    /// More than [`MAX_SEEDS`] seeds.
     #[error("an Oware position holds at most {MAX_SEEDS} seeds, this one has {0}")]
     TooManySeeds(u64),
 }

@@ -48,14 +48,19 @@ impl Dir {
 pub struct Dirs(u8);
 
 impl Dirs {
+    /// Only counter-clockwise.
     pub const CCW: Dirs = Dirs(1);
+    /// Only clockwise.
     pub const CW: Dirs = Dirs(2);
+    /// Either direction.
     pub const BOTH: Dirs = Dirs(3);
 
+    /// Whether `dir` is open.
     pub fn contains(self, dir: Dir) -> bool {
         self.0 & Self::bit(dir) != 0
     }
 
+    /// Whether no direction is open.
     pub fn is_empty(self) -> bool {
         self.0 == 0
     }
@@ -259,7 +264,9 @@ pub struct Lap {
 /// counted from 0 at the move start) recurs every `period` laps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Cycle {
+    /// The first lap of the cycle.
     pub start_lap: u64,
+    /// Laps before the state recurs.
     pub period: u64,
 }
 
@@ -268,8 +275,11 @@ pub struct Cycle {
 /// and every lap start where more than one direction was open.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Choice {
+    /// The lap, counted from 0 at the move start.
     pub lap: u64,
+    /// The pit sown from.
     pub pit: usize,
+    /// The direction chosen.
     pub dir: Dir,
 }
 
@@ -278,27 +288,49 @@ pub struct Choice {
 pub enum Event<'a, S> {
     /// A path that ends after `laps` laps with `sown` seeds sown in all.
     Ends {
+        /// The choices made.
         path: &'a [Choice],
+        /// Laps sown.
         laps: u64,
+        /// Seeds sown in all.
         sown: u64,
+        /// The final state.
         end: &'a S,
     },
     /// A path that never ends; `path` leads into the cycle.
-    NeverEnds { path: &'a [Choice], cycle: Cycle },
+    /// `path` leads into `cycle`.
+    NeverEnds {
+        /// The choices made before the cycle.
+        path: &'a [Choice],
+        /// The cycle.
+        cycle: Cycle,
+    },
 }
 
 /// How a deterministic stretch of laps stopped.
 #[derive(Debug)]
 pub enum Stretch<S> {
     /// The move ended; `end` is the final state.
-    Ended { end: S, laps: u64, sown: u64 },
+    /// `laps` laps sowing `sown` seeds in all.
+    Ended {
+        /// The final state.
+        end: S,
+        /// Laps sown.
+        laps: u64,
+        /// Seeds sown in all.
+        sown: u64,
+    },
     /// The laps cycle for ever.
     Cycle(Cycle),
     /// A lap start with several open directions.
     Choice {
+        /// The state at the lap start.
         state: S,
+        /// Laps sown before it.
         laps: u64,
+        /// Seeds sown before it.
         sown: u64,
+        /// The open directions.
         options: Dirs,
     },
 }
@@ -432,6 +464,7 @@ impl<S> Default for Explorer<S> {
 }
 
 impl<S: Clone + Eq + Hash> Explorer<S> {
+    /// An explorer with nothing visited yet.
     pub fn new() -> Self {
         Self::default()
     }

@@ -10,10 +10,17 @@
 /// Errors of building an index.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum IndexError {
+    /// Zero pits.
     #[error("an index needs at least one pit")]
     NoPits,
+    /// More positions than a `u64` numbers.
     #[error("{seeds} seeds over {pits} pits give more positions than an index can number")]
-    TooLarge { pits: usize, seeds: usize },
+    TooLarge {
+        /// Pits asked for.
+        pits: usize,
+        /// Seeds asked for.
+        seeds: usize,
+    },
 }
 
 /// The index of one layer: `seeds` seeds over `pits` pits.
@@ -26,6 +33,7 @@ pub struct StarsBars {
 }
 
 impl StarsBars {
+    /// The index of `seeds` seeds over `pits` pits.
     pub fn new(pits: usize, seeds: usize) -> Result<StarsBars, IndexError> {
         if pits == 0 {
             return Err(IndexError::NoPits);
@@ -48,10 +56,12 @@ impl StarsBars {
         Ok(index)
     }
 
+    /// Pits of every position.
     pub fn pits(&self) -> usize {
         self.pits
     }
 
+    /// Seeds of every position.
     pub fn seeds(&self) -> usize {
         self.seeds
     }

@@ -18,6 +18,8 @@ pub unsafe trait Zeroable {}
 unsafe impl Zeroable for i8 {}
 unsafe impl Zeroable for AtomicU64 {}
 
+/// A fixed-length array of `T` in its own anonymous memory map, zeroed by
+/// the system; it derefs to a slice.
 pub struct BigArray<T> {
     map: MmapMut,
     len: usize,

@@ -8,7 +8,7 @@
 //! game) or lead to another position of the layer. The engine generates every
 //! position's moves forward in parallel, stores the reversed same-layer edges
 //! in compressed sparse row form, and runs the threshold propagation of
-//! [`super::threshold`] frontier by frontier.
+//! `threshold` frontier by frontier.
 //!
 //! Because the frontiers are processed in order, the round in which a
 //! position resolves is its distance to the end: a position without moves is
@@ -140,27 +140,35 @@ impl MoveLists {
 /// Errors of the explicit engine: layers it cannot hold.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ExplicitError {
+    /// More positions than a `u32` numbers.
     #[error(
         "a layer of {0} positions is too large for the explicit engine (at most {MAX_POSITIONS})"
     )]
     TooManyPositions(u64),
+    /// More moves inside the layer than a `u32` numbers.
     #[error(
         "the layer has {0} moves between its positions; the explicit engine stores at most {MAX_POSITIONS}"
     )]
     TooManyEdges(u64),
+    /// A position with more children than a counter holds.
     #[error("a position has {0} distinct children, more than the explicit engine counts")]
     TooManyChildren(usize),
+    /// A distance past what the engine stores.
     #[error(
         "a position is more than {MAX_DEPTH} moves from the end; such distances are not stored"
     )]
     TooDeep,
+    /// Less memory than the engine needs for the layer.
     #[error(
         "a layer of {positions} positions needs at least {needed} MB for the explicit engine; \
          {available} MB of memory are available"
     )]
     OutOfMemory {
+        /// Positions in the layer.
         positions: u64,
+        /// MiB the engine needs.
         needed: u64,
+        /// MiB available.
         available: u64,
     },
 }

@@ -4,8 +4,8 @@
 
 pub mod array;
 pub mod explicit;
-pub mod oware;
-pub mod threshold;
+pub(crate) mod oware;
+pub(crate) mod threshold;
 
 /// Progress callback of the engines: called with a number of work steps
 /// done; a layer of `P` positions takes `2P` steps (one pass to set up, one

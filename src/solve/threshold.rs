@@ -1,6 +1,6 @@
-//! The decision rules of the threshold view (DESIGN.md, "Values and the
-//! threshold view"), shared by the Oware engine and the explicit engine so
-//! that one place decides values.
+//! The decision rules of the threshold view (`docs/design.md`), shared by
+//! the Oware engine and the explicit engine so that one place decides
+//! values.
 //!
 //! For `t` going down over the positive values an exit can have: a position
 //! is won at `t` when an exit is worth `t` or a move leads to a child lost at

@@ -9,73 +9,140 @@ use std::path::PathBuf;
 /// What went wrong while writing, opening or reading a table file.
 #[derive(Debug, thiserror::Error)]
 pub enum TableError {
+    /// No file at the path.
     #[error("{}: no such table file", path.display())]
-    NotFound { path: PathBuf },
+    NotFound {
+        /// The table file.
+        path: PathBuf,
+    },
 
+    /// The system refused to read or write the file.
     #[error("{}", path.display())]
-    Io { path: PathBuf, source: io::Error },
+    Io {
+        /// The table file.
+        path: PathBuf,
+        /// The system's reason.
+        source: io::Error,
+    },
 
+    /// The file does not start with [`MAGIC`](super::MAGIC).
     #[error("{}: not a mancala-tb table (bad magic)", path.display())]
-    NotATable { path: PathBuf },
+    NotATable {
+        /// The file.
+        path: PathBuf,
+    },
 
+    /// A format version this build does not read.
     #[error("{}: table format version {version} is not supported (this build reads {supported})", path.display())]
     UnsupportedVersion {
+        /// The table file.
         path: PathBuf,
+        /// The file's version.
         version: u32,
+        /// The version this build reads.
         supported: u32,
     },
 
+    /// The file is shorter than its header says.
     #[error("{}: truncated: {found} bytes, expected {expected}", path.display())]
     Truncated {
+        /// The table file.
         path: PathBuf,
+        /// Bytes the header promises.
         expected: u64,
+        /// Bytes on disk.
         found: u64,
     },
 
+    /// The header's checksum does not match it.
     #[error("{}: header checksum mismatch (damaged header)", path.display())]
-    HeaderChecksum { path: PathBuf },
+    HeaderChecksum {
+        /// The table file.
+        path: PathBuf,
+    },
 
     /// The header checksum matched but its fields are inconsistent or unknown:
     /// a file written by a buggy or newer writer, not random damage.
     #[error("{}: bad header: {reason}", path.display())]
-    BadHeader { path: PathBuf, reason: String },
+    BadHeader {
+        /// The table file.
+        path: PathBuf,
+        /// Which field is wrong, and how.
+        reason: String,
+    },
 
     /// A block's index entry points outside the data, or its data does not
     /// decompress to a block of the right size.
     #[error("{}: block {block} is damaged: {reason}", path.display())]
     BadBlock {
+        /// The table file.
         path: PathBuf,
+        /// The block's number.
         block: u64,
+        /// What is wrong with it.
         reason: String,
     },
 
+    /// A block's values do not match its checksum.
     #[error("{}: block {block} checksum mismatch (damaged data)", path.display())]
-    BlockChecksum { path: PathBuf, block: u64 },
+    BlockChecksum {
+        /// The table file.
+        path: PathBuf,
+        /// The block's number.
+        block: u64,
+    },
 
+    /// The data and index do not match the header's checksum
+    /// ([`Table::verify`](super::Table::verify)).
     #[error("{}: payload checksum mismatch (damaged data or index)", path.display())]
-    PayloadChecksum { path: PathBuf },
+    PayloadChecksum {
+        /// The table file.
+        path: PathBuf,
+    },
 
+    /// A sound table of another game, ruleset, layer or size than asked for.
     #[error("{}: {field} is {found}, expected {expected}", path.display())]
     MetaMismatch {
+        /// The table file.
         path: PathBuf,
+        /// The header field (`ruleset`, `position count`, …).
         field: &'static str,
+        /// What the caller asked for.
         expected: String,
+        /// What the header says.
         found: String,
     },
 
+    /// A rank at or past the table's end.
     #[error("{}: rank {rank} is out of range (table holds {len} positions)", path.display())]
-    OutOfRange { path: PathBuf, rank: u64, len: u64 },
+    OutOfRange {
+        /// The table file.
+        path: PathBuf,
+        /// The rank asked for.
+        rank: u64,
+        /// Positions in the table.
+        len: u64,
+    },
 
+    /// One-byte values read as two-byte ones, or the other way round.
     #[error("{}: holds {width}-byte values, read as {asked}-byte values", path.display())]
     ValueWidth {
+        /// The table file.
         path: PathBuf,
+        /// Bytes per value in the file.
         width: usize,
+        /// Bytes per value asked for.
         asked: usize,
     },
 
     /// The writer was asked for something the format cannot hold.
     #[error("{}: cannot write table: {reason}", path.display())]
-    InvalidInput { path: PathBuf, reason: String },
+    InvalidInput {
+        /// The table file.
+        path: PathBuf,
+        /// What cannot be written.
+        reason: String,
+    },
 }
 
 impl TableError {

@@ -12,16 +12,30 @@ use memmap2::Mmap;
 /// Errors of raw layer files; each names the file.
 #[derive(Debug, thiserror::Error)]
 pub enum RawError {
+    /// No file at the path.
     #[error("{path}: not found")]
-    Missing { path: PathBuf },
+    Missing {
+        /// The layer file.
+        path: PathBuf,
+    },
+    /// A file cut short, or of another layer.
     #[error("{path}: has {actual} bytes, a complete layer has {expected}")]
     WrongSize {
+        /// The layer file.
         path: PathBuf,
+        /// Its bytes.
         actual: u64,
+        /// Bytes of the layer: one per position.
         expected: u64,
     },
+    /// The system refused to read or write the file.
     #[error("{path}")]
-    Io { path: PathBuf, source: io::Error },
+    Io {
+        /// The layer file.
+        path: PathBuf,
+        /// The system's reason.
+        source: io::Error,
+    },
 }
 
 impl RawError {
@@ -83,6 +97,7 @@ impl RawLayer {
         Ok(RawLayer { map })
     }
 
+    /// Every value, in rank order.
     pub fn values(&self) -> &[i8] {
         match &self.map {
             // SAFETY: i8 and u8 have the same layout.
@@ -91,6 +106,7 @@ impl RawLayer {
         }
     }
 
+    /// The value of rank `rank`.
     #[inline]
     pub fn get(&self, rank: u64) -> i8 {
         self.values()[rank as usize]
@@ -117,6 +133,7 @@ pub struct RawWriter {
 }
 
 impl RawWriter {
+    /// Starts writing the layer that will be `path`.
     pub fn create(path: PathBuf) -> Result<RawWriter, RawError> {
         let tmp = super::temp_path(&path);
         let file = File::create(&tmp).map_err(io_error(&tmp))?;
@@ -127,6 +144,7 @@ impl RawWriter {
         })
     }
 
+    /// Appends the next values in rank order.
     pub fn push(&mut self, values: &[i8]) -> Result<(), RawError> {
         let out = self.out.as_mut().expect("pushed after finish");
         // SAFETY: i8 and u8 have the same size and alignment.

@@ -63,10 +63,12 @@ impl Table {
         })
     }
 
+    /// The file it was opened from.
     pub fn path(&self) -> &Path {
         &self.path
     }
 
+    /// What the header says it holds.
     pub fn meta(&self) -> &TableMeta {
         &self.header.meta
     }
@@ -76,6 +78,7 @@ impl Table {
         self.header.positions
     }
 
+    /// Whether the table holds no position.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -90,6 +93,7 @@ impl Table {
         self.header.block_size
     }
 
+    /// Blocks in the file.
     pub fn block_count(&self) -> u64 {
         self.header.block_count
     }

@@ -44,6 +44,8 @@ pub struct TableWriter {
 }
 
 impl TableWriter {
+    /// A writer of tables holding `meta`, with the default block size and
+    /// compression level.
     pub fn new(meta: TableMeta) -> Self {
         TableWriter {
             meta,

@@ -3,6 +3,7 @@
 
 mod check;
 pub mod engehe;
+mod file_error;
 pub mod omweso;
 pub mod oware;
 pub mod probe_lines;
@@ -11,4 +12,6 @@ mod report;
 pub mod store;
 mod writers;
 
+pub use file_error::FileError;
+pub use relay::RelayTbError;
 pub use report::{BuildObserver, LayerReport, Outcomes, Quiet, outcomes};

@@ -21,6 +21,7 @@ pub struct ProbeOptions {
 
 /// A game's side of batch probing.
 pub trait BatchProber {
+    /// A position of the game, as one line gives it.
     type Position;
     /// The position on one line, or what is wrong with it.
     fn parse(&self, line: &str) -> Result<Self::Position, String>;
@@ -39,14 +40,29 @@ pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
 /// Why a batch probe stopped.
 #[derive(Debug, thiserror::Error)]
 pub enum ProbeError {
+    /// A line that is not a position (without `keep_going`).
     #[error("line {line}: {message}")]
-    Line { line: u64, message: String },
+    Line {
+        /// The line's number, from 1.
+        line: u64,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// Lines answered by error lines (with `keep_going`).
     #[error("{count} of {lines} lines could not be answered (error lines in the output)")]
-    Unanswered { count: u64, lines: u64 },
+    Unanswered {
+        /// Lines not answered.
+        count: u64,
+        /// Lines read.
+        lines: u64,
+    },
+    /// The tables failed.
     #[error(transparent)]
     Tables(BoxError),
+    /// Reading the input failed.
     #[error("cannot read the positions")]
     Read(#[source] io::Error),
+    /// Writing the output failed.
     #[error("cannot write the answers")]
     Write(#[source] io::Error),
 }

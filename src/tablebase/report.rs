@@ -18,9 +18,11 @@ pub trait BuildObserver: Sync {
     }
     /// An out-of-core layer resumes from its checkpoint.
     fn layer_resumed(&self, _seeds: usize) {}
+    /// A layer is about to be solved.
     fn layer_started(&self, _seeds: usize, _positions: u64) {}
     /// Work steps done; a layer of `P` positions takes `2P`.
     fn advance(&self, _steps: u64) {}
+    /// A layer is built (or was already).
     fn layer_finished(&self, _report: &LayerReport) {}
     /// A layer of a distributed build is done: the bytes all ranks sent
     /// each other for it (notices and values).
@@ -34,7 +36,9 @@ impl BuildObserver for Quiet {}
 /// What happened to one layer during a build.
 #[derive(Clone, Debug)]
 pub struct LayerReport {
+    /// The layer.
     pub seeds: usize,
+    /// Its positions.
     pub positions: u64,
     /// Wins, draws and losses; `None` for a layer already built and not
     /// needed by the build.
@@ -48,8 +52,11 @@ pub struct LayerReport {
 /// Counts of a finished layer.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Outcomes {
+    /// Positions the mover wins.
     pub wins: u64,
+    /// Positions drawn.
     pub draws: u64,
+    /// Positions the mover loses.
     pub losses: u64,
 }
 
@@ -77,12 +84,18 @@ impl Add for Outcomes {
 
 /// Counts wins, draws and losses of a layer of score values.
 pub fn outcomes(values: &[i8]) -> Outcomes {
+    outcomes_by(values, |v| v)
+}
+
+/// Counts wins, draws and losses of a layer of stored values, each counted
+/// by the sign `sign` gives it.
+pub(crate) fn outcomes_by<T: Copy + Sync>(values: &[T], sign: impl Fn(T) -> i8 + Sync) -> Outcomes {
     values
         .par_chunks(1 << 14)
         .map(|chunk| {
             let mut o = Outcomes::default();
             for &v in chunk {
-                o.count(v);
+                o.count(sign(v));
             }
             o
         })

@@ -1,5 +1,5 @@
 //! Storage of the explicit-engine tables (En Gehé, Omweso), one file per
-//! layer, behind the pair [`write`] / [`open`], in the compressed table
+//! layer, behind the pair [`write()`] / [`open`], in the compressed table
 //! format of [`crate::table`]: one-byte values (En Gehé scores, Omweso
 //! points) as scores, two-byte values (Omweso win/draw/loss with distances,
 //! which pass 127) as [`ValueEncoding::WdlDistance`].
@@ -8,58 +8,28 @@
 //! longer read: opening such a file says how to rebuild it.
 
 use std::io;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use crate::error::Cause;
+use super::FileError;
+use super::relay::RelayTbError;
+use crate::error::WithPath;
 use crate::table::{self, TableError, TableMeta, ValueEncoding};
 
 /// First bytes of a file in the retired uncompressed two-byte format.
 const RETIRED_MAGIC: &[u8; 4] = b"MTBX";
 
-/// Errors of table files; each names the file.
-#[derive(Debug, thiserror::Error)]
-pub enum StoreError {
-    #[error("{path}: not found")]
-    Missing { path: PathBuf },
-    #[error("{path}")]
-    Io { path: PathBuf, source: io::Error },
-    #[error(
-        "{path}: a table in the retired uncompressed format; delete it and rebuild it with `mancala-tb build`"
-    )]
-    Retired { path: PathBuf },
-    #[error(transparent)]
-    Table(TableError),
-}
-
-impl StoreError {
-    /// Why it failed.
-    pub fn cause(&self) -> Cause<'static> {
-        match self {
-            StoreError::Retired { .. } => Cause::DamagedTable,
-            StoreError::Table(e) => e.cause(),
-            StoreError::Missing { .. } | StoreError::Io { .. } => Cause::Other,
-        }
-    }
-}
-
-impl From<TableError> for StoreError {
-    fn from(e: TableError) -> Self {
-        match e {
-            TableError::NotFound { path } => StoreError::Missing { path },
-            e => StoreError::Table(e),
-        }
-    }
-}
-
 /// What a table holds: refused when opened for anything else.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Meta {
+    /// `engehe` or `omweso`.
     pub game: &'static str,
     /// The rules options, as written by the game's `Display`.
     pub ruleset: String,
     /// Anything else the values depend on (the objective).
     pub options: String,
+    /// The layer.
     pub seeds: u32,
+    /// Pits per row.
     pub board_width: u32,
     /// Two bytes per value (win/draw/loss with distance) rather than one.
     pub wide: bool,
@@ -85,42 +55,36 @@ impl Meta {
 /// Values as they are written: one or two bytes each.
 #[derive(Clone, Copy, Debug)]
 pub enum Values<'a> {
+    /// Scores or points.
     I8(&'a [i8]),
     /// Only for tables whose [`Meta::wide`] is set.
     I16(&'a [i16]),
 }
 
 /// Writes a complete table holding `meta`.
-pub fn write(path: &Path, meta: &Meta, values: Values) -> Result<(), StoreError> {
+pub fn write(path: &Path, meta: &Meta, values: Values) -> Result<(), RelayTbError> {
     let writer = super::writers::relay_build(meta.table_meta());
     match values {
         Values::I8(v) if !meta.wide => Ok(writer.write(path, v)?),
         Values::I16(v) if meta.wide => Ok(writer.write_wide(path, v)?),
-        _ => Err(StoreError::Io {
+        _ => Err(TableError::InvalidInput {
             path: path.to_path_buf(),
-            source: io::Error::other("value width does not match the table kind"),
-        }),
+            reason: "value width does not match the table kind".into(),
+        }
+        .into()),
     }
-}
-
-/// Bytes of a table file on disk.
-pub fn file_bytes(path: &Path) -> Result<u64, StoreError> {
-    std::fs::metadata(path)
-        .map(|m| m.len())
-        .map_err(|source| StoreError::Io {
-            path: path.to_path_buf(),
-            source,
-        })
 }
 
 /// A table opened for reading: values of either width, read as `i16`.
 pub struct Stored(table::Table);
 
 impl Stored {
+    /// Positions in the table.
     pub fn len(&self) -> u64 {
         self.0.len()
     }
 
+    /// Whether it holds no position.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -128,23 +92,23 @@ impl Stored {
     /// The value of rank `rank` (below [`Stored::len`]); a damaged block
     /// is an error.
     #[inline]
-    pub fn get(&self, rank: u64) -> Result<i16, StoreError> {
-        Ok(self.0.get_wide(rank)?)
+    pub fn get(&self, rank: u64) -> Result<i16, TableError> {
+        self.0.get_wide(rank)
     }
 
     /// Every value, in rank order.
-    pub fn load(&self) -> Result<Vec<i16>, StoreError> {
-        Ok(self.0.decode_all_wide()?)
+    pub fn load(&self) -> Result<Vec<i16>, TableError> {
+        self.0.decode_all_wide()
     }
 }
 
 /// Opens a table, checking that it holds `meta` with `positions` values.
-pub fn open(path: &Path, meta: &Meta, positions: u64) -> Result<Stored, StoreError> {
+pub fn open(path: &Path, meta: &Meta, positions: u64) -> Result<Stored, RelayTbError> {
     let t = table::Table::open(path).map_err(|e| match e {
-        TableError::NotATable { .. } if is_retired(path) => StoreError::Retired {
-            path: path.to_path_buf(),
-        },
-        e => e.into(),
+        TableError::NotATable { .. } if is_retired(path) => {
+            WithPath::new(path, FileError::Retired).into()
+        }
+        e => RelayTbError::from(e),
     })?;
     t.expect_meta(&meta.table_meta())?;
     t.expect_len(positions)?;
@@ -193,9 +157,9 @@ mod tests {
     fn bad_files_are_errors() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("t.tb");
-        let err = |r: Result<Stored, StoreError>| r.err().unwrap().to_string();
+        let err = |r: Result<Stored, RelayTbError>| r.err().unwrap().to_string();
         let m = meta(true);
-        assert!(err(open(&path, &m, 1)).ends_with("t.tb: not found"));
+        assert!(err(open(&path, &m, 1)).ends_with("t.tb: no such table file"));
         write(&path, &m, Values::I16(&[1, -2, 3])).unwrap();
         let other = Meta {
             ruleset: "b".into(),

@@ -75,6 +75,7 @@ fn relay_cycle(rules: &PureRelay, pits: &[u8; 2 * MAX_WIDTH], pit: usize) -> Opt
 /// The census of one seed total.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CensusRow {
+    /// The seed total.
     pub seeds: u32,
     /// Seed configurations of this total on the `2W` pits.
     pub configurations: u64,
@@ -85,7 +86,9 @@ pub struct CensusRow {
 /// Census results for totals `0..=max_seeds`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Census {
+    /// Columns of the board.
     pub width: usize,
+    /// One row per seed total, from 0.
     pub rows: Vec<CensusRow>,
 }
 

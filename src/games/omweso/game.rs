@@ -16,20 +16,33 @@ use super::{Choice, Dedup, MoveGen, OmwesoError, Outcome, Position, Rules, WinKi
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum GameMove {
     /// A sowing move: its representative path and its outcome.
-    Sow { path: Vec<Choice>, outcome: Outcome },
+    Sow {
+        /// The lap choices.
+        path: Vec<Choice>,
+        /// How it turns out.
+        outcome: Outcome,
+    },
     /// Okwesera: the three seeds of `pit` go two into the next pit and one
     /// into the pit after it, and the turn ends. `after` is seen from the
     /// player who moved.
-    Okwesera { pit: usize, after: Position },
+    Okwesera {
+        /// The pit of three seeds.
+        pit: usize,
+        /// The board after it.
+        after: Position,
+    },
 }
 
 /// Where the game stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Status {
+    /// The game goes on.
     Playing,
     /// Player 0 or 1 won the game with `kind` (worth `kind.points()`).
     Won {
+        /// The winner.
         player: usize,
+        /// How.
         kind: WinKind,
     },
     /// A never-ending move was chosen: the game is void.
@@ -94,10 +107,12 @@ impl Game {
         &self.position
     }
 
+    /// The player to move: 0 moved first.
     pub fn to_move(&self) -> usize {
         self.to_move
     }
 
+    /// Whether the game goes on, and how it ended.
     pub fn status(&self) -> Status {
         self.status
     }
@@ -202,6 +217,7 @@ pub const MATCH_POINTS: u32 = 12;
 /// A void game scores nothing.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Match {
+    /// Points of player 0 and player 1.
     pub points: [u32; 2],
 }
 
@@ -214,6 +230,7 @@ impl Match {
         self.winner()
     }
 
+    /// The player who has reached [`MATCH_POINTS`], if any.
     pub fn winner(&self) -> Option<usize> {
         (0..2).find(|&p| self.points[p] >= MATCH_POINTS)
     }

@@ -2,7 +2,7 @@
 //! `n` seeds) from the finished lower layers, in parallel, without storing
 //! edges.
 //!
-//! Values come from the threshold view of DESIGN.md. For `t = n, n−1, …, 1`:
+//! Values come from the threshold view of `docs/design.md`. For `t = n, n−1, …, 1`:
 //! a position is won at `t` when a capture (or the end of the game) is worth
 //! `t`, or a non-capturing move leads to a child lost at `t`; it is lost at
 //! `−t` when every move is worth at most `−t`, i.e. its captures are worth at
@@ -48,7 +48,6 @@ mod states;
 
 pub use outbox::OUTBOX_BYTES;
 pub use set_up::{Lookup, LowerLayers, PART_BYTES};
-pub use states::Notice;
 
 /// Positions per parallel work unit (a multiple of 16: one state word holds 16).
 pub const CHUNK: usize = 1 << 15;

@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 use super::lower::{Lower, LowerTables};
 use super::{TablebaseError, open_table, ruleset_dir, table_meta, table_path};
 use crate::distributed::{self, Alone, Transport};
+use crate::error::{PathContext, WithPath};
 use crate::games::oware::{MAX_SEEDS, Ruleset};
 use crate::index::oware as index;
 use crate::solve::array::BigArray;
@@ -23,6 +24,7 @@ use crate::solve::oware::{
 };
 use crate::table::raw::{self, RawWriter};
 use crate::table::{CAPTURE_DECIDES, PendingTable, Table, ValueEncoding};
+use crate::tablebase::FileError;
 use crate::tablebase::{BuildObserver, LayerReport, Outcomes, outcomes, writers};
 
 /// Largest part of a layer set up (or written) at once while the lower
@@ -61,6 +63,7 @@ impl std::fmt::Display for Mode {
 /// The engine and memory chosen for a layer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LayerPlan {
+    /// The engine.
     pub mode: Mode,
     /// Positions set up (and written) at once.
     pub part: usize,
@@ -86,6 +89,8 @@ pub struct BuildOptions {
 }
 
 impl BuildOptions {
+    /// Layers `0..=max_seeds` within `memory` bytes, everything else as
+    /// by default.
     pub fn new(max_seeds: usize, memory: u64) -> BuildOptions {
         BuildOptions {
             max_seeds,
@@ -186,10 +191,9 @@ pub fn build_on<T: Transport>(
         return Err(TablebaseError::TooManySeeds(max_seeds));
     }
     let folder = ruleset_dir(dir, rules);
-    fs::create_dir_all(&folder).map_err(|source| TablebaseError::CreateDir {
-        path: folder.clone(),
-        source,
-    })?;
+    fs::create_dir_all(&folder)
+        .map_err(FileError::CreateDir)
+        .at(&folder)?;
     let _lock = match transport.rank() {
         0 => Some(lock(&folder)?),
         _ => None,
@@ -378,10 +382,7 @@ fn build_share<T: Transport>(
 /// Takes the build lock of a ruleset folder, or says who holds it.
 fn lock(folder: &Path) -> Result<fs::File, TablebaseError> {
     let path = folder.join(".lock");
-    let io = |source| TablebaseError::Scratch {
-        path: path.clone(),
-        source,
-    };
+    let io = |e| TablebaseError::from(WithPath::new(&path, FileError::Io(e)));
     let file = fs::OpenOptions::new()
         .create(true)
         .truncate(false)
@@ -390,9 +391,7 @@ fn lock(folder: &Path) -> Result<fs::File, TablebaseError> {
         .map_err(io)?;
     match file.try_lock() {
         Ok(()) => Ok(file),
-        Err(fs::TryLockError::WouldBlock) => Err(TablebaseError::Locked {
-            folder: folder.to_path_buf(),
-        }),
+        Err(fs::TryLockError::WouldBlock) => Err(WithPath::new(folder, FileError::Locked).into()),
         Err(fs::TryLockError::Error(source)) => Err(io(source)),
     }
 }
@@ -519,10 +518,7 @@ fn build_layer(
     // A bounded build of this layer may have been interrupted before.
     match fs::remove_dir_all(&scratch) {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-            return Err(TablebaseError::Scratch {
-                path: scratch,
-                source: e,
-            });
+            return Err(WithPath::new(scratch, FileError::Io(e)).into());
         }
         _ => {}
     }
@@ -541,7 +537,7 @@ fn engine_error(e: EngineError<TablebaseError>, seeds: usize) -> TablebaseError 
             bytes,
             source,
         },
-        EngineError::Scratch { path, source } => TablebaseError::Scratch { path, source },
+        EngineError::Scratch { path, source } => WithPath::new(path, FileError::Io(source)).into(),
         EngineError::Lower(e) => e,
     }
 }

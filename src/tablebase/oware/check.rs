@@ -7,13 +7,15 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 
 use super::{
-    CHUNK, LayerValues, Layers, TablebaseError, missing_layer, open_table, restore_capture_decided,
-    ruleset_dir, table_meta, table_path,
+    CHUNK, Layers, TablebaseError, missing_layer, open_table, restore_capture_decided, ruleset_dir,
+    table_meta, table_path,
 };
+use crate::error::{PathContext, WithPath};
 use crate::games::oware::{self, Board, Ruleset};
 use crate::index::oware as index;
 use crate::table::ValueEncoding;
 use crate::table::raw::{self, RawLayer};
+use crate::tablebase::FileError;
 use crate::tablebase::check::first_inconsistent;
 use crate::tablebase::writers;
 
@@ -34,7 +36,7 @@ pub fn decode_layers(
         if table.meta().encoding == ValueEncoding::ScoreOrCapture {
             restore_capture_decided(rules, seeds, &mut values, &layers);
         }
-        layers.push(LayerValues::Owned(values));
+        layers.push(values);
         each(seeds, &layers)?;
     }
     Ok(layers)
@@ -59,13 +61,13 @@ pub fn verify(
             table.verify_layout()?;
         }
         check_layer(rules, seeds, layers).map_err(|(rank, board, stored, expected)| {
-            TablebaseError::Inconsistent {
-                path: table_path(&folder, seeds),
+            let error = FileError::Inconsistent {
                 rank,
-                board,
-                stored,
-                expected,
-            }
+                position: format!("{board:?}"),
+                stored: stored.to_string(),
+                expected: expected.to_string(),
+            };
+            WithPath::new(table_path(&folder, seeds), error)
         })?;
         if let Some(other_dir) = against {
             compare_with_published(&folder, seeds, layers.layer(seeds), other_dir)?;
@@ -136,14 +138,16 @@ fn compare_with_published(
         .position_first(|(a, b)| a != b);
     match first {
         None => Ok(()),
-        Some(rank) => Err(TablebaseError::Differs {
-            path: table_path(folder, seeds),
-            other,
-            rank: rank as u64,
-            board: index::unrank(seeds, rank as u64),
-            ours: ours[rank],
-            theirs: theirs.values()[rank],
-        }),
+        Some(rank) => {
+            let error = FileError::Differs {
+                other,
+                rank: rank as u64,
+                board: index::unrank(seeds, rank as u64),
+                ours: ours[rank],
+                theirs: theirs.values()[rank],
+            };
+            Err(WithPath::new(table_path(folder, seeds), error).into())
+        }
     }
 }
 
@@ -165,13 +169,12 @@ pub fn import(
 ) -> Result<PathBuf, TablebaseError> {
     let layer = RawLayer::open(file, index::layer_size(seeds))?;
     let folder = ruleset_dir(dir, rules);
-    std::fs::create_dir_all(&folder).map_err(|source| TablebaseError::CreateDir {
-        path: folder.clone(),
-        source,
-    })?;
+    std::fs::create_dir_all(&folder)
+        .map_err(FileError::CreateDir)
+        .at(&folder)?;
     let path = table_path(&folder, seeds);
     if path.exists() {
-        return Err(TablebaseError::Exists { path });
+        return Err(WithPath::new(path, FileError::Exists).into());
     }
     // Stored as they are: the capture marks would need the lower layers.
     writers::oware_import(table_meta(rules, seeds, ValueEncoding::Score))

@@ -8,12 +8,14 @@
 use rayon::prelude::*;
 
 use super::TablebaseError;
+use crate::error::WithPath;
 use crate::games::oware::{self, Ruleset};
 use crate::index::oware as index;
 use crate::solve::array::BigArray;
 use crate::solve::oware::{Lookup, LowerLayers, prefetch};
 use crate::solve::threshold::NO_EXIT;
 use crate::table::{CAPTURE_DECIDES, Table};
+use crate::tablebase::FileError;
 
 /// One finished layer.
 pub enum Lower {
@@ -142,11 +144,11 @@ impl LowerLayers for LowerTables {
                     let Lower::Stored(table) = &self.layers[seeds] else {
                         unreachable!()
                     };
-                    return Err(TablebaseError::NoCapture {
-                        path: table.path().to_path_buf(),
+                    let error = FileError::NoCapture {
                         rank: node.rank,
                         board: index::unrank(seeds, node.rank),
-                    });
+                    };
+                    return Err(WithPath::new(table.path(), error).into());
                 }
                 if node.to_layer == OUTER {
                     lookups[node.to_index as usize].value = node.value;

@@ -22,21 +22,22 @@ use rayon::prelude::*;
 pub use batch::Probed;
 pub use build::{
     BuildOptions, CHECKPOINT_EVERY, FIXED_BYTES, LayerPlan, Mode, build, build_on, plan_layer,
-    plan_share, scratch_dir,
+    scratch_dir,
 };
 pub use check::{decode_layers, export, import, verify};
 pub use plan::{
     Assumptions, Calibration, LayerProjection, NETWORK_BYTES_PER_SECOND, NODE_EFFICIENCY,
-    RATE_EXPONENT, SCRATCH_BYTES_PER_POSITION, TABLE_BYTES_PER_POSITION, calibrate, project,
-    sent_bytes_per_position,
+    Projection, RATE_EXPONENT, SCRATCH_BYTES_PER_POSITION, StatedAssumptions,
+    TABLE_BYTES_PER_POSITION, calibrate, project, sent_bytes_per_position,
 };
 pub use probe::{MoveValue, OwareTablebase, PvEnd, PvStep};
 
-use crate::error::{Cause, MissingTable};
+use super::FileError;
+use crate::error::{Cause, MissingTable, WithPath};
 use crate::games::oware::{self, Board, MAX_SEEDS, Ruleset};
 use crate::index::oware as index;
 use crate::solve::oware as engine;
-use crate::table::raw::{RawError, RawLayer};
+use crate::table::raw::RawError;
 use crate::table::{CAPTURE_DECIDES, TableError, TableMeta, ValueEncoding};
 
 /// The folder of one ruleset's layers inside a tablebase folder.
@@ -58,9 +59,13 @@ pub fn build_times_path(dir: &Path, rules: Ruleset) -> PathBuf {
 /// How long a layer took to build.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct BuildTime {
+    /// The layer.
     pub seeds: usize,
+    /// Its positions.
     pub positions: u64,
+    /// Wall time of its build.
     pub seconds: f64,
+    /// Worker threads the build used.
     pub threads: usize,
 }
 
@@ -78,7 +83,7 @@ fn record_build_time(
         .append(true)
         .open(&path)
         .and_then(|mut f| writeln!(f, "{seeds}\t{positions}\t{seconds:.6}\t{threads}"))
-        .map_err(|source| RawError::Io { path, source }.into())
+        .map_err(|e| WithPath::new(path, FileError::Io(e)).into())
 }
 
 /// The latest build time of each layer, by seeds (empty if none were
@@ -88,7 +93,7 @@ pub fn build_times(dir: &Path, rules: Ruleset) -> Result<Vec<BuildTime>, Tableba
     let text = match std::fs::read_to_string(&path) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(source) => return Err(RawError::Io { path, source }.into()),
+        Err(e) => return Err(WithPath::new(path, FileError::Io(e)).into()),
     };
     let mut latest = std::collections::BTreeMap::new();
     for line in text.lines() {
@@ -132,9 +137,12 @@ fn table_meta(rules: Ruleset, seeds: usize, encoding: ValueEncoding) -> TableMet
 #[derive(Debug, thiserror::Error)]
 pub enum TablebaseError {
     #[error(transparent)]
+    /// A layer that is not built yet.
     Missing(#[from] MissingTable),
     #[error(transparent)]
+    /// A published `scores.N` file that cannot be read.
     Raw(#[from] RawError),
+    /// A damaged or foreign table file.
     // Not a `source`: the message already says it, with the remedy.
     #[error("{0} (delete the file and rebuild the layer with `mancala-tb build oware`)")]
     Table(TableError),
@@ -143,48 +151,17 @@ pub enum TablebaseError {
     /// the system's reason is the error's source.
     #[error(transparent)]
     TableIo(TableError),
-    #[error("{path}: holds {found}, expected {expected}")]
-    WrongTable {
-        path: PathBuf,
-        found: String,
-        expected: String,
-    },
-    #[error("cannot create the tablebase folder {path}")]
-    CreateDir {
-        path: PathBuf,
-        source: std::io::Error,
-    },
-    #[error("{path}: rank {rank} {board:?} holds {stored} but its moves give {expected}")]
-    Inconsistent {
-        path: PathBuf,
-        rank: u64,
-        board: Board,
-        stored: i8,
-        expected: i8,
-    },
-    #[error("{path}: rank {rank} {board:?} is marked as decided by its captures but has none")]
-    NoCapture {
-        path: PathBuf,
-        rank: u64,
-        board: Board,
-    },
-    #[error(
-        "{path}: differs from {other} first at rank {rank} {board:?}: {ours} here, {theirs} there"
-    )]
-    Differs {
-        path: PathBuf,
-        other: PathBuf,
-        rank: u64,
-        board: Board,
-        ours: i8,
-        theirs: i8,
-    },
-    #[error("{path} already exists; delete it first to replace it")]
-    Exists { path: PathBuf },
+    /// Something wrong at one table, folder or scratch file.
+    #[error(transparent)]
+    File(#[from] WithPath<FileError>),
     #[error("cannot get {bytes} bytes of memory for layer {seeds}")]
+    /// The system refused the memory of a layer's engine.
     Memory {
+        /// The layer.
         seeds: usize,
+        /// Bytes asked for.
         bytes: u64,
+        /// The system's refusal.
         source: std::io::Error,
     },
     #[error(
@@ -193,11 +170,17 @@ pub enum TablebaseError {
         crate::tablebase::oware::human_bytes(*minimum),
         crate::tablebase::oware::human_bytes(*budget)
     )]
+    /// A memory budget below what a layer needs even out of core.
     TooLittleMemory {
+        /// The layer.
         seeds: usize,
+        /// The budget in bytes.
         budget: u64,
+        /// The least it needs, in bytes.
         minimum: u64,
     },
+    /// A distributed build whose share of a layer does not fit a rank's
+    /// memory budget.
     #[error(
         "layer {seeds} split over {ranks} ranks needs {} of memory per rank; the budget is {} \
          (raise --memory or run more ranks: the shares of a distributed build are built in memory)",
@@ -205,22 +188,17 @@ pub enum TablebaseError {
         crate::tablebase::oware::human_bytes(*budget)
     )]
     ShareTooLarge {
+        /// The layer.
         seeds: usize,
+        /// Processes sharing it.
         ranks: usize,
+        /// The budget per rank in bytes.
         budget: u64,
+        /// Bytes a rank's share needs.
         needed: u64,
     },
-    #[error(
-        "another build is running in {folder} (it holds {folder}/.lock); wait for it to \
-         finish or stop it"
-    )]
-    Locked { folder: PathBuf },
-    #[error("{path}")]
-    Scratch {
-        path: PathBuf,
-        source: std::io::Error,
-    },
     #[error("Oware has {MAX_SEEDS} seeds; layers above that do not exist (asked for {0})")]
+    /// A layer above 48 seeds.
     TooManySeeds(usize),
 }
 
@@ -231,18 +209,11 @@ impl TablebaseError {
             TablebaseError::Missing(missing) => Cause::MissingTable(missing),
             TablebaseError::Raw(e) => e.cause(),
             TablebaseError::Table(e) | TablebaseError::TableIo(e) => e.cause(),
-            TablebaseError::WrongTable { .. }
-            | TablebaseError::Inconsistent { .. }
-            | TablebaseError::NoCapture { .. }
-            | TablebaseError::Differs { .. } => Cause::DamagedTable,
-            TablebaseError::Exists { .. }
-            | TablebaseError::TooManySeeds(_)
+            TablebaseError::File(e) => e.error.cause(),
+            TablebaseError::TooManySeeds(_)
             | TablebaseError::TooLittleMemory { .. }
             | TablebaseError::ShareTooLarge { .. } => Cause::BadInput,
-            TablebaseError::CreateDir { .. }
-            | TablebaseError::Memory { .. }
-            | TablebaseError::Locked { .. }
-            | TablebaseError::Scratch { .. } => Cause::Other,
+            TablebaseError::Memory { .. } => Cause::Other,
         }
     }
 }
@@ -283,8 +254,7 @@ fn open_table(
     let meta = table.meta();
     let expected = table_meta(rules, seeds, meta.encoding);
     if *meta != expected || table.len() != index::layer_size(seeds) {
-        return Err(TablebaseError::WrongTable {
-            path,
+        let error = FileError::WrongTable {
             found: format!(
                 "{} {} layer {} ({} positions)",
                 meta.game,
@@ -296,34 +266,19 @@ fn open_table(
                 "oware {rules} layer {seeds} ({} positions)",
                 index::layer_size(seeds)
             ),
-        });
+        };
+        return Err(WithPath::new(path, error).into());
     }
     Ok(Some(table))
 }
 
-/// The values of a whole layer: a memory-mapped raw file or decoded tables.
-pub enum LayerValues {
-    Mapped(RawLayer),
-    Owned(Vec<i8>),
-}
-
-impl std::ops::Deref for LayerValues {
-    type Target = [i8];
-    fn deref(&self) -> &[i8] {
-        match self {
-            LayerValues::Mapped(layer) => layer.values(),
-            LayerValues::Owned(values) => values,
-        }
-    }
-}
-
 /// Finished layers `0..len`, indexed by seeds.
 #[derive(Default)]
-pub struct Layers(Vec<LayerValues>);
+pub struct Layers(Vec<Vec<i8>>);
 
 impl Layers {
     /// Adds the next layer (seeds = the layers held so far).
-    pub fn push(&mut self, values: LayerValues) {
+    pub fn push(&mut self, values: Vec<i8>) {
         self.0.push(values);
     }
 
@@ -438,7 +393,7 @@ mod tests {
                     index::next_indexed(&mut board);
                 }
                 tables.push(lower::Lower::Resident(solved.into_values()));
-                lower.push(LayerValues::Owned(values));
+                lower.push(values);
             }
         }
     }

@@ -4,10 +4,14 @@
 
 use std::time::Instant;
 
+use serde::{Serialize, Serializer};
+
 use super::build::{BuildOptions, Mode, plan_layer, plan_share};
 use super::{TablebaseError, build, ruleset_dir, table_path};
+use crate::error::PathContext;
 use crate::games::oware::{MAX_SEEDS, Ruleset};
 use crate::index::oware as index;
+use crate::tablebase::FileError;
 use crate::tablebase::Quiet;
 
 /// Bytes of a finished table per position (awari layers ≤ 26, measured
@@ -50,9 +54,11 @@ pub fn sent_bytes_per_position(ranks: usize) -> f64 {
 pub struct Calibration {
     /// The layer built.
     pub seeds: usize,
+    /// Worker threads of the calibration builds.
     pub threads: usize,
-    /// Positions per second of that layer in memory and out of core.
+    /// Positions per second of that layer in memory.
     pub in_memory: f64,
+    /// Positions per second of that layer out of core.
     pub bounded: f64,
 }
 
@@ -69,10 +75,9 @@ pub fn calibrate(rules: Ruleset, seeds: usize) -> Result<Calibration, TablebaseE
             build(&dir, rules, &BuildOptions::new(seeds, memory), &Quiet)?;
             let seconds = start.elapsed().as_secs_f64();
             let table = table_path(&ruleset_dir(&dir, rules), seeds);
-            std::fs::remove_file(&table).map_err(|source| TablebaseError::Scratch {
-                path: table,
-                source,
-            })?;
+            std::fs::remove_file(&table)
+                .map_err(FileError::Io)
+                .at(&table)?;
             Ok(index::layer_size(seeds) as f64 / seconds)
         };
         let in_memory = time(roomy)?;
@@ -104,26 +109,138 @@ fn bounded_budget(seeds: usize) -> u64 {
 /// What the projection assumes.
 #[derive(Clone, Copy, Debug)]
 pub struct Assumptions {
+    /// The rates measured here.
     pub calibration: Calibration,
     /// Threads per node of the projected build; rates scale linearly.
     pub threads: usize,
+    /// Nodes sharing each layer.
     pub nodes: usize,
     /// Memory budget per node.
     pub memory: u64,
 }
 
-/// One layer of a projection.
-#[derive(Clone, Copy, Debug)]
-pub struct LayerProjection {
-    pub seeds: usize,
+/// A projected build, as `plan oware --json` prints it. Fields here and
+/// below are in alphabetical order, the order it always printed them in.
+#[derive(Clone, Debug, Serialize)]
+pub struct Projection {
+    /// What the projection assumes.
+    pub assumptions: StatedAssumptions,
+    /// Disk at the largest, all nodes together.
+    pub disk_bytes: u64,
+    /// Each layer built, from 0.
+    pub layers: Vec<LayerProjection>,
+    /// Memory per node at the largest.
+    pub peak_memory_bytes: u64,
+    /// Positions of all layers.
     pub positions: u64,
-    pub mode: Mode,
-    /// Peak memory per node (the engine; lower layers are read from disk).
-    pub memory_bytes: u64,
+    /// Wall time of the whole build.
+    pub seconds: f64,
+}
+
+/// One layer of a projection.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct LayerProjection {
     /// Disk in use at the end of the layer's build, all nodes together:
     /// the tables so far plus the layer's scratch.
     pub disk_bytes: u64,
+    /// Peak memory per node (the engine; lower layers are read from disk).
+    pub memory_bytes: u64,
+    /// The engine the memory budget allows (`in memory`, `out of core`).
+    #[serde(serialize_with = "as_text")]
+    pub mode: Mode,
+    /// Its positions.
+    pub positions: u64,
+    /// Wall time of the layer's build.
     pub seconds: f64,
+    /// The layer.
+    pub seeds: usize,
+}
+
+/// [`Assumptions`] with the constants of this module, and in words.
+#[derive(Clone, Debug, Serialize)]
+pub struct StatedAssumptions {
+    /// [`Calibration::bounded`].
+    pub bounded_rate: f64,
+    /// [`Calibration::seeds`].
+    pub calibration_seeds: usize,
+    /// [`Calibration::threads`].
+    pub calibration_threads: usize,
+    /// [`Calibration::in_memory`].
+    pub in_memory_rate: f64,
+    /// [`Assumptions::memory`].
+    pub memory_bytes: u64,
+    /// [`NETWORK_BYTES_PER_SECOND`].
+    pub network_bytes_per_second: f64,
+    /// [`NODE_EFFICIENCY`].
+    pub node_efficiency: f64,
+    /// [`Assumptions::nodes`].
+    pub nodes: usize,
+    /// [`RATE_EXPONENT`].
+    pub rate_exponent: f64,
+    /// [`SCRATCH_BYTES_PER_POSITION`].
+    pub scratch_bytes_per_position: f64,
+    /// [`sent_bytes_per_position`] of [`Assumptions::nodes`].
+    pub sent_bytes_per_position: f64,
+    /// All of it in sentences, as `plan oware` lists it.
+    pub stated: Vec<String>,
+    /// [`TABLE_BYTES_PER_POSITION`].
+    pub table_bytes_per_position: f64,
+    /// [`Assumptions::threads`].
+    pub threads: usize,
+}
+
+impl From<&Assumptions> for StatedAssumptions {
+    fn from(a: &Assumptions) -> StatedAssumptions {
+        let c = a.calibration;
+        let stated = vec![
+            format!(
+                "rates measured here on layer {} with {} threads: {:.2}M positions/s in memory, {:.2}M out of core",
+                c.seeds,
+                c.threads,
+                c.in_memory / 1e6,
+                c.bounded / 1e6
+            ),
+            format!(
+                "rates scale linearly with threads ({} per node) and fall as (layer size)^-{RATE_EXPONENT} (fitted to layers 20 and 26 here)",
+                a.threads,
+            ),
+            format!(
+                "{} node(s), each with {} of memory, holding an equal share of each layer; several nodes keep {:.0}% of their rate",
+                a.nodes,
+                super::human_bytes(a.memory),
+                NODE_EFFICIENCY * 100.0
+            ),
+            format!(
+                "between nodes: {:.1} bytes sent per position (2 + 22 x (K-1)/K, measured with 2 and 3 ranks here) over {:.0} Gbit/s per node, not overlapping computation",
+                sent_bytes_per_position(a.nodes),
+                NETWORK_BYTES_PER_SECOND * 8.0 / 1e9
+            ),
+            format!(
+                "disk: {TABLE_BYTES_PER_POSITION} bytes/position of tables, {SCRATCH_BYTES_PER_POSITION} bytes/position of scratch while a layer is built out of core; disk fast enough not to limit the rate",
+            ),
+        ];
+        StatedAssumptions {
+            bounded_rate: c.bounded,
+            calibration_seeds: c.seeds,
+            calibration_threads: c.threads,
+            in_memory_rate: c.in_memory,
+            memory_bytes: a.memory,
+            network_bytes_per_second: NETWORK_BYTES_PER_SECOND,
+            node_efficiency: NODE_EFFICIENCY,
+            nodes: a.nodes,
+            rate_exponent: RATE_EXPONENT,
+            scratch_bytes_per_position: SCRATCH_BYTES_PER_POSITION,
+            sent_bytes_per_position: sent_bytes_per_position(a.nodes),
+            stated,
+            table_bytes_per_position: TABLE_BYTES_PER_POSITION,
+            threads: a.threads,
+        }
+    }
+}
+
+/// Writes a value by its `Display` text.
+fn as_text<T: std::fmt::Display, S: Serializer>(value: &T, out: S) -> Result<S::Ok, S::Error> {
+    out.collect_str(value)
 }
 
 /// The projection of building layers `0..=max_seeds`, without layer 47 when
@@ -131,10 +248,7 @@ pub struct LayerProjection {
 /// at least 2 of the 48), and layer 48 reads only layers 46 and below. A
 /// layer whose share does not fit a node's budget even out of core is an
 /// error naming the minimum.
-pub fn project(
-    max_seeds: usize,
-    assumptions: &Assumptions,
-) -> Result<Vec<LayerProjection>, TablebaseError> {
+pub fn project(max_seeds: usize, assumptions: &Assumptions) -> Result<Projection, TablebaseError> {
     if max_seeds > MAX_SEEDS {
         return Err(TablebaseError::TooManySeeds(max_seeds));
     }
@@ -148,7 +262,7 @@ pub fn project(
             1.0
         };
     let mut tables = 0.0;
-    (0..=max_seeds)
+    let layers = (0..=max_seeds)
         .filter(|&seeds| !(max_seeds == MAX_SEEDS && seeds == MAX_SEEDS - 1))
         .map(|seeds| {
             let positions = index::layer_size(seeds);
@@ -191,5 +305,61 @@ pub fn project(
                 seconds,
             })
         })
-        .collect()
+        .collect::<Result<Vec<_>, TablebaseError>>()?;
+    Ok(Projection {
+        assumptions: assumptions.into(),
+        disk_bytes: layers.iter().map(|l| l.disk_bytes).max().unwrap_or(0),
+        peak_memory_bytes: layers.iter().map(|l| l.memory_bytes).max().unwrap_or(0),
+        positions: layers.iter().map(|l| l.positions).sum(),
+        seconds: layers.iter().map(|l| l.seconds).sum(),
+        layers,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_projection_prints_as_the_json_of_plan_oware() {
+        let assumptions = Assumptions {
+            calibration: Calibration {
+                seeds: 16,
+                threads: 2,
+                in_memory: 10e6,
+                bounded: 5e6,
+            },
+            threads: 2,
+            nodes: 1,
+            memory: 1 << 30,
+        };
+        let plan = project(12, &assumptions).unwrap();
+        let json = serde_json::to_value(&plan).unwrap();
+        let positions: u64 = (0..=12).map(index::layer_size).sum();
+        assert_eq!(json["positions"], positions);
+        assert_eq!(json["layers"].as_array().unwrap().len(), 13);
+        let layer = &json["layers"][12];
+        assert_eq!(layer["seeds"], 12);
+        assert_eq!(layer["positions"], index::layer_size(12));
+        assert_eq!(layer["mode"], "in memory");
+        assert_eq!(json["peak_memory_bytes"], layer["memory_bytes"]);
+        assert_eq!(json["disk_bytes"], layer["disk_bytes"]);
+        let stated = &json["assumptions"];
+        assert_eq!(stated["memory_bytes"], 1u64 << 30);
+        assert_eq!(stated["calibration_seeds"], 16);
+        assert_eq!(stated["sent_bytes_per_position"], 0.0);
+        assert_eq!(stated["stated"].as_array().unwrap().len(), 5);
+        let keys: Vec<&String> = json.as_object().unwrap().keys().collect();
+        assert_eq!(
+            keys,
+            [
+                "assumptions",
+                "disk_bytes",
+                "layers",
+                "peak_memory_bytes",
+                "positions",
+                "seconds"
+            ]
+        );
+    }
 }

@@ -5,15 +5,20 @@ use std::sync::OnceLock;
 
 use super::lower::LowerTables;
 use super::{TablebaseError, exit_value, missing_layer, open_table, ruleset_dir, table_path};
+use crate::error::WithPath;
 use crate::games::oware::{self, Board, MAX_SEEDS, Ruleset};
 use crate::index::oware as index;
 use crate::table::{CAPTURE_DECIDES, Table, ValueEncoding};
+use crate::tablebase::FileError;
 
 /// One legal move and its perfect-play value for the mover.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MoveValue {
+    /// The pit sown from, `0..6` in the mover's row.
     pub pit: u8,
+    /// Seeds captured.
     pub captured: u8,
+    /// The position the opponent faces.
     pub child: Board,
     /// `captured − value(child)`.
     pub value: i8,
@@ -22,7 +27,9 @@ pub struct MoveValue {
 /// One move of a principal variation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PvStep {
+    /// The pit sown from, `0..6` in the mover's row.
     pub pit: u8,
+    /// Seeds captured.
     pub captured: u8,
     /// The value of the move for the player making it (the value of the
     /// position it is played from).
@@ -68,6 +75,7 @@ impl OwareTablebase {
         })
     }
 
+    /// The ruleset the tables were opened for.
     pub fn rules(&self) -> Ruleset {
         self.rules
     }
@@ -120,11 +128,11 @@ impl OwareTablebase {
         match (failure, exit) {
             (Some(e), _) => Err(e),
             (None, Some(value)) => Ok(value),
-            (None, None) => Err(TablebaseError::NoCapture {
-                path: table_path(&ruleset_dir(&self.dir, self.rules), seeds),
-                rank,
-                board,
-            }),
+            (None, None) => Err(WithPath::new(
+                table_path(&ruleset_dir(&self.dir, self.rules), seeds),
+                FileError::NoCapture { rank, board },
+            )
+            .into()),
         }
     }
 

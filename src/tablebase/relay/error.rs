@@ -1,0 +1,88 @@
+//! The one error type of building, probing and checking relay-game tables.
+
+use crate::error::{Cause, MissingTable, WithPath};
+use crate::games::engehe::EngeheError;
+use crate::games::omweso::OmwesoError;
+use crate::index::stars_bars::IndexError;
+use crate::solve::explicit::ExplicitError;
+use crate::table::TableError;
+use crate::tablebase::FileError;
+
+/// Errors of building, probing and checking En Gehé and Omweso tables.
+#[derive(Debug, thiserror::Error)]
+pub enum RelayTbError {
+    /// A layer that is not built yet.
+    #[error(transparent)]
+    Missing(#[from] MissingTable),
+    /// A table file that cannot be read or written (it names the file).
+    #[error(transparent)]
+    Table(#[from] TableError),
+    /// Something wrong at one file or folder.
+    #[error(transparent)]
+    File(#[from] WithPath<FileError>),
+    /// A layer the explicit engine cannot solve.
+    #[error(transparent)]
+    Engine(#[from] ExplicitError),
+    /// A layer too large to number.
+    #[error(transparent)]
+    Index(#[from] IndexError),
+    /// A bad En Gehé board or width.
+    #[error(transparent)]
+    Engehe(#[from] EngeheError),
+    /// A bad Omweso board or width.
+    #[error(transparent)]
+    Omweso(#[from] OmwesoError),
+    /// More seeds than the game's tables hold.
+    #[error("{game} tables stop at {max} seeds (asked for {seeds})")]
+    TooManySeeds {
+        /// The game's name.
+        game: &'static str,
+        /// The seeds asked for.
+        seeds: usize,
+        /// The most seeds the tables hold.
+        max: usize,
+    },
+    /// A distance too long for a win/draw/loss table.
+    #[error("a position is {0} moves from the end; the wdl table stores at most 32766")]
+    TooDeep(u16),
+    /// An En Gehé board of another width than the tables.
+    #[error("the board has width {width}, the tables width {table_width}")]
+    WrongWidth {
+        /// The board's width.
+        width: usize,
+        /// The tables' width.
+        table_width: usize,
+    },
+    /// An Omweso board of another width or seed count than the table.
+    #[error(
+        "the position has width {width} and {seeds} seeds; the table is for width {table_width} and {table_seeds} seeds"
+    )]
+    WrongLayer {
+        /// The board's width.
+        width: usize,
+        /// The board's seeds.
+        seeds: usize,
+        /// The table's width.
+        table_width: usize,
+        /// The table's seeds.
+        table_seeds: usize,
+    },
+}
+
+impl RelayTbError {
+    /// Why it failed.
+    pub fn cause(&self) -> Cause<'_> {
+        match self {
+            RelayTbError::Missing(missing) => Cause::MissingTable(missing),
+            RelayTbError::Table(e) => e.cause(),
+            RelayTbError::File(e) => e.error.cause(),
+            RelayTbError::Index(_)
+            | RelayTbError::Engehe(_)
+            | RelayTbError::Omweso(_)
+            | RelayTbError::TooManySeeds { .. }
+            | RelayTbError::WrongWidth { .. }
+            | RelayTbError::WrongLayer { .. } => Cause::BadInput,
+            RelayTbError::Engine(_) | RelayTbError::TooDeep(_) => Cause::Other,
+        }
+    }
+}

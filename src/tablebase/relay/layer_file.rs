@@ -1,0 +1,76 @@
+//! One layer's table file: where it is, what its header says, how its
+//! positions are numbered, and what to tell a user who has not built it.
+
+use crate::error::{MissingTable, PathContext};
+use crate::index::stars_bars::StarsBars;
+use crate::table::TableError;
+use crate::tablebase::FileError;
+use crate::tablebase::store::{self, Meta, Stored, Values};
+use std::path::PathBuf;
+
+use super::RelayTbError;
+
+/// One layer's table file.
+pub struct LayerFile {
+    pub path: PathBuf,
+    pub meta: Meta,
+    pub index: StarsBars,
+    /// What it is, for messages (`layer 3 of the En Gehé width-2 tables`).
+    pub name: String,
+    /// The `mancala-tb build` arguments that make it.
+    pub build_args: String,
+}
+
+/// Solved values as they are stored: one byte each, or two for win/draw/loss
+/// with distances.
+pub enum StoredValues {
+    I8(Vec<i8>),
+    I16(Vec<i16>),
+}
+
+impl LayerFile {
+    /// The table, `None` if it is not built.
+    pub fn open(&self) -> Result<Option<Stored>, RelayTbError> {
+        match store::open(&self.path, &self.meta, self.index.size()) {
+            Ok(table) => Ok(Some(table)),
+            Err(RelayTbError::Table(TableError::NotFound { .. })) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The table, or the error that says how to build it.
+    pub fn open_built(&self) -> Result<Stored, RelayTbError> {
+        self.open()?.ok_or_else(|| self.missing())
+    }
+
+    /// The error of this table not being built: what builds it.
+    pub fn missing(&self) -> RelayTbError {
+        RelayTbError::Missing(MissingTable {
+            table: self.name.clone(),
+            path: self.path.clone(),
+            build_args: self.build_args.clone(),
+        })
+    }
+
+    /// Writes the table, making its folder if need be.
+    pub fn write(&self, values: &StoredValues) -> Result<(), RelayTbError> {
+        if let Some(folder) = self.path.parent() {
+            std::fs::create_dir_all(folder)
+                .map_err(FileError::CreateDir)
+                .at(folder)?;
+        }
+        let values = match values {
+            StoredValues::I8(v) => Values::I8(v),
+            StoredValues::I16(v) => Values::I16(v),
+        };
+        store::write(&self.path, &self.meta, values)
+    }
+
+    /// Bytes of the table file.
+    pub fn bytes(&self) -> Result<u64, RelayTbError> {
+        Ok(std::fs::metadata(&self.path)
+            .map_err(FileError::Io)
+            .at(&self.path)?
+            .len())
+    }
+}
