@@ -41,7 +41,7 @@ until [[ -e $killed/oware-awari/scores.15.mtb ]]; do
     kill -0 "$mpirun_pid" 2>/dev/null || { cat "$work/killed.log"; echo "the build ended early"; exit 1; }
     sleep 0.2
 done
-sleep 1
+sleep 0.5
 victim=$(pgrep -f "mancala-tb build oware --distributed --max-seeds 16" | sort -n | tail -1)
 kill -9 "$victim"
 if wait "$mpirun_pid"; then
