@@ -58,7 +58,7 @@ largest=$(awk '$1 ~ /^[0-9]+$/ {p=$2} END {print p}' "$dir/summary.txt")
 awk -v s="$start" -v e="$end" -v p="$positions" -v l="$largest" -v a="$peak_anon" -v r="$peak_rss" \
     -v t="$threads" -v m="$max" -v rules="$rules" -v ir="$io_read" -v iw="$io_written" 'BEGIN {
     w = e - s
-    printf "%s layers 0..=%d, %d threads: %d positions in %.1f s wall = %.2fM positions/s\n", rules, m, t, p, w, p / w / 1e6
+    printf "%s layers 0..=%d, %d threads: %.0f positions in %.1f s wall = %.2fM positions/s\n", rules, m, t, p, w, p / w / 1e6
     printf "peak RSS %.0f MiB; peak anonymous memory %.0f MiB = %.2f bytes per position of the largest layer (%d)\n", r / 1024, a / 1024, a * 1024 / l, l
     printf "file I/O: %.2f bytes read, %.2f bytes written per position built\n", ir / p, iw / p
 }'
