@@ -3,7 +3,8 @@
 //! read from their compressed tables (marks expanded through the layers
 //! below), and states are checkpointed at every threshold, are identical
 //! byte for byte to tables built with memory to spare; a build killed in
-//! the middle of a layer resumes from its checkpoint to the same tables.
+//! the middle of a layer, out of core or in memory, resumes from its
+//! checkpoint to the same tables.
 
 use std::path::Path;
 use std::process::Command;
@@ -75,9 +76,22 @@ fn out_of_core_tables_equal_in_memory_tables() {
 /// an uninterrupted build.
 #[test]
 fn a_build_killed_mid_layer_resumes_from_its_checkpoint() {
+    killed_mid_layer_resumes(TINY, "checkpoint");
+}
+
+/// The same for a layer built in memory (its values and states saved).
+#[test]
+fn an_in_memory_build_killed_mid_layer_resumes_from_its_checkpoint() {
+    killed_mid_layer_resumes(4 << 30, "checkpoint.in-memory");
+}
+
+/// Builds abapa to 15 seeds under `memory`, kills the build once layer 15
+/// has saved the checkpoint file `name`, reruns it, and compares the tables
+/// with a fresh build.
+fn killed_mid_layer_resumes(memory: u64, name: &str) {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().to_str().unwrap();
-    let memory = TINY.to_string();
+    let memory = memory.to_string();
     let args = [
         "build",
         "oware",
@@ -95,7 +109,7 @@ fn a_build_killed_mid_layer_resumes_from_its_checkpoint() {
     let exe = env!("CARGO_BIN_EXE_mancala-tb");
     let mut child = Command::new(exe).args(args).spawn().unwrap();
     let folder = tb::ruleset_dir(dir.path(), Ruleset::Abapa);
-    let checkpoint = tb::scratch_dir(&folder, 15).join("checkpoint");
+    let checkpoint = tb::scratch_dir(&folder, 15).join(name);
     while !checkpoint.exists() {
         assert!(
             child.try_wait().unwrap().is_none(),
@@ -114,6 +128,7 @@ fn a_build_killed_mid_layer_resumes_from_its_checkpoint() {
         stderr.contains("layer 15: resuming from its checkpoint"),
         "{stderr}"
     );
+    assert!(!tb::scratch_dir(&folder, 15).exists());
 
     let fresh = tempfile::tempdir().unwrap();
     tb::build(

@@ -56,8 +56,9 @@ pub struct BuildOware {
     /// memory. Default: the memory available now, less 10%
     #[arg(long, value_parser = parse_size)]
     memory: Option<u64>,
-    /// An out-of-core layer saves its state at the first threshold boundary
-    /// after this many seconds, and a rerun resumes from there
+    /// A layer saves its engine's state at the first threshold boundary
+    /// after this many seconds (and every as many after), and a rerun
+    /// resumes from there. Not for --distributed builds
     #[arg(long, default_value_t = tb::CHECKPOINT_EVERY.as_secs())]
     checkpoint_every: u64,
     /// Build with the ranks of an `mpirun`, each holding its share of every

@@ -16,20 +16,20 @@
 //! which a killed build resumes.
 
 use std::fs;
-use std::io::{self, Read, Write};
-use std::path::{Path, PathBuf};
+use std::io;
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
+use super::checkpoint::{Checkpoint, Engine};
 use super::outbox::{Outbox, propagate_threshold};
 use super::rank_stream::{RankReader, RankWriter, STREAM_BYTES, ScratchResult};
 use super::set_up::{LowerLayers, PART_BYTES, set_up_part};
 use super::states::{
     COUNTER, Exits, FRESH, LOSS, LOW_BITS, NIBBLE, PENDING, PER_WORD, RESOLVED, States,
 };
-use super::{CHUNK, EngineError, prefetch};
+use super::{CHUNK, Config, EngineError, checkpoint_error, prefetch};
 use crate::distributed::Alone;
 use crate::games::oware::Ruleset;
 use crate::index::oware as index;
@@ -48,19 +48,6 @@ pub const PART_BYTES_PER_POSITION: u64 = PART_BYTES + 2;
 /// one per threshold read in the final pass).
 pub fn fixed_bytes(seeds: usize) -> u64 {
     2 * (seeds as u64 + 1) * STREAM_BYTES
-}
-
-/// How the bounded engine runs.
-#[derive(Clone, Debug)]
-pub struct Config {
-    /// Positions per part of the set-up and final passes (a multiple of
-    /// [`CHUNK`]).
-    pub part: usize,
-    /// Folder of the scratch files and the checkpoint (created if missing).
-    pub scratch: PathBuf,
-    /// Save the states at the first threshold boundary after this much time
-    /// since the last save; `None`: never.
-    pub checkpoint_every: Option<Duration>,
 }
 
 /// Solves layer `seeds` in bounded memory, resuming from the checkpoint in
@@ -96,12 +83,18 @@ where
         states: States::new(rules, seeds, 0..size).map_err(memory)?,
         closed_lose: BigArray::zeroed(size.div_ceil(64)).map_err(memory)?,
     };
-    let checkpoint = Checkpoint::new(&scratch, rules, seeds, size);
-    let first = match checkpoint.load(&mut layer)? {
+    let mut checkpoint = Checkpoint::new(
+        &scratch.dir,
+        Engine::Bounded,
+        rules,
+        seeds,
+        config.checkpoint_every,
+    );
+    let first = match layer.load(&checkpoint)? {
         Some(next) => {
             // The set-up and the positions resolved before the checkpoint
             // were counted then; count them again so the bar ends full.
-            progress((size + layer.resolved()) as u64);
+            progress((size + layer.states.resolved()) as u64);
             next
         }
         None => {
@@ -110,18 +103,12 @@ where
         }
     };
     let mut outbox = Outbox::new(vec![0, size], 0);
-    let mut saved = Instant::now();
     for t in (1..=first).rev() {
         layer.seed(&scratch, t)?;
         propagate_threshold(&layer.states, &layer, t, progress, &mut outbox, &Alone);
         layer.record(&scratch, t)?;
-        if config
-            .checkpoint_every
-            .is_some_and(|every| saved.elapsed() >= every)
-            && t > 1
-        {
-            checkpoint.save(&layer, t - 1)?;
-            saved = Instant::now();
+        if checkpoint.due(t - 1) {
+            layer.save(&mut checkpoint, t - 1)?;
         }
     }
     drop(layer);
@@ -156,13 +143,28 @@ impl Exits for Bounded {
 }
 
 impl Bounded {
-    /// How many positions are resolved.
-    fn resolved(&self) -> usize {
-        self.states
-            .words
-            .par_iter()
-            .map(|w| (w.load(Ordering::Relaxed) >> 3 & LOW_BITS).count_ones() as usize)
-            .sum()
+    fn save<E: std::error::Error + 'static>(
+        &self,
+        checkpoint: &mut Checkpoint,
+        next: i8,
+    ) -> Result<(), EngineError<E>> {
+        let arrays = [self.states.words.as_bytes(), self.closed_lose.as_bytes()];
+        checkpoint
+            .save(&arrays, next)
+            .map_err(|source| checkpoint_error(checkpoint, source))
+    }
+
+    fn load<E: std::error::Error + 'static>(
+        &mut self,
+        checkpoint: &Checkpoint,
+    ) -> Result<Option<i8>, EngineError<E>> {
+        let mut arrays = [
+            self.states.words.as_bytes_mut(),
+            self.closed_lose.as_bytes_mut(),
+        ];
+        checkpoint
+            .load(&mut arrays)
+            .map_err(|source| checkpoint_error(checkpoint, source))
     }
 
     fn mark_closed_lose(&self, rank: usize) {
@@ -341,126 +343,5 @@ impl Scratch {
 
     fn resolved(&self, t: i8) -> PathBuf {
         self.dir.join(format!("resolved.{t}"))
-    }
-}
-
-/// The states of a layer saved at a threshold boundary: a header naming the
-/// layer and the next threshold, the state words and the bits in this
-/// machine's byte order, and a CRC-32 of all before it. Written to a
-/// temporary name and renamed, so a file at its name is complete.
-struct Checkpoint {
-    path: PathBuf,
-    header: Vec<u8>,
-}
-
-/// The checkpoint in a layer's scratch folder.
-pub fn checkpoint_path(scratch: &Path) -> PathBuf {
-    scratch.join("checkpoint")
-}
-
-const CHECKPOINT_MAGIC: &[u8; 8] = b"MTBCKPT1";
-
-impl Checkpoint {
-    fn new(scratch: &Scratch, rules: Ruleset, seeds: usize, size: usize) -> Checkpoint {
-        let mut header = CHECKPOINT_MAGIC.to_vec();
-        header.extend_from_slice(
-            format!("oware {} layer {seeds} of {size}\n", rules.name()).as_bytes(),
-        );
-        Checkpoint {
-            path: checkpoint_path(&scratch.dir),
-            header,
-        }
-    }
-
-    /// Saves the states; the next threshold to run is `next`.
-    fn save<E: std::error::Error + 'static>(
-        &self,
-        layer: &Bounded,
-        next: i8,
-    ) -> Result<(), EngineError<E>> {
-        let tmp = self.path.with_extension("tmp");
-        let write = || -> io::Result<()> {
-            let file = fs::File::create(&tmp)?;
-            let mut out = io::BufWriter::with_capacity(1 << 20, file);
-            let mut crc = crc32fast::Hasher::new();
-            let mut put = |bytes: &[u8]| -> io::Result<()> {
-                crc.update(bytes);
-                out.write_all(bytes)
-            };
-            put(&self.header)?;
-            put(&[next as u8])?;
-            put(layer.states.words.as_bytes())?;
-            put(layer.closed_lose.as_bytes())?;
-            let sum = crc.finalize();
-            out.write_all(&sum.to_le_bytes())?;
-            let file = out.into_inner().map_err(|e| e.into_error())?;
-            file.sync_all()?;
-            fs::rename(&tmp, &self.path)?;
-            if let Some(dir) = self.path.parent() {
-                fs::File::open(dir)?.sync_all()?;
-            }
-            Ok(())
-        };
-        write().map_err(|source| {
-            let _ = fs::remove_file(&tmp);
-            EngineError::Scratch {
-                path: self.path.clone(),
-                source,
-            }
-        })
-    }
-
-    /// Loads a saved checkpoint into `layer`; returns the next threshold, or
-    /// `None` if there is none. A checkpoint of another layer or a damaged
-    /// one is an error (the scratch folder is this layer's own).
-    fn load<E: std::error::Error + 'static>(
-        &self,
-        layer: &mut Bounded,
-    ) -> Result<Option<i8>, EngineError<E>> {
-        let error = |why: &str| EngineError::Scratch {
-            path: self.path.clone(),
-            source: io::Error::new(
-                io::ErrorKind::InvalidData,
-                format!("{why}; delete the file to build the layer from its start"),
-            ),
-        };
-        let mut file = match fs::File::open(&self.path) {
-            Ok(file) => io::BufReader::with_capacity(1 << 20, file),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-            Err(source) => {
-                return Err(EngineError::Scratch {
-                    path: self.path.clone(),
-                    source,
-                });
-            }
-        };
-        let io = |source| EngineError::Scratch {
-            path: self.path.clone(),
-            source,
-        };
-        let mut crc = crc32fast::Hasher::new();
-        let mut header = vec![0u8; self.header.len() + 1];
-        file.read_exact(&mut header)
-            .map_err(|_| error("not a checkpoint of this layer"))?;
-        if header[..self.header.len()] != self.header[..] {
-            return Err(error("not a checkpoint of this layer"));
-        }
-        crc.update(&header);
-        let next = header[self.header.len()] as i8;
-        for bytes in [
-            layer.states.words.as_bytes_mut(),
-            layer.closed_lose.as_bytes_mut(),
-        ] {
-            file.read_exact(bytes)
-                .map_err(|_| error("truncated checkpoint"))?;
-            crc.update(bytes);
-        }
-        let mut sum = [0u8; 4];
-        file.read_exact(&mut sum)
-            .map_err(|_| error("truncated checkpoint"))?;
-        if u32::from_le_bytes(sum) != crc.finalize() || file.read(&mut [0u8]).map_err(io)? != 0 {
-            return Err(error("damaged checkpoint (checksum mismatch)"));
-        }
-        Ok(Some(next))
     }
 }

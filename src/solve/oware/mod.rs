@@ -27,7 +27,9 @@
 //! there is marked `FRESH`, and the next scan writes its value).
 
 use std::io;
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
 
 use rayon::prelude::*;
 
@@ -37,15 +39,18 @@ use crate::distributed::{self, Alone, Transport};
 use crate::games::oware::Ruleset;
 use crate::index::oware as index;
 use crate::solve::threshold::{self, Verdict};
+use checkpoint::Checkpoint;
 use outbox::{Outbox, propagate_threshold};
 use states::{COUNTER, Exits, FRESH, LOSS, LOW_BITS, NIBBLE, PENDING, PER_WORD, RESOLVED, States};
 
 pub mod bounded;
+mod checkpoint;
 mod outbox;
 mod rank_stream;
 mod set_up;
 mod states;
 
+pub use checkpoint::{Engine, checkpoint_path};
 pub use outbox::OUTBOX_BYTES;
 pub use set_up::{Lookup, LowerLayers, PART_BYTES};
 
@@ -77,32 +82,48 @@ pub enum EngineError<E: std::error::Error + 'static> {
 /// Bytes of memory the in-memory engine takes per position of the layer.
 pub const IN_MEMORY_BYTES_PER_POSITION: f64 = 1.5;
 
-/// Solves layer `seeds` in memory, setting it up `part` positions at a time
-/// (a multiple of [`CHUNK`]; each part asks the lower layers one batch).
-/// Returns the value of every indexed position in rank order. Runs on the
-/// current rayon pool.
+/// How an engine runs.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// Positions per part of the set-up (and of the bounded engine's final
+    /// pass): a multiple of [`CHUNK`]; each part asks the lower layers one
+    /// batch.
+    pub part: usize,
+    /// Folder of the layer's scratch files and checkpoint (created when
+    /// needed).
+    pub scratch: PathBuf,
+    /// Save the engine's state at the first threshold boundary after this
+    /// much time since the layer began or was last saved, and resume from a
+    /// saved one; `None`: neither.
+    pub checkpoint_every: Option<Duration>,
+}
+
+/// Solves layer `seeds` in memory, resuming from its checkpoint in
+/// `config.scratch` if there is one. Returns the value of every indexed
+/// position in rank order. Runs on the current rayon pool.
 pub fn solve_layer<L: LowerLayers>(
     rules: Ruleset,
     seeds: usize,
     lower: &L,
-    part: usize,
+    config: &Config,
     progress: Progress,
 ) -> Result<SolvedLayer, EngineError<L::Error>>
 where
     L::Error: std::error::Error + 'static,
 {
-    solve_share(rules, seeds, lower, part, progress, &Alone, 0)
+    solve_share(rules, seeds, lower, config, progress, &Alone, 0)
 }
 
 /// [`solve_layer`] for this rank's share of the layer (see
 /// [`distributed::share`]): every rank of `transport` calls it at once,
 /// queuing up to `outbox_bytes` of notices for the others between
-/// exchanges. Returns the values of the share.
+/// exchanges. Returns the values of the share. Checkpoints are for a single
+/// process: the ranks would have to agree when to save.
 pub fn solve_share<L: LowerLayers, T: Transport>(
     rules: Ruleset,
     seeds: usize,
     lower: &L,
-    part: usize,
+    config: &Config,
     progress: Progress,
     transport: &T,
     outbox_bytes: u64,
@@ -110,6 +131,10 @@ pub fn solve_share<L: LowerLayers, T: Transport>(
 where
     L::Error: std::error::Error + 'static,
 {
+    assert!(
+        transport.ranks() == 1 || config.checkpoint_every.is_none(),
+        "distributed builds do not checkpoint"
+    );
     let size = index::layer_size(seeds) as usize;
     let bounds: Vec<usize> = (0..=transport.ranks())
         .map(|r| distributed::share(size, r, transport.ranks(), CHUNK).start)
@@ -124,9 +149,27 @@ where
         values: BigArray::zeroed(share.len()).map_err(memory)?,
         states: States::new(rules, seeds, share.clone()).map_err(memory)?,
     };
-    layer.set_up(lower, part, progress)?;
+    let mut checkpoint = Checkpoint::new(
+        &config.scratch,
+        checkpoint::Engine::InMemory,
+        rules,
+        seeds,
+        config.checkpoint_every,
+    );
+    let first = match layer.load(&checkpoint)? {
+        Some(next) => {
+            // Count the set-up and the positions resolved before the
+            // checkpoint again, so the bar ends full.
+            progress((share.len() + layer.states.resolved()) as u64);
+            next
+        }
+        None => {
+            layer.set_up(lower, config.part, progress)?;
+            seeds as i8
+        }
+    };
     let mut outbox = Outbox::new(bounds, outbox_bytes);
-    for t in (1..=seeds as i8).rev() {
+    for t in (1..=first).rev() {
         layer.scan_threshold(t);
         propagate_threshold(
             &layer.states,
@@ -136,8 +179,22 @@ where
             &mut outbox,
             transport,
         );
+        if checkpoint.due(t - 1) {
+            layer.save(&mut checkpoint, t - 1)?;
+        }
     }
     Ok(layer.finish(progress))
+}
+
+/// A checkpoint that cannot be read or written.
+fn checkpoint_error<E: std::error::Error + 'static>(
+    checkpoint: &Checkpoint,
+    source: io::Error,
+) -> EngineError<E> {
+    EngineError::Scratch {
+        path: checkpoint.path().to_path_buf(),
+        source,
+    }
 }
 
 struct Layer {
@@ -160,6 +217,27 @@ impl Exits for [i8] {
 }
 
 impl Layer {
+    fn save<E: std::error::Error + 'static>(
+        &self,
+        checkpoint: &mut Checkpoint,
+        next: i8,
+    ) -> Result<(), EngineError<E>> {
+        let arrays = [self.values.as_bytes(), self.states.words.as_bytes()];
+        checkpoint
+            .save(&arrays, next)
+            .map_err(|source| checkpoint_error(checkpoint, source))
+    }
+
+    fn load<E: std::error::Error + 'static>(
+        &mut self,
+        checkpoint: &Checkpoint,
+    ) -> Result<Option<i8>, EngineError<E>> {
+        let mut arrays = [self.values.as_bytes_mut(), self.states.words.as_bytes_mut()];
+        checkpoint
+            .load(&mut arrays)
+            .map_err(|source| checkpoint_error(checkpoint, source))
+    }
+
     /// The layer cut into work units, each owning its values and state words.
     fn chunks_mut(&mut self) -> impl IndexedParallelIterator<Item = (&mut [i8], &mut [AtomicU64])> {
         self.values

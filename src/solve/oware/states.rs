@@ -116,6 +116,14 @@ impl States {
         })
     }
 
+    /// How many positions are resolved.
+    pub fn resolved(&self) -> usize {
+        self.words
+            .par_iter()
+            .map(|w| (w.load(Ordering::Relaxed) >> 3 & LOW_BITS).count_ones() as usize)
+            .sum()
+    }
+
     /// Every chunk may hold pending positions (a threshold begins).
     pub fn mark_all_dirty(&self) {
         for d in &self.dirty {

@@ -326,11 +326,16 @@ fn build_share<T: Transport>(
     // Kept by all or by none: the gathers that fill it are collective.
     let retain = transport.sum(u64::from(!retain(seeds, plan, options, lower))) == 0;
     let progress = |steps| observer.advance(steps);
+    let config = engine::Config {
+        part: plan.part,
+        scratch: scratch_dir(folder, seeds),
+        checkpoint_every: None,
+    };
     let solved = engine::solve_share(
         rules,
         seeds,
         lower,
-        plan.part,
+        &config,
         &progress,
         transport,
         options.outbox_bytes,
@@ -461,12 +466,21 @@ fn build_layer(
     let progress = |steps| observer.advance(steps);
     let mut out = LayerOutput::create(folder, rules, seeds, options.keep_raw)?;
     let scratch = scratch_dir(folder, seeds);
-    if plan.mode == Mode::Bounded && bounded::checkpoint_path(&scratch).exists() {
+    let engine = match plan.mode {
+        Mode::InMemory => engine::Engine::InMemory,
+        Mode::Bounded => engine::Engine::Bounded,
+    };
+    if engine::checkpoint_path(&scratch, engine).exists() {
         observer.layer_resumed(seeds);
     }
+    let config = engine::Config {
+        part: plan.part,
+        scratch: scratch.clone(),
+        checkpoint_every: Some(options.checkpoint_every),
+    };
     let values = match plan.mode {
         Mode::InMemory => {
-            let solved = engine::solve_layer(rules, seeds, lower, plan.part, &progress)
+            let solved = engine::solve_layer(rules, seeds, lower, &config, &progress)
                 .map_err(|e| engine_error(e, seeds))?;
             let outcomes = outcomes(solved.values());
             solved.for_each_part(plan.part, CAPTURE_DECIDES, |values, marked| {
@@ -476,11 +490,6 @@ fn build_layer(
             (outcomes, retain.then(|| solved.into_values()))
         }
         Mode::Bounded => {
-            let config = bounded::Config {
-                part: plan.part,
-                scratch: scratch.clone(),
-                checkpoint_every: Some(options.checkpoint_every),
-            };
             let mut kept = if retain {
                 Some(BigArray::zeroed(positions as usize).map_err(|source| {
                     TablebaseError::Memory {
@@ -515,7 +524,7 @@ fn build_layer(
             (counts, kept)
         }
     };
-    // A bounded build of this layer may have been interrupted before.
+    // The layer's checkpoint, or an interrupted build's scratch files.
     match fs::remove_dir_all(&scratch) {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
             return Err(WithPath::new(scratch, FileError::Io(e)).into());

@@ -371,8 +371,12 @@ mod tests {
             let mut lower = Layers::default();
             let mut tables = lower::LowerTables::new(rules);
             for seeds in 0..=9 {
-                let solved =
-                    engine::solve_layer(rules, seeds, &tables, engine::CHUNK, &|_| {}).unwrap();
+                let config = engine::Config {
+                    part: engine::CHUNK,
+                    scratch: std::env::temp_dir(),
+                    checkpoint_every: None,
+                };
+                let solved = engine::solve_layer(rules, seeds, &tables, &config, &|_| {}).unwrap();
                 let values = solved.values().to_vec();
                 let mut marked = Vec::new();
                 solved
