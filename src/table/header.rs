@@ -1,7 +1,6 @@
 //! The fixed-layout file header and the block index entries: encoding,
 //! decoding and every consistency check a reader needs before trusting offsets.
 
-
 use super::error::TableError;
 
 /// First bytes of every table file. PNG-style: the high byte and the CR/LF/^Z

@@ -60,7 +60,10 @@ impl RawLayer {
             .at(path)?;
         let actual = file.metadata().map_err(RawError::Io).at(path)?.len();
         if actual != expected {
-            return Err(WithPath::new(path, RawError::WrongSize { actual, expected }));
+            return Err(WithPath::new(
+                path,
+                RawError::WrongSize { actual, expected },
+            ));
         }
         // mmap of an empty file fails on some systems; layer 0 has one byte,
         // but keep empty tables representable.
@@ -69,11 +72,7 @@ impl RawLayer {
         } else {
             // SAFETY: layer files are written once (temp file + rename) and
             // never modified in place afterwards.
-            Some(
-                unsafe { Mmap::map(&file) }
-                    .map_err(RawError::Io)
-                    .at(path)?,
-            )
+            Some(unsafe { Mmap::map(&file) }.map_err(RawError::Io).at(path)?)
         };
         Ok(RawLayer { map })
     }

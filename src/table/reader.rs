@@ -10,8 +10,8 @@ use rayon::prelude::*;
 use super::block::{self, Fault, TableValue};
 use super::cache::BlockCache;
 use super::error::TableError;
-use crate::error::{PathContext, WithPath};
 use super::header::{Header, INDEX_ENTRY_LEN, IndexEntry, TableMeta};
+use crate::error::{PathContext, WithPath};
 
 /// Decoded blocks cached per table by [`Table::open`]: with the default
 /// 16 Ki-position blocks, 4 MiB, so a solver can keep every lower layer open.

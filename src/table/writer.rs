@@ -10,9 +10,9 @@ use zstd::bulk::Compressor;
 
 use super::block::{self, TableValue};
 use super::error::TableError;
-use crate::error::{PathContext, WithPath};
 use super::header::{self, Header, IndexEntry, MAX_BLOCK_SIZE, TableMeta};
 use super::reader::Table;
+use crate::error::{PathContext, WithPath};
 
 /// Positions per block. Measured on Awari layers (`benches/table.rs`): 16 Ki
 /// costs 2% more space than 64 Ki and decodes about 3 times as fast, so a
@@ -74,7 +74,11 @@ impl TableWriter {
     }
 
     /// [`TableWriter::write`] for a two-byte encoding.
-    pub fn write_wide(&self, path: impl AsRef<Path>, values: &[i16]) -> Result<(), WithPath<TableError>> {
+    pub fn write_wide(
+        &self,
+        path: impl AsRef<Path>,
+        values: &[i16],
+    ) -> Result<(), WithPath<TableError>> {
         self.write_values(path, values)
     }
 
