@@ -14,7 +14,8 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use mancala_tb::table::{Table, TableMeta, TableWriter, ValueEncoding};
+use mancala_tb::WithPath;
+use mancala_tb::table::{Table, TableError, TableMeta, TableWriter, ValueEncoding};
 use zstd::bulk::{Compressor, Decompressor};
 
 fn main() {
@@ -252,7 +253,7 @@ fn probes(values: &[i8]) {
     );
 }
 
-fn time(f: impl FnOnce() -> Result<i8, mancala_tb::table::TableError>) -> Duration {
+fn time(f: impl FnOnce() -> Result<i8, WithPath<TableError>>) -> Duration {
     let start = Instant::now();
     black_box(f().unwrap());
     start.elapsed()

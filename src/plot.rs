@@ -1,7 +1,7 @@
 //! Plots of an Oware tablebase folder (plotters): the value distribution
 //! per layer and the build rate per layer, as SVG or PNG.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -21,7 +21,7 @@ pub enum PlotError {
     Tables(#[from] TablebaseError),
     /// An output file name without a known ending.
     #[error("{0}: the plot file must end in .svg or .png")]
-    Format(String),
+    Format(PathBuf),
     /// The font plots are drawn with is not installed.
     #[error("plots need the font {FONT} (Debian: apt-get install fonts-dejavu-core)")]
     Font,
@@ -32,7 +32,7 @@ pub enum PlotError {
     #[error(
         "no build times recorded in {0} (`mancala-tb build oware` records them for the layers it builds)"
     )]
-    NoTimes(String),
+    NoTimes(PathBuf),
     /// The plotting library failed.
     #[error("cannot draw the plot: {0}")]
     Draw(String),
@@ -120,7 +120,7 @@ fn with_area(
 ) -> Result<(), PlotError> {
     let extension = out.extension().and_then(|e| e.to_str());
     if !matches!(extension, Some("svg" | "png")) {
-        return Err(PlotError::Format(out.display().to_string()));
+        return Err(PlotError::Format(out.to_owned()));
     }
     let font = std::fs::read(FONT).map_err(|_| PlotError::Font)?;
     plotters::style::register_font("sans-serif", FontStyle::Normal, font.leak())
@@ -247,9 +247,7 @@ fn draw_values<DB: DrawingBackend>(
 pub fn plot_rates(dir: &Path, rules: Ruleset, out: &Path) -> Result<(), PlotError> {
     let times = tb::build_times(dir, rules)?;
     if times.is_empty() {
-        return Err(PlotError::NoTimes(
-            tb::build_times_path(dir, rules).display().to_string(),
-        ));
+        return Err(PlotError::NoTimes(tb::build_times_path(dir, rules)));
     }
     let title = format!("Oware ({rules}): build rate by layer");
     with_area(

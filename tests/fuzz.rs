@@ -36,9 +36,12 @@ fn mutation() -> impl Strategy<Value = Mutation> {
 fn mutate(bytes: &mut Vec<u8>, m: &Mutation) {
     let at = |f: f64, len: usize| ((f * len as f64) as usize).min(len.saturating_sub(1));
     match m {
+        // A file already cut to nothing has no byte to set.
         Mutation::Set(f, b) => {
             let i = at(*f, bytes.len());
-            bytes[i] = *b;
+            if let Some(byte) = bytes.get_mut(i) {
+                *byte = *b;
+            }
         }
         Mutation::Truncate(f) => bytes.truncate(at(*f, bytes.len())),
         Mutation::Append(extra) => bytes.extend_from_slice(extra),

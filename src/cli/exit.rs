@@ -1,7 +1,7 @@
 //! How a failed command ends: the message and the exit code by cause
 //! (README, "Exit codes").
 
-use mancala_tb::error::Cause;
+use mancala_tb::error::{Cause, WithPath};
 use mancala_tb::games::engehe::EngeheError;
 use mancala_tb::games::omweso::OmwesoError;
 use mancala_tb::games::oware::BoardError;
@@ -39,10 +39,10 @@ fn cause(err: &anyhow::Error) -> Cause<'_> {
                 Some(e.cause())
             } else if let Some(e) = e.downcast_ref::<RelayTbError>() {
                 Some(e.cause())
-            } else if let Some(e) = e.downcast_ref::<TableError>() {
-                Some(e.cause())
-            } else if let Some(e) = e.downcast_ref::<RawError>() {
-                Some(e.cause())
+            } else if let Some(e) = e.downcast_ref::<WithPath<TableError>>() {
+                Some(e.error.cause())
+            } else if let Some(e) = e.downcast_ref::<WithPath<RawError>>() {
+                Some(e.error.cause())
             } else if let Some(e) = e.downcast_ref::<mancala_tb::error::MissingTable>() {
                 Some(Cause::MissingTable(e))
             } else if let Some(e) = e.downcast_ref::<CliError>() {

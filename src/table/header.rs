@@ -1,8 +1,6 @@
 //! The fixed-layout file header and the block index entries: encoding,
 //! decoding and every consistency check a reader needs before trusting offsets.
 
-use std::path::Path;
-
 use super::error::TableError;
 
 /// First bytes of every table file. PNG-style: the high byte and the CR/LF/^Z
@@ -135,7 +133,7 @@ pub fn header_len(meta: &TableMeta) -> u64 {
 }
 
 /// Checks that the strings fit their `u16` length fields.
-pub fn check_meta(meta: &TableMeta, path: &Path) -> Result<(), TableError> {
+pub fn check_meta(meta: &TableMeta) -> Result<(), TableError> {
     for (name, s) in [
         ("game", &meta.game),
         ("ruleset", &meta.ruleset),
@@ -143,7 +141,6 @@ pub fn check_meta(meta: &TableMeta, path: &Path) -> Result<(), TableError> {
     ] {
         if s.len() > usize::from(u16::MAX) {
             return Err(TableError::InvalidInput {
-                path: path.to_owned(),
                 reason: format!("{name} string is {} bytes, at most 65535", s.len()),
             });
         }
@@ -184,28 +181,22 @@ impl Header {
 
     /// Decodes and validates the header at the start of `file`, the whole file
     /// contents. Every offset in the result lies within `file`.
-    pub fn decode(file: &[u8], path: &Path) -> Result<Header, TableError> {
-        let err_path = || path.to_owned();
-        let bad = |reason: String| TableError::BadHeader {
-            path: err_path(),
-            reason,
-        };
+    pub fn decode(file: &[u8]) -> Result<Header, TableError> {
+        let bad = |reason: String| TableError::BadHeader { reason };
         let actual_len = file.len() as u64;
         let truncated = |expected: u64| TableError::Truncated {
-            path: err_path(),
             expected,
             found: actual_len,
         };
 
         let prefix = &file[..file.len().min(MAGIC.len())];
         if prefix != &MAGIC[..prefix.len()] {
-            return Err(TableError::NotATable { path: err_path() });
+            return Err(TableError::NotATable);
         }
         let r = Reader(file);
         let version = r.u32(8).ok_or_else(|| truncated(FIXED_LEN as u64))?;
         if version != VERSION {
             return Err(TableError::UnsupportedVersion {
-                path: err_path(),
                 version,
                 supported: VERSION,
             });
@@ -213,14 +204,14 @@ impl Header {
         let header_len = u64::from(r.u32(12).ok_or_else(|| truncated(FIXED_LEN as u64))?);
         if header_len < FIXED_LEN as u64 + 4 || header_len % 8 != 0 || header_len > MAX_HEADER_LEN {
             // Written headers never look like this: the field itself is damaged.
-            return Err(TableError::HeaderChecksum { path: err_path() });
+            return Err(TableError::HeaderChecksum);
         }
         if header_len > actual_len {
             return Err(truncated(header_len));
         }
         let (body, crc) = file[..header_len as usize].split_at(header_len as usize - 4);
         if crc32fast::hash(body) != u32::from_le_bytes(crc.try_into().expect("4 bytes")) {
-            return Err(TableError::HeaderChecksum { path: err_path() });
+            return Err(TableError::HeaderChecksum);
         }
 
         // The checksum matched: a field that is still wrong was written so.

@@ -2,56 +2,40 @@
 //! position in rank order, no header. The builder's scratch and the
 //! compatibility format.
 
-use crate::error::Cause;
+use crate::error::{Cause, PathContext, WithPath};
 use std::fs::{self, File};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use memmap2::Mmap;
 
-/// Errors of raw layer files; each names the file.
+/// Errors of raw layer files. The functions here return them in a
+/// [`WithPath`], which names the file.
 #[derive(Debug, thiserror::Error)]
 pub enum RawError {
     /// No file at the path.
-    #[error("{path}: not found")]
-    Missing {
-        /// The layer file.
-        path: PathBuf,
-    },
+    #[error("not found")]
+    Missing,
     /// A file cut short, or of another layer.
-    #[error("{path}: has {actual} bytes, a complete layer has {expected}")]
+    #[error("has {actual} bytes, a complete layer has {expected}")]
     WrongSize {
-        /// The layer file.
-        path: PathBuf,
         /// Its bytes.
         actual: u64,
         /// Bytes of the layer: one per position.
         expected: u64,
     },
     /// The system refused to read or write the file.
-    #[error("{path}")]
-    Io {
-        /// The layer file.
-        path: PathBuf,
-        /// The system's reason.
-        source: io::Error,
-    },
+    #[error(transparent)]
+    Io(io::Error),
 }
 
 impl RawError {
     /// Why it failed: raw layers are mostly published files a user names.
     pub fn cause(&self) -> Cause<'static> {
         match self {
-            RawError::Missing { .. } | RawError::WrongSize { .. } => Cause::BadInput,
-            RawError::Io { .. } => Cause::Other,
+            RawError::Missing | RawError::WrongSize { .. } => Cause::BadInput,
+            RawError::Io(_) => Cause::Other,
         }
-    }
-}
-
-fn io_error(path: &Path) -> impl FnOnce(io::Error) -> RawError + '_ {
-    move |source| RawError::Io {
-        path: path.to_path_buf(),
-        source,
     }
 }
 
@@ -67,23 +51,19 @@ pub struct RawLayer {
 
 impl RawLayer {
     /// Opens a layer file and checks that it holds `expected` positions.
-    pub fn open(path: &Path, expected: u64) -> Result<RawLayer, RawError> {
-        let file = File::open(path).map_err(|e| match e.kind() {
-            io::ErrorKind::NotFound => RawError::Missing {
-                path: path.to_path_buf(),
-            },
-            _ => RawError::Io {
-                path: path.to_path_buf(),
-                source: e,
-            },
-        })?;
-        let actual = file.metadata().map_err(io_error(path))?.len();
+    pub fn open(path: &Path, expected: u64) -> Result<RawLayer, WithPath<RawError>> {
+        let file = File::open(path)
+            .map_err(|e| match e.kind() {
+                io::ErrorKind::NotFound => RawError::Missing,
+                _ => RawError::Io(e),
+            })
+            .at(path)?;
+        let actual = file.metadata().map_err(RawError::Io).at(path)?.len();
         if actual != expected {
-            return Err(RawError::WrongSize {
-                path: path.to_path_buf(),
-                actual,
-                expected,
-            });
+            return Err(WithPath::new(
+                path,
+                RawError::WrongSize { actual, expected },
+            ));
         }
         // mmap of an empty file fails on some systems; layer 0 has one byte,
         // but keep empty tables representable.
@@ -92,7 +72,7 @@ impl RawLayer {
         } else {
             // SAFETY: layer files are written once (temp file + rename) and
             // never modified in place afterwards.
-            Some(unsafe { Mmap::map(&file) }.map_err(io_error(path))?)
+            Some(unsafe { Mmap::map(&file) }.map_err(RawError::Io).at(path)?)
         };
         Ok(RawLayer { map })
     }
@@ -115,7 +95,7 @@ impl RawLayer {
 
 /// Writes a complete layer: to `scores.N.tmp` first, synced, then renamed, so
 /// an interrupted write never leaves a file under the final name.
-pub fn write_layer(path: &Path, values: &[i8]) -> Result<(), RawError> {
+pub fn write_layer(path: &Path, values: &[i8]) -> Result<(), WithPath<RawError>> {
     let tmp = super::temp_path(path);
     write_atomically(path, &tmp, |file| {
         // SAFETY: i8 and u8 have the same layout.
@@ -134,9 +114,9 @@ pub struct RawWriter {
 
 impl RawWriter {
     /// Starts writing the layer that will be `path`.
-    pub fn create(path: PathBuf) -> Result<RawWriter, RawError> {
+    pub fn create(path: PathBuf) -> Result<RawWriter, WithPath<RawError>> {
         let tmp = super::temp_path(&path);
-        let file = File::create(&tmp).map_err(io_error(&tmp))?;
+        let file = File::create(&tmp).map_err(RawError::Io).at(&tmp)?;
         Ok(RawWriter {
             path,
             out: Some(io::BufWriter::with_capacity(1 << 20, file)),
@@ -145,15 +125,15 @@ impl RawWriter {
     }
 
     /// Appends the next values in rank order.
-    pub fn push(&mut self, values: &[i8]) -> Result<(), RawError> {
+    pub fn push(&mut self, values: &[i8]) -> Result<(), WithPath<RawError>> {
         let out = self.out.as_mut().expect("pushed after finish");
         // SAFETY: i8 and u8 have the same size and alignment.
         let bytes = unsafe { std::slice::from_raw_parts(values.as_ptr().cast(), values.len()) };
-        out.write_all(bytes).map_err(io_error(&self.tmp))
+        out.write_all(bytes).map_err(RawError::Io).at(&self.tmp)
     }
 
     /// Syncs the file, renames it to its name and syncs the folder.
-    pub fn finish(mut self) -> Result<(), RawError> {
+    pub fn finish(mut self) -> Result<(), WithPath<RawError>> {
         let out = self.out.take().expect("finished twice");
         let result = (|| {
             let file = out.into_inner().map_err(|e| e.into_error())?;
@@ -164,7 +144,7 @@ impl RawWriter {
             }
             Ok(())
         })();
-        result.map_err(io_error(&self.path))
+        result.map_err(RawError::Io).at(&self.path)
     }
 }
 
@@ -182,7 +162,7 @@ pub fn write_atomically(
     path: &Path,
     tmp: &Path,
     fill: impl FnOnce(&mut File) -> io::Result<()>,
-) -> Result<(), RawError> {
+) -> Result<(), WithPath<RawError>> {
     let result = (|| {
         let mut file = File::create(tmp)?;
         fill(&mut file)?;
@@ -194,13 +174,12 @@ pub fn write_atomically(
         }
         Ok(())
     })();
-    result.map_err(|source| {
-        let _ = fs::remove_file(tmp);
-        RawError::Io {
-            path: path.to_path_buf(),
-            source,
-        }
-    })
+    result
+        .map_err(|source| {
+            let _ = fs::remove_file(tmp);
+            RawError::Io(source)
+        })
+        .at(path)
 }
 
 #[cfg(test)]
@@ -222,6 +201,6 @@ mod tests {
             "{err}"
         );
         let err = RawLayer::open(&layer_path(dir.path(), 9), 1).err().unwrap();
-        assert!(matches!(err, RawError::Missing { .. }));
+        assert!(matches!(err.error, RawError::Missing), "{err}");
     }
 }

@@ -11,6 +11,7 @@ use super::block::{self, Fault, TableValue};
 use super::cache::BlockCache;
 use super::error::TableError;
 use super::header::{Header, INDEX_ENTRY_LEN, IndexEntry, TableMeta};
+use crate::error::{PathContext, WithPath};
 
 /// Decoded blocks cached per table by [`Table::open`]: with the default
 /// 16 Ki-position blocks, 4 MiB, so a solver can keep every lower layer open.
@@ -38,7 +39,7 @@ impl std::fmt::Debug for Table {
 impl Table {
     /// Opens and validates a table (header and layout; block contents are
     /// checked as they are decoded, or all at once by [`Table::verify`]).
-    pub fn open(path: impl AsRef<Path>) -> Result<Table, TableError> {
+    pub fn open(path: impl AsRef<Path>) -> Result<Table, WithPath<TableError>> {
         Self::open_with_cache(path, DEFAULT_CACHE_BLOCKS)
     }
 
@@ -46,15 +47,17 @@ impl Table {
     pub fn open_with_cache(
         path: impl AsRef<Path>,
         cache_blocks: usize,
-    ) -> Result<Table, TableError> {
+    ) -> Result<Table, WithPath<TableError>> {
         let path = path.as_ref();
-        let file = File::open(path).map_err(|e| TableError::io(path, e))?;
+        let file = File::open(path).map_err(TableError::io).at(path)?;
         // SAFETY: the map is read-only and table files are never modified in
         // place (writers create a new file and rename it over the old one).
         // A file truncated by someone else under us could still fault: that is
         // the documented limit of reading through mmap.
-        let map = unsafe { Mmap::map(&file) }.map_err(|e| TableError::io(path, e))?;
-        let header = Header::decode(&map, path)?;
+        let map = unsafe { Mmap::map(&file) }
+            .map_err(TableError::io)
+            .at(path)?;
+        let header = Header::decode(&map).at(path)?;
         Ok(Table {
             path: path.to_owned(),
             map,
@@ -106,48 +109,51 @@ impl Table {
     }
 
     /// The value at `rank` of a table of one-byte values.
-    pub fn get(&self, rank: u64) -> Result<i8, TableError> {
-        self.check_width::<i8>()?;
-        self.value(rank)
+    pub fn get(&self, rank: u64) -> Result<i8, WithPath<TableError>> {
+        self.check_width::<i8>()
+            .and_then(|()| self.value(rank))
+            .at(&self.path)
     }
 
     /// The value at `rank` of a table of any width, widened to `i16`.
-    pub fn get_wide(&self, rank: u64) -> Result<i16, TableError> {
+    pub fn get_wide(&self, rank: u64) -> Result<i16, WithPath<TableError>> {
         match self.meta().encoding.width() {
             1 => self.value::<i8>(rank).map(i16::from),
             _ => self.value::<i16>(rank),
         }
+        .at(&self.path)
     }
 
     /// The values of one block of a one-byte table, checksum checked,
     /// bypassing the cache.
-    pub fn decode_block(&self, block: u64) -> Result<Vec<i8>, TableError> {
-        self.check_width::<i8>()?;
-        Ok(i8::from_block(self.decode_bytes(block)?))
+    pub fn decode_block(&self, block: u64) -> Result<Vec<i8>, WithPath<TableError>> {
+        self.check_width::<i8>()
+            .and_then(|()| self.decode_bytes(block))
+            .map(i8::from_block)
+            .at(&self.path)
     }
 
     /// All values of a one-byte table, decoded in parallel.
-    pub fn decode_all(&self) -> Result<Vec<i8>, TableError> {
-        self.check_width::<i8>()?;
-        self.decode_all_as()
+    pub fn decode_all(&self) -> Result<Vec<i8>, WithPath<TableError>> {
+        self.check_width::<i8>()
+            .and_then(|()| self.decode_all_as())
+            .at(&self.path)
     }
 
     /// All values of a table of any width, widened to `i16`.
-    pub fn decode_all_wide(&self) -> Result<Vec<i16>, TableError> {
+    pub fn decode_all_wide(&self) -> Result<Vec<i16>, WithPath<TableError>> {
         match self.meta().encoding.width() {
-            1 => Ok(self
-                .decode_all_as::<i8>()?
-                .into_iter()
-                .map(i16::from)
-                .collect()),
+            1 => self
+                .decode_all_as::<i8>()
+                .map(|values| values.into_iter().map(i16::from).collect()),
             _ => self.decode_all_as(),
         }
+        .at(&self.path)
     }
 
     fn value<V: TableValue>(&self, rank: u64) -> Result<V, TableError> {
         if rank >= self.len() {
             return Err(TableError::OutOfRange {
-                path: self.path.clone(),
                 rank,
                 len: self.len(),
             });
@@ -182,7 +188,6 @@ impl Table {
             return Ok(());
         }
         Err(TableError::ValueWidth {
-            path: self.path.clone(),
             width,
             asked: V::WIDTH,
         })
@@ -190,36 +195,39 @@ impl Table {
 
     /// Checks the whole file: the payload checksum, that the index tiles the
     /// data exactly, and every block's checksum (blocks in parallel).
-    pub fn verify(&self) -> Result<(), TableError> {
+    pub fn verify(&self) -> Result<(), WithPath<TableError>> {
         self.verify_layout()?;
         (0..self.header.block_count)
             .into_par_iter()
             .try_for_each(|b| self.decode_bytes(b).map(drop))
+            .at(&self.path)
     }
 
     /// [`Table::verify`] without decoding the blocks: for a caller that
     /// decodes them anyway (each decoded block's checksum is checked).
-    pub fn verify_layout(&self) -> Result<(), TableError> {
+    pub fn verify_layout(&self) -> Result<(), WithPath<TableError>> {
+        self.layout().at(&self.path)
+    }
+
+    fn layout(&self) -> Result<(), TableError> {
         let h = &self.header;
         let payload = &self.map[h.header_len as usize..];
         if crc32fast::hash(payload) != h.payload_crc {
-            return Err(TableError::PayloadChecksum {
-                path: self.path.clone(),
-            });
+            return Err(TableError::PayloadChecksum);
         }
         let mut next = h.header_len;
         for b in 0..h.block_count {
             let entry = self.entry(b);
             if entry.offset != next {
-                return Err(
-                    self.bad_block(b, format!("starts at {}, expected {next}", entry.offset))
-                );
+                return Err(TableError::BadBlock {
+                    block: b,
+                    reason: format!("starts at {}, expected {next}", entry.offset),
+                });
             }
             next += u64::from(entry.len);
         }
         if next != h.index_offset {
             return Err(TableError::BadHeader {
-                path: self.path.clone(),
                 reason: format!("data ends at {next}, index starts at {}", h.index_offset),
             });
         }
@@ -227,7 +235,7 @@ impl Table {
     }
 
     /// Fails unless the table was built for `expected`.
-    pub fn expect_meta(&self, expected: &TableMeta) -> Result<(), TableError> {
+    pub fn expect_meta(&self, expected: &TableMeta) -> Result<(), WithPath<TableError>> {
         let found = self.meta();
         let fields: [(&'static str, String, String); 6] = [
             ("game", expected.game.clone(), found.game.clone()),
@@ -247,28 +255,30 @@ impl Table {
         ];
         for (field, expected, found) in fields {
             if expected != found {
-                return Err(TableError::MetaMismatch {
-                    path: self.path.clone(),
-                    field,
-                    expected,
-                    found,
-                });
+                return Err(WithPath::new(
+                    &self.path,
+                    TableError::MetaMismatch {
+                        field,
+                        expected,
+                        found,
+                    },
+                ));
             }
         }
         Ok(())
     }
 
     /// Fails unless the table holds exactly `positions` values.
-    pub fn expect_len(&self, positions: u64) -> Result<(), TableError> {
+    pub fn expect_len(&self, positions: u64) -> Result<(), WithPath<TableError>> {
         if self.len() == positions {
             return Ok(());
         }
-        Err(TableError::MetaMismatch {
-            path: self.path.clone(),
+        let error = TableError::MetaMismatch {
             field: "position count",
             expected: positions.to_string(),
             found: self.len().to_string(),
-        })
+        };
+        Err(WithPath::new(&self.path, error))
     }
 
     /// The index entry of `block` (< block_count, so within the map).
@@ -285,7 +295,6 @@ impl Table {
         let range = self.block_range(block);
         if range.is_empty() {
             return Err(TableError::OutOfRange {
-                path: self.path.clone(),
                 rank: range.start,
                 len: self.len(),
             });
@@ -294,24 +303,16 @@ impl Table {
         let data = self.header.header_len..self.header.index_offset;
         let end = entry.offset.checked_add(u64::from(entry.len));
         if entry.offset < data.start || end.is_none_or(|end| end > data.end) {
-            return Err(self.bad_block(block, "index entry points outside the data".into()));
+            return Err(TableError::BadBlock {
+                block,
+                reason: "index entry points outside the data".into(),
+            });
         }
         let frame = &self.map[entry.offset as usize..][..entry.len as usize];
         let len = (range.end - range.start) as usize * self.meta().encoding.width();
         block::decompress(frame, len, entry.crc).map_err(|fault| match fault {
-            Fault::Damaged(reason) => self.bad_block(block, reason),
-            Fault::Checksum => TableError::BlockChecksum {
-                path: self.path.clone(),
-                block,
-            },
+            Fault::Damaged(reason) => TableError::BadBlock { block, reason },
+            Fault::Checksum => TableError::BlockChecksum { block },
         })
-    }
-
-    fn bad_block(&self, block: u64, reason: String) -> TableError {
-        TableError::BadBlock {
-            path: self.path.clone(),
-            block,
-            reason,
-        }
     }
 }

@@ -12,6 +12,7 @@ use super::block::{self, TableValue};
 use super::error::TableError;
 use super::header::{self, Header, IndexEntry, MAX_BLOCK_SIZE, TableMeta};
 use super::reader::Table;
+use crate::error::{PathContext, WithPath};
 
 /// Positions per block. Measured on Awari layers (`benches/table.rs`): 16 Ki
 /// costs 2% more space than 64 Ki and decodes about 3 times as fast, so a
@@ -31,7 +32,7 @@ pub fn write_table(
     path: impl AsRef<Path>,
     meta: &TableMeta,
     values: &[i8],
-) -> Result<(), TableError> {
+) -> Result<(), WithPath<TableError>> {
     TableWriter::new(meta.clone()).write(path, values)
 }
 
@@ -68,12 +69,16 @@ impl TableWriter {
 
     /// Writes the table. On success `path` holds a complete, verified table;
     /// on failure `path` is untouched and the temporary file is removed.
-    pub fn write(&self, path: impl AsRef<Path>, values: &[i8]) -> Result<(), TableError> {
+    pub fn write(&self, path: impl AsRef<Path>, values: &[i8]) -> Result<(), WithPath<TableError>> {
         self.write_values(path, values)
     }
 
     /// [`TableWriter::write`] for a two-byte encoding.
-    pub fn write_wide(&self, path: impl AsRef<Path>, values: &[i16]) -> Result<(), TableError> {
+    pub fn write_wide(
+        &self,
+        path: impl AsRef<Path>,
+        values: &[i16],
+    ) -> Result<(), WithPath<TableError>> {
         self.write_values(path, values)
     }
 
@@ -81,7 +86,7 @@ impl TableWriter {
         &self,
         path: impl AsRef<Path>,
         values: &[V],
-    ) -> Result<(), TableError> {
+    ) -> Result<(), WithPath<TableError>> {
         let mut table = self.create_for(path)?;
         table.push(values)?;
         table.finish()
@@ -90,7 +95,7 @@ impl TableWriter {
     /// Starts a table whose values are pushed in rank order, in pieces of any
     /// size: for layers that are produced, or imported, piece by piece.
     /// Nothing appears at `path` before [`PendingTable::finish`] succeeds.
-    pub fn create(&self, path: impl AsRef<Path>) -> Result<PendingTable, TableError> {
+    pub fn create(&self, path: impl AsRef<Path>) -> Result<PendingTable, WithPath<TableError>> {
         self.create_for(path)
     }
 
@@ -99,29 +104,11 @@ impl TableWriter {
     pub fn create_for<V: TableValue>(
         &self,
         path: impl AsRef<Path>,
-    ) -> Result<PendingTable<V>, TableError> {
+    ) -> Result<PendingTable<V>, WithPath<TableError>> {
         let path = path.as_ref();
-        header::check_meta(&self.meta, path)?;
-        let width = self.meta.encoding.width();
-        if width != V::WIDTH {
-            return Err(TableError::InvalidInput {
-                path: path.to_owned(),
-                reason: format!(
-                    "{}-byte values for the {}-byte encoding {}",
-                    V::WIDTH,
-                    width,
-                    self.meta.encoding.name()
-                ),
-            });
-        }
-        if self.block_size == 0 || self.block_size > MAX_BLOCK_SIZE {
-            return Err(TableError::InvalidInput {
-                path: path.to_owned(),
-                reason: format!("block size {} not in 1..={MAX_BLOCK_SIZE}", self.block_size),
-            });
-        }
+        self.check_settings::<V>().at(path)?;
         let tmp = super::temp_path(path);
-        let file = File::create(&tmp).map_err(|e| TableError::io(&tmp, e))?;
+        let file = File::create(&tmp).map_err(TableError::io).at(&tmp)?;
         let mut table = PendingTable {
             settings: self.clone(),
             path: path.to_owned(),
@@ -138,6 +125,28 @@ impl TableWriter {
         let zeros = vec![0; table.header_len as usize];
         table.io(|out| out.write_all(&zeros))?;
         Ok(table)
+    }
+
+    /// Fails unless the format can hold these settings with values `V`.
+    fn check_settings<V: TableValue>(&self) -> Result<(), TableError> {
+        header::check_meta(&self.meta)?;
+        let width = self.meta.encoding.width();
+        if width != V::WIDTH {
+            return Err(TableError::InvalidInput {
+                reason: format!(
+                    "{}-byte values for the {}-byte encoding {}",
+                    V::WIDTH,
+                    width,
+                    self.meta.encoding.name()
+                ),
+            });
+        }
+        if self.block_size == 0 || self.block_size > MAX_BLOCK_SIZE {
+            return Err(TableError::InvalidInput {
+                reason: format!("block size {} not in 1..={MAX_BLOCK_SIZE}", self.block_size),
+            });
+        }
+        Ok(())
     }
 }
 
@@ -168,7 +177,7 @@ enum State {
 
 impl<V: TableValue> PendingTable<V> {
     /// Appends values (the next ranks).
-    pub fn push(&mut self, mut values: &[V]) -> Result<(), TableError> {
+    pub fn push(&mut self, mut values: &[V]) -> Result<(), WithPath<TableError>> {
         self.check_open()?;
         self.positions += values.len() as u64;
         let batch = self.settings.block_size as usize * BATCH_BLOCKS;
@@ -192,7 +201,7 @@ impl<V: TableValue> PendingTable<V> {
 
     /// Writes the index and header, syncs, re-opens and verifies the file,
     /// then renames it to its final name and syncs the directory.
-    pub fn finish(mut self) -> Result<(), TableError> {
+    pub fn finish(mut self) -> Result<(), WithPath<TableError>> {
         self.check_open()?;
         let rest = std::mem::take(&mut self.pending);
         self.write_batch(&rest)?;
@@ -221,18 +230,22 @@ impl<V: TableValue> PendingTable<V> {
 
         // On an error below, dropping `self` removes the temporary file.
         Table::open_with_cache(&self.tmp, 0)?.verify()?;
-        fs::rename(&self.tmp, &self.path).map_err(|e| TableError::io(&self.path, e))?;
+        fs::rename(&self.tmp, &self.path)
+            .map_err(TableError::io)
+            .at(&self.path)?;
         self.state = State::Renamed;
         sync_dir(&self.path)
     }
 
-    fn check_open(&self) -> Result<(), TableError> {
+    fn check_open(&self) -> Result<(), WithPath<TableError>> {
         match self.state {
             State::Open => Ok(()),
-            _ => Err(TableError::InvalidInput {
-                path: self.path.clone(),
-                reason: "an earlier write of this table failed".into(),
-            }),
+            _ => Err(WithPath::new(
+                &self.path,
+                TableError::InvalidInput {
+                    reason: "an earlier write of this table failed".into(),
+                },
+            )),
         }
     }
 
@@ -240,18 +253,18 @@ impl<V: TableValue> PendingTable<V> {
     fn io<T>(
         &mut self,
         f: impl FnOnce(&mut BufWriter<File>) -> io::Result<T>,
-    ) -> Result<T, TableError> {
+    ) -> Result<T, WithPath<TableError>> {
         f(&mut self.out).map_err(|e| self.fail(e))
     }
 
-    fn fail(&mut self, e: io::Error) -> TableError {
+    fn fail(&mut self, e: io::Error) -> WithPath<TableError> {
         self.state = State::Failed;
-        TableError::io(&self.tmp, e)
+        WithPath::new(&self.tmp, TableError::io(e))
     }
 
     /// Compresses whole blocks (the last may be partial only at the end of
     /// the table) in parallel and appends them in order.
-    fn write_batch(&mut self, values: &[V]) -> Result<(), TableError> {
+    fn write_batch(&mut self, values: &[V]) -> Result<(), WithPath<TableError>> {
         let frames = compress_blocks(values, self.settings.block_size, self.settings.level)
             .map_err(|e| self.fail(e))?;
         let mut offset = self
@@ -300,12 +313,13 @@ impl<V: TableValue> Drop for PendingTable<V> {
 }
 
 /// Makes the rename durable: fsync the directory holding `path`.
-fn sync_dir(path: &Path) -> Result<(), TableError> {
+fn sync_dir(path: &Path) -> Result<(), WithPath<TableError>> {
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
     File::open(dir)
         .and_then(|d| d.sync_all())
-        .map_err(|e| TableError::io(dir, e))
+        .map_err(TableError::io)
+        .at(dir)
 }

@@ -67,11 +67,12 @@ pub fn write(path: &Path, meta: &Meta, values: Values) -> Result<(), RelayTbErro
     match values {
         Values::I8(v) if !meta.wide => Ok(writer.write(path, v)?),
         Values::I16(v) if meta.wide => Ok(writer.write_wide(path, v)?),
-        _ => Err(TableError::InvalidInput {
-            path: path.to_path_buf(),
-            reason: "value width does not match the table kind".into(),
+        _ => {
+            let error = TableError::InvalidInput {
+                reason: "value width does not match the table kind".into(),
+            };
+            Err(WithPath::new(path, error).into())
         }
-        .into()),
     }
 }
 
@@ -92,23 +93,21 @@ impl Stored {
     /// The value of rank `rank` (below [`Stored::len`]); a damaged block
     /// is an error.
     #[inline]
-    pub fn get(&self, rank: u64) -> Result<i16, TableError> {
+    pub fn get(&self, rank: u64) -> Result<i16, WithPath<TableError>> {
         self.0.get_wide(rank)
     }
 
     /// Every value, in rank order.
-    pub fn load(&self) -> Result<Vec<i16>, TableError> {
+    pub fn load(&self) -> Result<Vec<i16>, WithPath<TableError>> {
         self.0.decode_all_wide()
     }
 }
 
 /// Opens a table, checking that it holds `meta` with `positions` values.
 pub fn open(path: &Path, meta: &Meta, positions: u64) -> Result<Stored, RelayTbError> {
-    let t = table::Table::open(path).map_err(|e| match e {
-        TableError::NotATable { .. } if is_retired(path) => {
-            WithPath::new(path, FileError::Retired).into()
-        }
-        e => RelayTbError::from(e),
+    let t = table::Table::open(path).map_err(|e| match e.error {
+        TableError::NotATable if is_retired(path) => WithPath::new(path, FileError::Retired).into(),
+        _ => RelayTbError::from(e),
     })?;
     t.expect_meta(&meta.table_meta())?;
     t.expect_len(positions)?;

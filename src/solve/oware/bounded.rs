@@ -16,7 +16,6 @@
 //! which a killed build resumes.
 
 use std::fs;
-use std::io;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -29,8 +28,9 @@ use super::set_up::{LowerLayers, PART_BYTES, set_up_part};
 use super::states::{
     COUNTER, Exits, FRESH, LOSS, LOW_BITS, NIBBLE, PENDING, PER_WORD, RESOLVED, States,
 };
-use super::{CHUNK, Config, EngineError, checkpoint_error, prefetch};
+use super::{CHUNK, Config, EngineError, prefetch};
 use crate::distributed::Alone;
+use crate::error::PathContext;
 use crate::games::oware::Ruleset;
 use crate::index::oware as index;
 use crate::solve::Progress;
@@ -151,7 +151,8 @@ impl Bounded {
         let arrays = [self.states.words.as_bytes(), self.closed_lose.as_bytes()];
         checkpoint
             .save(&arrays, next)
-            .map_err(|source| checkpoint_error(checkpoint, source))
+            .at(checkpoint.path())
+            .map_err(EngineError::Scratch)
     }
 
     fn load<E: std::error::Error + 'static>(
@@ -164,7 +165,8 @@ impl Bounded {
         ];
         checkpoint
             .load(&mut arrays)
-            .map_err(|source| checkpoint_error(checkpoint, source))
+            .at(checkpoint.path())
+            .map_err(EngineError::Scratch)
     }
 
     fn mark_closed_lose(&self, rank: usize) {
@@ -183,8 +185,7 @@ impl Bounded {
         let (rules, seeds) = (self.states.rules, self.states.seeds);
         let mut files = (0..=seeds)
             .map(|size| RankWriter::create(scratch.exits(size)))
-            .collect::<ScratchResult<Vec<_>>>()
-            .map_err(scratch_error)?;
+            .collect::<ScratchResult<Vec<_>>>()?;
         let mut exits = vec![0i8; part.min(self.states.words.len() * PER_WORD)];
         let size = index::layer_size(seeds) as usize;
         for start in (0..size).step_by(part) {
@@ -197,15 +198,13 @@ impl Bounded {
                 if exit == NO_EXIT {
                     self.mark_closed_lose(rank);
                 } else {
-                    files[exit.unsigned_abs() as usize]
-                        .push(rank as u64, exit < 0)
-                        .map_err(scratch_error)?;
+                    files[exit.unsigned_abs() as usize].push(rank as u64, exit < 0)?;
                 }
             }
             progress(exits.len() as u64);
         }
         for file in files {
-            file.finish().map_err(scratch_error)?;
+            file.finish()?;
         }
         Ok(())
     }
@@ -216,8 +215,8 @@ impl Bounded {
         scratch: &Scratch,
         t: i8,
     ) -> Result<(), EngineError<E>> {
-        let mut file = RankReader::open(scratch.exits(t as usize)).map_err(scratch_error)?;
-        while let Some((rank, negative)) = file.next_below(u64::MAX).map_err(scratch_error)? {
+        let mut file = RankReader::open(scratch.exits(t as usize))?;
+        while let Some((rank, negative)) = file.next_below(u64::MAX)? {
             let rank = rank as usize;
             let exit = if negative { -t } else { t };
             if threshold::lost_when_closed(exit, t) {
@@ -244,7 +243,7 @@ impl Bounded {
         scratch: &Scratch,
         t: i8,
     ) -> Result<(), EngineError<E>> {
-        let mut file = RankWriter::create(scratch.resolved(t)).map_err(scratch_error)?;
+        let mut file = RankWriter::create(scratch.resolved(t))?;
         for (w, word) in self.states.words.iter_mut().enumerate() {
             let word = word.get_mut();
             let mut fresh = (*word >> 3) & (*word >> 2) & LOW_BITS;
@@ -254,11 +253,11 @@ impl Bounded {
                 let state = (*word >> shift) & NIBBLE;
                 debug_assert_eq!(state & PENDING, 0);
                 let rank = (w * PER_WORD) as u64 + u64::from(shift / 4);
-                file.push(rank, state & LOSS != 0).map_err(scratch_error)?;
+                file.push(rank, state & LOSS != 0)?;
                 *word = (*word & !(NIBBLE << shift)) | (RESOLVED << shift);
             }
         }
-        file.finish().map_err(scratch_error)
+        file.finish().map_err(EngineError::Scratch)
     }
 }
 
@@ -273,7 +272,7 @@ fn final_pass<E: std::error::Error + 'static>(
     progress: Progress,
     emit: &mut impl FnMut(&[i8], &[i8]) -> Result<(), E>,
 ) -> Result<(), EngineError<E>> {
-    let open = |path| RankReader::open(path).map_err(scratch_error);
+    let open = |path| RankReader::open(path).map_err(EngineError::Scratch);
     let mut resolved = (1..=seeds)
         .map(|t| Ok((t as i8, open(scratch.resolved(t as i8))?)))
         .collect::<Result<Vec<_>, EngineError<E>>>()?;
@@ -290,13 +289,13 @@ fn final_pass<E: std::error::Error + 'static>(
         values.fill(0);
         exits.fill(NO_EXIT);
         for (t, file) in &mut resolved {
-            while let Some((rank, lost)) = file.next_below(end).map_err(scratch_error)? {
+            while let Some((rank, lost)) = file.next_below(end)? {
                 values[rank as usize - start] =
                     threshold::value(if lost { Verdict::Lost } else { Verdict::Won }, *t);
             }
         }
         for (size, file) in &mut exit_files {
-            while let Some((rank, negative)) = file.next_below(end).map_err(scratch_error)? {
+            while let Some((rank, negative)) = file.next_below(end)? {
                 exits[rank as usize - start] = if negative { -*size } else { *size };
             }
         }
@@ -311,12 +310,6 @@ fn final_pass<E: std::error::Error + 'static>(
     Ok(())
 }
 
-fn scratch_error<E: std::error::Error + 'static>(
-    (path, source): (PathBuf, io::Error),
-) -> EngineError<E> {
-    EngineError::Scratch { path, source }
-}
-
 /// The scratch folder of one layer.
 struct Scratch {
     dir: PathBuf,
@@ -324,17 +317,15 @@ struct Scratch {
 
 impl Scratch {
     fn create<E: std::error::Error + 'static>(&self) -> Result<(), EngineError<E>> {
-        fs::create_dir_all(&self.dir).map_err(|source| EngineError::Scratch {
-            path: self.dir.clone(),
-            source,
-        })
+        fs::create_dir_all(&self.dir)
+            .at(&self.dir)
+            .map_err(EngineError::Scratch)
     }
 
     fn remove<E: std::error::Error + 'static>(&self) -> Result<(), EngineError<E>> {
-        fs::remove_dir_all(&self.dir).map_err(|source| EngineError::Scratch {
-            path: self.dir.clone(),
-            source,
-        })
+        fs::remove_dir_all(&self.dir)
+            .at(&self.dir)
+            .map_err(EngineError::Scratch)
     }
 
     fn exits(&self, size: usize) -> PathBuf {

@@ -36,6 +36,7 @@ use rayon::prelude::*;
 use super::Progress;
 use super::array::BigArray;
 use crate::distributed::{self, Alone, Transport};
+use crate::error::{PathContext, WithPath};
 use crate::games::oware::Ruleset;
 use crate::index::oware as index;
 use crate::solve::threshold::{self, Verdict};
@@ -70,11 +71,8 @@ pub enum EngineError<E: std::error::Error + 'static> {
         bytes: u64,
         source: io::Error,
     },
-    #[error("{}", path.display())]
-    Scratch {
-        path: std::path::PathBuf,
-        source: io::Error,
-    },
+    #[error(transparent)]
+    Scratch(#[from] WithPath<io::Error>),
     #[error(transparent)]
     Lower(E),
 }
@@ -186,17 +184,6 @@ where
     Ok(layer.finish(progress))
 }
 
-/// A checkpoint that cannot be read or written.
-fn checkpoint_error<E: std::error::Error + 'static>(
-    checkpoint: &Checkpoint,
-    source: io::Error,
-) -> EngineError<E> {
-    EngineError::Scratch {
-        path: checkpoint.path().to_path_buf(),
-        source,
-    }
-}
-
 struct Layer {
     /// Best exit while unresolved (`NO_EXIT` if none), then the value.
     values: BigArray<i8>,
@@ -225,7 +212,8 @@ impl Layer {
         let arrays = [self.values.as_bytes(), self.states.words.as_bytes()];
         checkpoint
             .save(&arrays, next)
-            .map_err(|source| checkpoint_error(checkpoint, source))
+            .at(checkpoint.path())
+            .map_err(EngineError::Scratch)
     }
 
     fn load<E: std::error::Error + 'static>(
@@ -235,7 +223,8 @@ impl Layer {
         let mut arrays = [self.values.as_bytes_mut(), self.states.words.as_bytes_mut()];
         checkpoint
             .load(&mut arrays)
-            .map_err(|source| checkpoint_error(checkpoint, source))
+            .at(checkpoint.path())
+            .map_err(EngineError::Scratch)
     }
 
     /// The layer cut into work units, each owning its values and state words.

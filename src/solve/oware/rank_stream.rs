@@ -5,7 +5,9 @@
 
 use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Read, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
+
+use crate::error::{PathContext, WithPath};
 
 /// Buffer of each stream: the engine keeps up to one per layer value open.
 const BUFFER: usize = 1 << 16;
@@ -14,11 +16,7 @@ const BUFFER: usize = 1 << 16;
 pub const STREAM_BYTES: u64 = BUFFER as u64;
 
 /// An I/O failure on a scratch file, with its path.
-pub type ScratchResult<T> = Result<T, (PathBuf, io::Error)>;
-
-fn at<T>(path: &Path, result: io::Result<T>) -> ScratchResult<T> {
-    result.map_err(|e| (path.to_path_buf(), e))
-}
+pub type ScratchResult<T> = Result<T, WithPath<io::Error>>;
 
 pub struct RankWriter {
     path: PathBuf,
@@ -29,7 +27,7 @@ pub struct RankWriter {
 impl RankWriter {
     /// Creates (or empties) the file.
     pub fn create(path: PathBuf) -> ScratchResult<RankWriter> {
-        let file = at(&path, File::create(&path))?;
+        let file = File::create(&path).at(&path)?;
         Ok(RankWriter {
             out: BufWriter::with_capacity(BUFFER, file),
             path,
@@ -56,16 +54,17 @@ impl RankWriter {
             bytes[len] = low | 0x80;
             len += 1;
         }
-        at(&self.path, self.out.write_all(&bytes[..len]))
+        self.out.write_all(&bytes[..len]).at(&self.path)
     }
 
     /// Flushes and syncs the file (a checkpoint may rely on it).
     pub fn finish(self) -> ScratchResult<()> {
-        let file = at(
-            &self.path,
-            self.out.into_inner().map_err(|e| e.into_error()),
-        )?;
-        at(&self.path, file.sync_all())
+        let file = self
+            .out
+            .into_inner()
+            .map_err(|e| e.into_error())
+            .at(&self.path)?;
+        file.sync_all().at(&self.path)
     }
 }
 
@@ -79,7 +78,7 @@ pub struct RankReader {
 
 impl RankReader {
     pub fn open(path: PathBuf) -> ScratchResult<RankReader> {
-        let file = at(&path, File::open(&path))?;
+        let file = File::open(&path).at(&path)?;
         let mut reader = RankReader {
             input: BufReader::with_capacity(BUFFER, file),
             path,
@@ -99,11 +98,11 @@ impl RankReader {
                 Ok(0) if shift == 0 => return Ok(None),
                 Ok(0) => {
                     let e = io::Error::new(io::ErrorKind::UnexpectedEof, "truncated scratch file");
-                    return Err((self.path.clone(), e));
+                    return Err(WithPath::new(&self.path, e));
                 }
                 Ok(_) => {}
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err((self.path.clone(), e)),
+                Err(e) => return Err(WithPath::new(&self.path, e)),
             }
             x |= u64::from(byte[0] & 0x7f) << shift;
             if byte[0] & 0x80 == 0 {

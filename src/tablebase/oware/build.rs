@@ -546,7 +546,7 @@ fn engine_error(e: EngineError<TablebaseError>, seeds: usize) -> TablebaseError 
             bytes,
             source,
         },
-        EngineError::Scratch { path, source } => WithPath::new(path, FileError::Io(source)).into(),
+        EngineError::Scratch(e) => WithPath::new(e.path, FileError::Io(e.error)).into(),
         EngineError::Lower(e) => e,
     }
 }

@@ -141,16 +141,16 @@ pub enum TablebaseError {
     Missing(#[from] MissingTable),
     #[error(transparent)]
     /// A published `scores.N` file that cannot be read.
-    Raw(#[from] RawError),
+    Raw(#[from] WithPath<RawError>),
     /// A damaged or foreign table file.
     // Not a `source`: the message already says it, with the remedy.
     #[error("{0} (delete the file and rebuild the layer with `mancala-tb build oware`)")]
-    Table(TableError),
+    Table(WithPath<TableError>),
     /// The system refused to read or write a table (a full disk, a
     /// permission): the file is not at fault, so no remedy is offered, and
     /// the system's reason is the error's source.
     #[error(transparent)]
-    TableIo(TableError),
+    TableIo(WithPath<TableError>),
     /// Something wrong at one table, folder or scratch file.
     #[error(transparent)]
     File(#[from] WithPath<FileError>),
@@ -207,8 +207,8 @@ impl TablebaseError {
     pub fn cause(&self) -> Cause<'_> {
         match self {
             TablebaseError::Missing(missing) => Cause::MissingTable(missing),
-            TablebaseError::Raw(e) => e.cause(),
-            TablebaseError::Table(e) | TablebaseError::TableIo(e) => e.cause(),
+            TablebaseError::Raw(e) => e.error.cause(),
+            TablebaseError::Table(e) | TablebaseError::TableIo(e) => e.error.cause(),
             TablebaseError::File(e) => e.error.cause(),
             TablebaseError::TooManySeeds(_)
             | TablebaseError::TooLittleMemory { .. }
@@ -230,11 +230,11 @@ fn missing_layer(dir: &Path, rules: Ruleset, seeds: usize) -> TablebaseError {
     })
 }
 
-impl From<TableError> for TablebaseError {
-    fn from(e: TableError) -> Self {
-        match e {
-            TableError::Io { .. } => TablebaseError::TableIo(e),
-            e => TablebaseError::Table(e),
+impl From<WithPath<TableError>> for TablebaseError {
+    fn from(e: WithPath<TableError>) -> Self {
+        match e.error {
+            TableError::Io(_) => TablebaseError::TableIo(e),
+            _ => TablebaseError::Table(e),
         }
     }
 }
@@ -248,7 +248,10 @@ fn open_table(
     let path = table_path(folder, seeds);
     let table = match crate::table::Table::open(&path) {
         Ok(table) => table,
-        Err(TableError::NotFound { .. }) => return Ok(None),
+        Err(WithPath {
+            error: TableError::NotFound,
+            ..
+        }) => return Ok(None),
         Err(e) => return Err(e.into()),
     };
     let meta = table.meta();

@@ -14,9 +14,9 @@ pub enum RelayTbError {
     /// A layer that is not built yet.
     #[error(transparent)]
     Missing(#[from] MissingTable),
-    /// A table file that cannot be read or written (it names the file).
+    /// A table file that cannot be read or written.
     #[error(transparent)]
-    Table(#[from] TableError),
+    Table(#[from] WithPath<TableError>),
     /// Something wrong at one file or folder.
     #[error(transparent)]
     File(#[from] WithPath<FileError>),
@@ -74,7 +74,7 @@ impl RelayTbError {
     pub fn cause(&self) -> Cause<'_> {
         match self {
             RelayTbError::Missing(missing) => Cause::MissingTable(missing),
-            RelayTbError::Table(e) => e.cause(),
+            RelayTbError::Table(e) => e.error.cause(),
             RelayTbError::File(e) => e.error.cause(),
             RelayTbError::Index(_)
             | RelayTbError::Engehe(_)

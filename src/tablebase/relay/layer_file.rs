@@ -1,7 +1,7 @@
 //! One layer's table file: where it is, what its header says, how its
 //! positions are numbered, and what to tell a user who has not built it.
 
-use crate::error::{MissingTable, PathContext};
+use crate::error::{MissingTable, PathContext, WithPath};
 use crate::index::stars_bars::StarsBars;
 use crate::table::TableError;
 use crate::tablebase::FileError;
@@ -33,7 +33,10 @@ impl LayerFile {
     pub fn open(&self) -> Result<Option<Stored>, RelayTbError> {
         match store::open(&self.path, &self.meta, self.index.size()) {
             Ok(table) => Ok(Some(table)),
-            Err(RelayTbError::Table(TableError::NotFound { .. })) => Ok(None),
+            Err(RelayTbError::Table(WithPath {
+                error: TableError::NotFound,
+                ..
+            })) => Ok(None),
             Err(e) => Err(e),
         }
     }
