@@ -90,7 +90,10 @@ where
         seeds,
         config.checkpoint_every,
     );
-    let first = match layer.load(&checkpoint)? {
+    let first = match checkpoint.load(&mut [
+        layer.states.words.as_bytes_mut(),
+        layer.closed_lose.as_bytes_mut(),
+    ])? {
         Some(next) => {
             // The set-up and the positions resolved before the checkpoint
             // were counted then; count them again so the bar ends full.
@@ -108,7 +111,10 @@ where
         propagate_threshold(&layer.states, &layer, t, progress, &mut outbox, &Alone);
         layer.record(&scratch, t)?;
         if checkpoint.due(t - 1) {
-            layer.save(&mut checkpoint, t - 1)?;
+            checkpoint.save(
+                &[layer.states.words.as_bytes(), layer.closed_lose.as_bytes()],
+                t - 1,
+            )?;
         }
     }
     drop(layer);
@@ -143,32 +149,6 @@ impl Exits for Bounded {
 }
 
 impl Bounded {
-    fn save<E: std::error::Error + 'static>(
-        &self,
-        checkpoint: &mut Checkpoint,
-        next: i8,
-    ) -> Result<(), EngineError<E>> {
-        let arrays = [self.states.words.as_bytes(), self.closed_lose.as_bytes()];
-        checkpoint
-            .save(&arrays, next)
-            .at(checkpoint.path())
-            .map_err(EngineError::Scratch)
-    }
-
-    fn load<E: std::error::Error + 'static>(
-        &mut self,
-        checkpoint: &Checkpoint,
-    ) -> Result<Option<i8>, EngineError<E>> {
-        let mut arrays = [
-            self.states.words.as_bytes_mut(),
-            self.closed_lose.as_bytes_mut(),
-        ];
-        checkpoint
-            .load(&mut arrays)
-            .at(checkpoint.path())
-            .map_err(EngineError::Scratch)
-    }
-
     fn mark_closed_lose(&self, rank: usize) {
         self.closed_lose[rank / 64].fetch_or(1 << (rank % 64), Ordering::Relaxed);
     }

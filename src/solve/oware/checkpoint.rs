@@ -13,6 +13,8 @@ use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use super::EngineError;
+use crate::error::PathContext;
 use crate::games::oware::Ruleset;
 
 const MAGIC: &[u8; 8] = b"MTBCKPT1";
@@ -70,13 +72,13 @@ impl Checkpoint {
         next >= 1 && self.every.is_some_and(|every| self.last.elapsed() >= every)
     }
 
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
     /// Saves `arrays`; the next threshold to run is `next`. Creates the
     /// scratch folder if needed.
-    pub fn save(&mut self, arrays: &[&[u8]], next: i8) -> io::Result<()> {
+    pub fn save<E: std::error::Error + 'static>(
+        &mut self,
+        arrays: &[&[u8]],
+        next: i8,
+    ) -> Result<(), EngineError<E>> {
         let tmp = self.path.with_extension("tmp");
         let write = || -> io::Result<()> {
             if let Some(dir) = self.path.parent() {
@@ -104,9 +106,11 @@ impl Checkpoint {
             }
             Ok(())
         };
-        write().inspect_err(|_| {
-            let _ = fs::remove_file(&tmp);
-        })?;
+        write()
+            .inspect_err(|_| {
+                let _ = fs::remove_file(&tmp);
+            })
+            .at(&self.path)?;
         self.last = Instant::now();
         Ok(())
     }
@@ -115,7 +119,14 @@ impl Checkpoint {
     /// or `None` if there is none (or checkpoints are off). A checkpoint of another layer or engine,
     /// or a damaged one, is an error (the scratch folder is this layer's
     /// own); so is one whose arrays are not the sizes of `arrays`.
-    pub fn load(&self, arrays: &mut [&mut [u8]]) -> io::Result<Option<i8>> {
+    pub fn load<E: std::error::Error + 'static>(
+        &self,
+        arrays: &mut [&mut [u8]],
+    ) -> Result<Option<i8>, EngineError<E>> {
+        Ok(self.read(arrays).at(&self.path)?)
+    }
+
+    fn read(&self, arrays: &mut [&mut [u8]]) -> io::Result<Option<i8>> {
         let error = |why: &str| {
             io::Error::new(
                 io::ErrorKind::InvalidData,

@@ -36,7 +36,7 @@ use rayon::prelude::*;
 use super::Progress;
 use super::array::BigArray;
 use crate::distributed::{self, Alone, Transport};
-use crate::error::{PathContext, WithPath};
+use crate::error::WithPath;
 use crate::games::oware::Ruleset;
 use crate::index::oware as index;
 use crate::solve::threshold::{self, Verdict};
@@ -154,7 +154,10 @@ where
         seeds,
         config.checkpoint_every,
     );
-    let first = match layer.load(&checkpoint)? {
+    let first = match checkpoint.load(&mut [
+        layer.values.as_bytes_mut(),
+        layer.states.words.as_bytes_mut(),
+    ])? {
         Some(next) => {
             // Count the set-up and the positions resolved before the
             // checkpoint again, so the bar ends full.
@@ -178,7 +181,10 @@ where
             transport,
         );
         if checkpoint.due(t - 1) {
-            layer.save(&mut checkpoint, t - 1)?;
+            checkpoint.save(
+                &[layer.values.as_bytes(), layer.states.words.as_bytes()],
+                t - 1,
+            )?;
         }
     }
     Ok(layer.finish(progress))
@@ -204,29 +210,6 @@ impl Exits for [i8] {
 }
 
 impl Layer {
-    fn save<E: std::error::Error + 'static>(
-        &self,
-        checkpoint: &mut Checkpoint,
-        next: i8,
-    ) -> Result<(), EngineError<E>> {
-        let arrays = [self.values.as_bytes(), self.states.words.as_bytes()];
-        checkpoint
-            .save(&arrays, next)
-            .at(checkpoint.path())
-            .map_err(EngineError::Scratch)
-    }
-
-    fn load<E: std::error::Error + 'static>(
-        &mut self,
-        checkpoint: &Checkpoint,
-    ) -> Result<Option<i8>, EngineError<E>> {
-        let mut arrays = [self.values.as_bytes_mut(), self.states.words.as_bytes_mut()];
-        checkpoint
-            .load(&mut arrays)
-            .at(checkpoint.path())
-            .map_err(EngineError::Scratch)
-    }
-
     /// The layer cut into work units, each owning its values and state words.
     fn chunks_mut(&mut self) -> impl IndexedParallelIterator<Item = (&mut [i8], &mut [AtomicU64])> {
         self.values

@@ -235,14 +235,21 @@ pub fn build_on<T: Transport>(
                 )?;
                 observer.layer_planned(seeds, &plan, plan.engine_bytes + lower.resident_bytes());
                 let start = Instant::now();
+                let job = LayerJob {
+                    folder: &folder,
+                    rules,
+                    seeds,
+                    plan: &plan,
+                    options,
+                    lower: &lower,
+                    observer,
+                };
                 let (outcomes, values) = match transport.ranks() {
                     1 => {
                         observer.layer_started(seeds, positions);
-                        build_layer(&folder, rules, seeds, &plan, options, &lower, observer)?
+                        build_layer(&job)?
                     }
-                    _ => build_share(
-                        &folder, rules, seeds, &plan, options, &lower, observer, transport,
-                    )?,
+                    _ => build_share(&job, transport)?,
                 };
                 let path = table_path(&folder, seeds);
                 let layer = match values {
@@ -306,35 +313,40 @@ fn plan_rank<T: Transport>(
     })
 }
 
+/// One layer to build, and what its build needs.
+struct LayerJob<'a> {
+    folder: &'a Path,
+    rules: Ruleset,
+    seeds: usize,
+    plan: &'a LayerPlan,
+    options: &'a BuildOptions,
+    lower: &'a LowerTables,
+    observer: &'a dyn BuildObserver,
+}
+
 /// Builds this rank's share of a layer with the others; rank 0 writes the
 /// table. Returns the layer's outcomes (on rank 0; empty elsewhere), and
 /// its values on every rank if they stay in memory.
-#[allow(clippy::too_many_arguments)]
 fn build_share<T: Transport>(
-    folder: &Path,
-    rules: Ruleset,
-    seeds: usize,
-    plan: &LayerPlan,
-    options: &BuildOptions,
-    lower: &LowerTables,
-    observer: &dyn BuildObserver,
+    job: &LayerJob,
     transport: &T,
 ) -> Result<(Outcomes, Option<BigArray<i8>>), TablebaseError> {
+    let (seeds, options) = (job.seeds, job.options);
     let size = index::layer_size(seeds) as usize;
     let share = distributed::share(size, transport.rank(), transport.ranks(), CHUNK);
-    observer.layer_started(seeds, share.len() as u64);
+    job.observer.layer_started(seeds, share.len() as u64);
     // Kept by all or by none: the gathers that fill it are collective.
-    let retain = transport.sum(u64::from(!retain(seeds, plan, options, lower))) == 0;
-    let progress = |steps| observer.advance(steps);
+    let retain = transport.sum(u64::from(!retain(seeds, job.plan, options, job.lower))) == 0;
+    let progress = |steps| job.observer.advance(steps);
     let config = engine::Config {
-        part: plan.part,
-        scratch: scratch_dir(folder, seeds),
+        part: job.plan.part,
+        scratch: scratch_dir(job.folder, seeds),
         checkpoint_every: None,
     };
     let solved = engine::solve_share(
-        rules,
+        job.rules,
         seeds,
-        lower,
+        job.lower,
         &config,
         &progress,
         transport,
@@ -342,7 +354,12 @@ fn build_share<T: Transport>(
     )
     .map_err(|e| engine_error(e, seeds))?;
     let mut out = match transport.rank() {
-        0 => Some(LayerOutput::create(folder, rules, seeds, options.keep_raw)?),
+        0 => Some(LayerOutput::create(
+            job.folder,
+            job.rules,
+            seeds,
+            options.keep_raw,
+        )?),
         _ => None,
     };
     let mut kept = match retain {
@@ -452,15 +469,16 @@ fn retain(seeds: usize, plan: &LayerPlan, options: &BuildOptions, lower: &LowerT
 
 /// Builds one layer; writes its table (and raw file if asked). Returns its
 /// outcomes, and its values if they stay in memory.
-fn build_layer(
-    folder: &Path,
-    rules: Ruleset,
-    seeds: usize,
-    plan: &LayerPlan,
-    options: &BuildOptions,
-    lower: &LowerTables,
-    observer: &dyn BuildObserver,
-) -> Result<(Outcomes, Option<BigArray<i8>>), TablebaseError> {
+fn build_layer(job: &LayerJob) -> Result<(Outcomes, Option<BigArray<i8>>), TablebaseError> {
+    let &LayerJob {
+        folder,
+        rules,
+        seeds,
+        plan,
+        options,
+        lower,
+        observer,
+    } = job;
     let positions = index::layer_size(seeds);
     let retain = retain(seeds, plan, options, lower);
     let progress = |steps| observer.advance(steps);
