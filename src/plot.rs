@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
+use crate::error::Cause;
 use crate::games::oware::Ruleset;
 use crate::tablebase::oware::{self as tb, BuildTime, TablebaseError};
 
@@ -25,9 +26,15 @@ pub enum PlotError {
     /// The font plots are drawn with is not installed.
     #[error("plots need the font {FONT} (Debian: apt-get install fonts-dejavu-core)")]
     Font,
-    /// Nothing to plot: no layer of the ruleset is built.
-    #[error("no layers of the {0} tables are built")]
-    NoLayers(Ruleset),
+    /// Nothing to plot: no layer of the ruleset is built (`missing` says
+    /// what builds the first).
+    #[error("no layers of the {rules} tables are built")]
+    NoLayers {
+        /// The ruleset asked for.
+        rules: Ruleset,
+        /// Its first layer, missing.
+        missing: TablebaseError,
+    },
     /// Nothing to plot: no build times were recorded (in the named file).
     #[error(
         "no build times recorded in {0} (`mancala-tb build oware` records them for the layers it builds)"
@@ -36,6 +43,17 @@ pub enum PlotError {
     /// The plotting library failed.
     #[error("cannot draw the plot: {0}")]
     Draw(String),
+}
+
+impl PlotError {
+    /// Why the plot failed, for the exit code.
+    pub fn cause(&self) -> Cause<'_> {
+        match self {
+            PlotError::Tables(e) | PlotError::NoLayers { missing: e, .. } => e.cause(),
+            PlotError::Format(_) => Cause::BadInput,
+            PlotError::Font | PlotError::NoTimes(_) | PlotError::Draw(_) => Cause::Other,
+        }
+    }
 }
 
 /// Per layer: positions, wins, draws, losses and score percentiles.
@@ -67,7 +85,10 @@ pub fn layer_summaries(dir: &Path, rules: Ruleset) -> Result<Vec<LayerSummary>, 
         }
     });
     let Some(max) = top.last() else {
-        return Err(PlotError::NoLayers(rules));
+        return Err(PlotError::NoLayers {
+            rules,
+            missing: tables.missing_layer(0),
+        });
     };
     let mut summaries = Vec::new();
     tb::decode_layers(dir, rules, max, |seeds, layers| {

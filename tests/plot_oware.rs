@@ -72,14 +72,16 @@ fn value_plot_summarises_each_layer_and_writes_svg_and_png() {
 fn plot_errors_are_clear() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().to_str().unwrap();
-    let err = |args: &[&str]| {
+    // The message, and the exit code by cause (README, "Exit codes").
+    let failure = |args: &[&str]| {
         let out = mancala_tb(args);
-        assert!(!out.status.success());
-        String::from_utf8(out.stderr).unwrap()
+        let err = String::from_utf8(out.stderr).unwrap();
+        (out.status.code().unwrap(), err)
     };
+    let err = |args: &[&str]| failure(args).1;
     assert_eq!(
-        err(&["plot", "oware", "--dir", d, "--out", "x.svg"]),
-        "error: no layers of the awari tables are built\n"
+        failure(&["plot", "oware", "--dir", d, "--out", "x.svg"]),
+        (3, "error: no layers of the awari tables are built\n".into())
     );
     assert!(
         mancala_tb(&["build", "oware", "--max-seeds", "2", "--dir", d])
@@ -87,8 +89,11 @@ fn plot_errors_are_clear() {
             .success()
     );
     assert_eq!(
-        err(&["plot", "oware", "--dir", d, "--out", "x.gif"]),
-        "error: x.gif: the plot file must end in .svg or .png\n"
+        failure(&["plot", "oware", "--dir", d, "--out", "x.gif"]),
+        (
+            2,
+            "error: x.gif: the plot file must end in .svg or .png\n".into()
+        )
     );
     std::fs::remove_file(dir.path().join("oware-awari/build-times.tsv")).unwrap();
     assert!(

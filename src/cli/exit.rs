@@ -6,6 +6,7 @@ use mancala_tb::games::engehe::EngeheError;
 use mancala_tb::games::omweso::OmwesoError;
 use mancala_tb::games::oware::BoardError;
 use mancala_tb::index::stars_bars::IndexError;
+use mancala_tb::plot::PlotError;
 use mancala_tb::table::TableError;
 use mancala_tb::table::raw::RawError;
 use mancala_tb::tablebase::RelayTbError;
@@ -36,6 +37,8 @@ fn cause(err: &anyhow::Error) -> Cause<'_> {
     err.chain()
         .find_map(|e| {
             if let Some(e) = e.downcast_ref::<TablebaseError>() {
+                Some(e.cause())
+            } else if let Some(e) = e.downcast_ref::<PlotError>() {
                 Some(e.cause())
             } else if let Some(e) = e.downcast_ref::<RelayTbError>() {
                 Some(e.cause())

@@ -96,7 +96,7 @@ impl OwareTablebase {
             .ok_or_else(|| self.missing_layer(seeds))
     }
 
-    pub(super) fn missing_layer(&self, seeds: usize) -> TablebaseError {
+    pub(crate) fn missing_layer(&self, seeds: usize) -> TablebaseError {
         missing_layer(&self.dir, self.rules, seeds)
     }
 
