@@ -118,7 +118,11 @@ pub fn plan_share(seeds: usize, positions: u64, budget: u64) -> Result<LayerPlan
     let hot: u64 = [2, 3]
         .iter()
         .filter_map(|&d| seeds.checked_sub(d))
-        .map(|s| index::layer_size(s) * positions / index::layer_size(seeds).max(1))
+        // In u128: past 36 seeds the product passes 2^64.
+        .map(|s| {
+            (u128::from(index::layer_size(s)) * u128::from(positions)
+                / u128::from(index::layer_size(seeds).max(1))) as u64
+        })
         .sum();
     // The largest part (a multiple of the engines' chunk) that `room` bytes
     // hold at `bytes` a position, if any: up to `MAX_PART` if the room left
@@ -418,28 +422,26 @@ fn lock(folder: &Path) -> Result<fs::File, TablebaseError> {
     }
 }
 
-/// Keeps in memory the lower layers layer `seeds` reads most (two and three
-/// seeds below, then the next layer's, then lower), as many as `room` bytes
-/// hold; the others are read from their tables.
+/// The lower layers layer `seeds` reads most, first: two and three seeds
+/// below (most captures take 2 or 3), then the next layer's, then lower.
+pub(super) fn residence_order(seeds: usize) -> impl Iterator<Item = usize> {
+    [2, 3, 1]
+        .into_iter()
+        .filter_map(move |d| seeds.checked_sub(d))
+        .chain((0..seeds.saturating_sub(3)).rev())
+}
+
+/// Keeps in memory the lower layers layer `seeds` reads most (in
+/// [`residence_order`]), as many as `room` bytes hold; the others are read
+/// from their tables.
 fn keep_resident(
     folder: &Path,
     seeds: usize,
     room: u64,
     lower: &mut LowerTables,
 ) -> Result<(), TablebaseError> {
-    let mut order: Vec<usize> = Vec::new();
-    for s in [
-        seeds.wrapping_sub(2),
-        seeds.wrapping_sub(3),
-        seeds.wrapping_sub(1),
-    ] {
-        if s < seeds {
-            order.push(s);
-        }
-    }
-    order.extend((0..seeds.saturating_sub(3)).rev());
     let mut used = 0;
-    for s in order {
+    for s in residence_order(seeds) {
         if !lower.is_resident(s) {
             continue;
         }

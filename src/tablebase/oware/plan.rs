@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use serde::{Serialize, Serializer};
 
-use super::build::{BuildOptions, Mode, plan_layer, plan_share};
+use super::build::{BuildOptions, LayerPlan, Mode, plan_layer, plan_share, residence_order};
 use super::{TablebaseError, build, ruleset_dir, table_path};
 use crate::error::PathContext;
 use crate::games::oware::{MAX_SEEDS, Ruleset};
@@ -37,6 +37,10 @@ pub const NOTICE_BYTES_PER_POSITION: f64 = 22.0;
 /// Bytes per position of the values gathered for the table (values and
 /// marks).
 pub const GATHER_BYTES_PER_POSITION: f64 = 2.0;
+/// Seconds per position to decode a stored table block, per thread
+/// (zstd, awari layers 22 and 26: 3.6–4.6 ns measured here on a loaded
+/// machine, 2026-11-30).
+pub const DECODE_SECONDS_PER_POSITION: f64 = 4e-9;
 /// Network bandwidth per node assumed (10 Gbit/s Ethernet); messages are
 /// assumed not to overlap computation.
 pub const NETWORK_BYTES_PER_SECOND: f64 = 1.25e9;
@@ -165,6 +169,8 @@ pub struct StatedAssumptions {
     pub calibration_seeds: usize,
     /// [`Calibration::threads`].
     pub calibration_threads: usize,
+    /// [`DECODE_SECONDS_PER_POSITION`].
+    pub decode_seconds_per_position: f64,
     /// [`Calibration::in_memory`].
     pub in_memory_rate: f64,
     /// [`Assumptions::memory`].
@@ -216,6 +222,10 @@ impl From<&Assumptions> for StatedAssumptions {
                 NETWORK_BYTES_PER_SECOND * 8.0 / 1e9
             ),
             format!(
+                "a part of a layer decodes all of layers n-2 and n-3 that the memory left beside the engine cannot keep (captures reach them all), at {:.1} ns per position per thread",
+                DECODE_SECONDS_PER_POSITION * 1e9
+            ),
+            format!(
                 "disk: {TABLE_BYTES_PER_POSITION} bytes/position of tables, {SCRATCH_BYTES_PER_POSITION} bytes/position of scratch while a layer is built out of core; disk fast enough not to limit the rate",
             ),
         ];
@@ -223,6 +233,7 @@ impl From<&Assumptions> for StatedAssumptions {
             bounded_rate: c.bounded,
             calibration_seeds: c.seeds,
             calibration_threads: c.threads,
+            decode_seconds_per_position: DECODE_SECONDS_PER_POSITION,
             in_memory_rate: c.in_memory,
             memory_bytes: a.memory,
             network_bytes_per_second: NETWORK_BYTES_PER_SECOND,
@@ -290,7 +301,9 @@ pub fn project(max_seeds: usize, assumptions: &Assumptions) -> Result<Projection
             let network = positions as f64 * sent_bytes_per_position(a.nodes)
                 / a.nodes as f64
                 / NETWORK_BYTES_PER_SECOND;
-            let seconds = positions as f64 / (base * slowdown * scale) + network;
+            let seconds = positions as f64 / (base * slowdown * scale)
+                + decode_seconds(seeds, share, &plan, a)
+                + network;
             let scratch = match plan.mode {
                 Mode::InMemory => 0.0,
                 Mode::Bounded => positions as f64 * SCRATCH_BYTES_PER_POSITION,
@@ -316,6 +329,26 @@ pub fn project(max_seeds: usize, assumptions: &Assumptions) -> Result<Projection
     })
 }
 
+/// Seconds a node spends decoding stored lower layers for layer `seeds`
+/// (its `share` of positions, built as `plan` says): every part decodes
+/// the whole of layers `n−2` and `n−3` unless the memory the engine leaves
+/// keeps them (as the build does, in [`residence_order`]). The calibration
+/// layer's own decoding is small next to this at large layers.
+fn decode_seconds(seeds: usize, share: u64, plan: &LayerPlan, a: &Assumptions) -> f64 {
+    let mut room = a.memory.saturating_sub(plan.engine_bytes);
+    let mut stored = 0;
+    for lower in residence_order(seeds) {
+        let bytes = index::layer_size(lower);
+        if bytes <= room {
+            room -= bytes;
+        } else if (2..=3).contains(&(seeds - lower)) {
+            stored += bytes;
+        }
+    }
+    let parts = share.div_ceil(plan.part as u64);
+    parts as f64 * stored as f64 * DECODE_SECONDS_PER_POSITION / a.threads as f64
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -334,6 +367,12 @@ mod tests {
             memory: 1 << 30,
         };
         let plan = project(12, &assumptions).unwrap();
+        // With 1 GiB, layers 10 and 9 stay in memory: nothing to decode.
+        let layer_plan = plan_layer(12, assumptions.memory).unwrap();
+        assert_eq!(
+            decode_seconds(12, index::layer_size(12), &layer_plan, &assumptions),
+            0.0
+        );
         let json = serde_json::to_value(&plan).unwrap();
         let positions: u64 = (0..=12).map(index::layer_size).sum();
         assert_eq!(json["positions"], positions);
@@ -348,8 +387,26 @@ mod tests {
         assert_eq!(stated["memory_bytes"], 1u64 << 30);
         assert_eq!(stated["calibration_seeds"], 16);
         assert_eq!(stated["sent_bytes_per_position"], 0.0);
-        assert_eq!(stated["stated"].as_array().unwrap().len(), 5);
+        assert_eq!(stated["stated"].as_array().unwrap().len(), 6);
         let keys: Vec<&String> = json.as_object().unwrap().keys().collect();
+        // A layer 20 out of core in 150 MB decodes layers 18 and 17 once
+        // per part.
+        let tight = Assumptions {
+            memory: 150 << 20,
+            ..assumptions
+        };
+        let layer_plan = plan_layer(20, tight.memory).unwrap();
+        assert_eq!(layer_plan.mode, Mode::Bounded);
+        let parts = index::layer_size(20).div_ceil(layer_plan.part as u64);
+        let decoded = (index::layer_size(18) + index::layer_size(17)) * parts;
+        let seconds = decode_seconds(20, index::layer_size(20), &layer_plan, &tight);
+        assert_eq!(seconds, decoded as f64 * DECODE_SECONDS_PER_POSITION / 2.0);
+        // Layer 45 in 256 GiB cannot keep layers 43 and 42 beside it, so it
+        // takes parts as large as the room allows (the arithmetic of the
+        // hot layers passes 2^64).
+        let layer_plan = plan_layer(45, 256 << 30).unwrap();
+        assert_eq!(layer_plan.mode, Mode::InMemory);
+        assert!(layer_plan.part > 1 << 30, "{}", layer_plan.part);
         assert_eq!(
             keys,
             [
