@@ -16,7 +16,15 @@ fn main() -> ExitCode {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
-    let cli = cli::Cli::parse();
+    let cli = match cli::Cli::try_parse() {
+        Ok(cli) => cli,
+        // Under `mpirun` every rank parses the same command line: let one
+        // say what is wrong with it.
+        Err(err) if std::env::var("OMPI_COMM_WORLD_RANK").is_ok_and(|r| r != "0") => {
+            std::process::exit(err.exit_code())
+        }
+        Err(err) => err.exit(),
+    };
     match cli::run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
