@@ -4,7 +4,8 @@
 # build's; then a 2-rank build in which one rank is killed in the middle of
 # a layer: mpirun must fail, no table of that layer may exist, and the rerun
 # must finish with identical tables. Needs OpenMPI (README, "Distributed
-# builds"); runs as root with --allow-run-as-root (CI).
+# builds"); runs as root with --allow-run-as-root (CI). Last, a bad argument
+# must be reported once, not once per rank.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release --features mpi --quiet
@@ -59,3 +60,14 @@ same_tables "$work/single" "$killed" 15 awari
     --dir "$killed" >"$work/rerun.log" 2>&1 || { cat "$work/rerun.log"; exit 1; }
 same_tables "$work/single" "$killed" 16 awari
 echo "ok: a rank killed in layer 16 fails the build; the rerun gives identical tables"
+
+# A bad command line is reported once, not once per rank.
+if "${mpirun[@]}" -np 2 "$bin" build oware --distributed --no-such-flag >"$work/bad.log" 2>&1; then
+    echo "mpirun succeeded with a bad argument"
+    exit 1
+fi
+if [[ $(grep -c "unexpected argument" "$work/bad.log") != 1 ]]; then
+    cat "$work/bad.log"
+    exit 1
+fi
+echo "ok: a bad argument is reported once"
