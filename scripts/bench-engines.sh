@@ -20,7 +20,9 @@ target/release/mancala-tb build oware --max-seeds $((layer - 1)) --dir "$lower" 
 for budget in "$@"; do
     dir=$(mktemp -d)
     mkdir "$dir/oware-awari"
-    ln -s "$lower"/oware-awari/scores.*.mtb "$dir/oware-awari/"
+    for seeds in $(seq 0 $((layer - 1))); do
+        ln -s "$lower/oware-awari/scores.$seeds.mtb" "$dir/oware-awari/"
+    done
     echo "== layer $layer, --memory $budget"
     DIR=$dir scripts/bench-oware.sh "$layer" awari "$(nproc)" "$budget" | grep -E "^ *$layer |wall|peak"
     rm -rf "$dir"
