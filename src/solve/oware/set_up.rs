@@ -31,11 +31,11 @@ pub struct Lookup {
 }
 
 /// Peak bytes per position of a part's set-up: its lookups (16 bytes, more
-/// than one per position) and the nodes of lookups into stored layers with
-/// their expansions. Measured at about 48 (awari layer 20 in memory under
-/// `--memory 250M`, lower layers read from their tables; 67 before the
-/// per-chunk lists were freed as they are gathered); 56 leaves a margin.
-pub const PART_BYTES: u64 = 7 * size_of::<Lookup>() as u64 / 2;
+/// than one per position), the per-chunk lists they are gathered in, and
+/// the nodes of lookups into stored layers with their expansions. Measured
+/// at about 49 (awari layer 25 under `--memory 1G`, lower layers read from
+/// their tables); 64 leaves a margin.
+pub const PART_BYTES: u64 = 4 * size_of::<Lookup>() as u64;
 
 /// The values of the finished lower layers, asked for in batches.
 pub trait LowerLayers: Sync {
@@ -98,12 +98,7 @@ pub fn set_up_part<L: LowerLayers>(
         })
         .collect();
     let lens: Vec<usize> = per_chunk.iter().map(Vec::len).collect();
-    // Gathered chunk by chunk, each chunk's list freed once copied, so the
-    // lookups are never held twice (`PART_BYTES`).
-    let mut lookups = Vec::with_capacity(lens.iter().sum());
-    for chunk in per_chunk {
-        lookups.extend(chunk);
-    }
+    let mut lookups = per_chunk.concat();
     lower.resolve(&mut lookups)?;
     // Lookups are in chunk order: fold each chunk's into its exits.
     let mut rest = lookups.as_slice();
