@@ -38,8 +38,8 @@ pub const NOTICE_BYTES_PER_POSITION: f64 = 22.0;
 /// marks).
 pub const GATHER_BYTES_PER_POSITION: f64 = 2.0;
 /// Seconds per position to decode a stored table block, per thread
-/// (zstd, awari layers 22 and 26: 3.6–4.6 ns measured here on a loaded
-/// machine, 2026-11-30).
+/// (zstd, awari layers 22 and 26: 4.0 and 3.6 ns measured here quiet on one
+/// thread, 2026-11-30).
 pub const DECODE_SECONDS_PER_POSITION: f64 = 4e-9;
 /// Network bandwidth per node assumed (10 Gbit/s Ethernet); messages are
 /// assumed not to overlap computation.
