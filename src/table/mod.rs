@@ -22,14 +22,14 @@
 //! | 56 | 4 | `board_width` `u32`: pits per row |
 //! | 60 | 4 | `payload_crc` `u32`: CRC-32 of bytes `header_len .. file_len` |
 //! | 64 | 1 | value encoding: 1 = score (`i8`, the mover's result); 2 = score, with −128 standing for "the best capture decides" (recomputed by the reader from lower layers); 3 = win/draw/loss with distance (`i16`: `d ≥ 1` a win in `d` moves, 0 a draw, `−d − 1` a loss in `d`) |
-//! | 65 | 1 | value transform: 0 = none (values stored as they are); other ids are reserved for reversible transforms such as predictors |
+//! | 65 | 1 | block coding: 0 = zstd (each block one zstd frame); 1 = score context coding (one-byte scores, rANS under an order-2 context model stored before the first block); other ids are refused |
 //! | 66 | 2 | `g` `u16`: length of the game name |
 //! | 68 | 2 | `r` `u16`: length of the ruleset name |
 //! | 70 | 2 | `o` `u16`: length of the ruleset options |
 //! | 72 | g+r+o | game, ruleset, options: UTF-8, no terminators |
 //! | … | … | zero padding up to `header_len − 4` |
 //! | `header_len − 4` | 4 | header CRC-32 of bytes `0 .. header_len − 4` |
-//! | `header_len` | … | data: the compressed blocks, in block order, back to back |
+//! | `header_len` | … | data: with block coding 1 first the model section, then the compressed blocks, in block order, back to back |
 //! | `index_offset` | 16·`block_count` | block index, one entry per block |
 //!
 //! Index entry `i` (16 bytes): `offset` `u64` (absolute file offset of block
@@ -40,6 +40,20 @@
 //! the low bytes of the block's values, then their high bytes (an `i16` in two's
 //! complement is `low + 256·high`). Planes compress far better than pairs: the
 //! high bytes are nearly constant.
+//!
+//! With block coding 1 (chosen with [`TableWriter::coding`] for tables of
+//! one-byte scores, see `score_coding.rs`), the data starts with the model
+//! section: `u32` model length `m`, `u32` CRC-32 of the model, then the
+//! model: a LEB128 count of the contexts present and, for each, the LEB128
+//! gap in context numbers since the previous one, its symbol count − 1,
+//! and each symbol (a byte) with its LEB128 frequency; the frequencies of a
+//! context add up to 2¹⁴. Symbols are the values `−n ..= n` (`n` the
+//! seeds) as `v + n` and the capture mark as `2n + 1`; the context of a
+//! value is `(2n + 2)·previous + the one before`, the two symbols before it
+//! in its block (a draw, `n`, before the first). A block is the rANS stream
+//! of its symbols (32-bit state, its first 4 bytes little-endian,
+//! byte-wise renormalisation below 2²³, as ryg's `rans_byte.h`); a decoder
+//! must end with every byte read and the state back at 2²³.
 //!
 //! A reader checks the magic, the version, the header CRC and that the sizes
 //! agree before trusting any offset, and each block's CRC when decoding it, so
@@ -60,13 +74,15 @@ mod block;
 mod cache;
 mod error;
 mod header;
+mod rans;
 pub mod raw;
 mod reader;
+mod score_coding;
 mod writer;
 
 pub use block::TableValue;
 pub use error::TableError;
-pub use header::{CAPTURE_DECIDES, MAGIC, TableMeta, VERSION, ValueEncoding};
+pub use header::{BlockCoding, CAPTURE_DECIDES, MAGIC, TableMeta, VERSION, ValueEncoding};
 pub use reader::{DEFAULT_CACHE_BLOCKS, Table};
 pub use writer::{DEFAULT_BLOCK_SIZE, DEFAULT_LEVEL, PendingTable, TableWriter, write_table};
 
