@@ -12,13 +12,14 @@ use std::ops::Range;
 
 use rayon::prelude::*;
 
-use super::rans::{self, DecodeTable, Decoder, Encoder};
+use super::rans::{self, DecodeTable, Decoder, Encoder, LANES};
 
 /// Largest seed count of the alphabet: symbols stay below 256.
 const MAX_SEEDS: u32 = 126;
-/// Values per stream. Each stream costs 6 bytes (its final state and its
-/// end offset); a probe decodes one whole stream, so that its end checks it.
-pub const STREAM_LEN: usize = 256;
+/// Values per stream: two lanes of 256, each starting afresh. Each stream
+/// costs 10 bytes (the lanes' final states and its end offset); a probe
+/// decodes one whole stream, so that its end checks it.
+pub const STREAM_LEN: usize = 512;
 /// Most contexts with a distribution of their own: beyond this the gain
 /// on Awari layers is small, and the tables would outgrow the L2 cache.
 const MAX_OWN_CONTEXTS: usize = 128;
@@ -81,9 +82,9 @@ impl ScoreCoding {
             .map(|share| {
                 let mut counts = vec![0u64; a * a * a];
                 let streams = share.chunks(block_size).flat_map(|b| b.chunks(STREAM_LEN));
-                for stream in streams {
+                for lane in streams.flat_map(|s| <[&[u8]; LANES]>::from(lanes(s))) {
                     let (mut previous, mut before) = (self.start(), self.start());
-                    for &v in stream {
+                    for &v in lane {
                         let symbol = usize::from(self.symbol(v)?);
                         counts[(previous * a + before) * a + symbol] += 1;
                         (previous, before) = (symbol, previous);
@@ -270,11 +271,19 @@ impl ScoreModel {
                 .iter()
                 .map(|&v| usize::from(coding.symbol(v).expect("counted values fit")))
                 .collect();
+            let (first, second) = lanes(&symbols);
             let mut encoder = Encoder::new();
-            for i in (0..symbols.len()).rev() {
+            let mut put = |lane: usize, symbols: &[usize], i: usize| {
                 let previous = i.checked_sub(1).map_or(coding.start(), |j| symbols[j]);
                 let before = i.checked_sub(2).map_or(coding.start(), |j| symbols[j]);
-                encoder.put(self.table(previous, before).span(symbols[i] as u8));
+                encoder.put(lane, self.table(previous, before).span(symbols[i] as u8));
+            };
+            // The reverse of the decoder's order.
+            for j in (0..second.len()).rev() {
+                put(1, second, j);
+                if j < first.len() {
+                    put(0, first, j);
+                }
             }
             encoder.finish(&mut out);
             if k + 1 < streams {
@@ -309,14 +318,25 @@ impl ScoreModel {
         Ok(range)
     }
 
-    /// Decodes one whole stream (only its end checks it) into `out`.
+    /// Decodes one whole stream (only its end checks it) into `out`: a
+    /// symbol of each lane in turn.
     fn decode_stream(&self, bytes: &[u8], out: &mut [u8]) -> Result<(), String> {
         let mut decoder = Decoder::new(bytes).ok_or("a stream starts out of range")?;
-        let (mut previous, mut before) = (self.coding.start(), self.coding.start());
-        for value in out.iter_mut() {
-            let symbol = decoder.next(self.table(previous, before));
+        let start = self.coding.start();
+        let mut contexts = [(start, start); LANES];
+        let mut step = |lane: usize, value: &mut u8| {
+            let (previous, before) = contexts[lane];
+            let symbol = decoder.next(lane, self.table(previous, before));
             *value = symbol;
-            (previous, before) = (usize::from(symbol), previous);
+            contexts[lane] = (usize::from(symbol), previous);
+        };
+        let (first, second) = out.split_at_mut(out.len() / LANES);
+        for (a, b) in first.iter_mut().zip(second.iter_mut()) {
+            step(0, a);
+            step(1, b);
+        }
+        if second.len() > first.len() {
+            step(1, second.last_mut().expect("a longer lane"));
         }
         if !decoder.is_complete() {
             return Err("a stream does not end where its values do".into());
@@ -326,6 +346,11 @@ impl ScoreModel {
         }
         Ok(())
     }
+}
+
+/// A stream's two lanes: its first half, and the rest.
+fn lanes<T>(stream: &[T]) -> (&[T], &[T]) {
+    stream.split_at(stream.len() / LANES)
 }
 
 /// The bytes of stream `k` of a coded block of `len` values.
@@ -409,7 +434,7 @@ mod tests {
             let coded = model.encode(block);
             assert!(coded.len() < block.len() / 3, "{} bytes", coded.len());
             assert_eq!(model.decode(&coded, block.len()).unwrap(), block);
-            for at in [0, 255, 256, 999] {
+            for at in [0, 255, 256, 511, 512, 999] {
                 let range = model
                     .decode_part(&coded, block.len(), at, &mut buffer)
                     .unwrap();
