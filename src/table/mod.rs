@@ -42,18 +42,26 @@
 //! high bytes are nearly constant.
 //!
 //! With block coding 1 (chosen with [`TableWriter::coding`] for tables of
-//! one-byte scores, see `score_coding.rs`), the data starts with the model
+//! one-byte scores; Oware builds write it), the data starts with the model
 //! section: `u32` model length `m`, `u32` CRC-32 of the model, then the
-//! model: a LEB128 count of the contexts present and, for each, the LEB128
-//! gap in context numbers since the previous one, its symbol count − 1,
-//! and each symbol (a byte) with its LEB128 frequency; the frequencies of a
-//! context add up to 2¹⁴. Symbols are the values `−n ..= n` (`n` the
-//! seeds) as `v + n` and the capture mark as `2n + 1`; the context of a
-//! value is `(2n + 2)·previous + the one before`, the two symbols before it
-//! in its block (a draw, `n`, before the first). A block is the rANS stream
-//! of its symbols (32-bit state, its first 4 bytes little-endian,
-//! byte-wise renormalisation below 2²³, as ryg's `rans_byte.h`); a decoder
-//! must end with every byte read and the state back at 2²³.
+//! model, in LEB128 varints: the stream length (512), the number of
+//! distributions, each distribution (its symbol count − 1, then each
+//! symbol, a byte, in increasing order, with its frequency; frequencies
+//! add up to 2¹⁰), then for each context its distribution. Symbols are
+//! the values `−n ..= n` (`n` the seeds) as `v + n` and the capture mark as
+//! `2n + 1`; the context of a value is `(2n + 2)·previous + the one
+//! before`, the two symbols before it in its lane (a draw, `n`, before the
+//! first). A block is cut into streams of 512 values (the last may be
+//! shorter), each of two lanes (its first half, and the rest); the block
+//! holds the `u16` end offset of each stream but the last (counted from
+//! the end of these offsets), then the streams. A stream is rANS with
+//! two 32-bit states over one byte sequence (ryg's `rans_byte.h`,
+//! renormalised byte-wise below 2²³): the two initial states (4 bytes
+//! each, little-endian), then the bytes, read as each lane's values are
+//! decoded in turn (first lane, second lane, ...). A decoder must end
+//! each stream with every byte read and both states back at 2²³; a probe
+//! decodes one stream and checks that, a whole-block decode also checks
+//! the block's CRC.
 //!
 //! A reader checks the magic, the version, the header CRC and that the sizes
 //! agree before trusting any offset, and each block's CRC when decoding it, so

@@ -3,48 +3,50 @@
 //! symbol's decode waits on the one before in its lane: two lanes keep the
 //! core busy twice as much). The encoder runs backwards over a stream, the
 //! decoder forwards. Decoding is table-driven: each distribution has a
-//! slot → symbol table, so a symbol costs two loads, a multiply and an
-//! add, with no search and no division.
+//! slot → (symbol, frequency, offset) table, so a symbol costs one load, a
+//! multiply and an add, with no search and no division.
 
-/// Frequencies of a distribution add up to `1 << SCALE_BITS`. 12 bits keeps
-/// each slot table at 4 KiB; the loss against 14 bits was under 0.5% on
-/// Awari layers.
-pub const SCALE_BITS: u32 = 12;
+/// Frequencies of a distribution add up to `1 << SCALE_BITS`. 10 bits
+/// keeps each slot table at 4 KiB: on Awari layer 20, 12 bits (16 KiB)
+/// coded 0.4% smaller but decoded half as fast, missing the cache.
+pub const SCALE_BITS: u32 = 10;
 pub const SCALE: u32 = 1 << SCALE_BITS;
 /// Lower bound of the normalised state.
 const LOW: u32 = 1 << 23;
 
-/// One distribution as the decoder reads it.
+/// One distribution as the decoder reads it (and the encoder).
 #[derive(Clone)]
 pub struct DecodeTable {
-    /// The symbol owning each slot of the scale.
-    slots: [u8; SCALE as usize],
-    /// Per symbol: frequency in the low 16 bits, cumulative frequency in
-    /// the high 16 (0 for symbols the distribution lacks).
-    symbols: [u32; 256],
+    /// Per slot of the scale: the symbol owning it (bits 0..8), its
+    /// frequency − 1 (8..20) and the slot's offset in its span (20..32):
+    /// 12 bits each hold any scale up to 2¹².
+    slots: Box<[u32; SCALE as usize]>,
+    /// Per symbol: frequency (low 16 bits) and cumulative frequency (high
+    /// 16), 0 for symbols the distribution lacks.
+    spans: Vec<u32>,
 }
 
 impl DecodeTable {
     /// The table of `freqs` (per symbol, adding up to [`SCALE`]).
     pub fn new(freqs: &[u16]) -> DecodeTable {
-        let mut table = DecodeTable {
-            slots: [0; SCALE as usize],
-            symbols: [0; 256],
-        };
-        let mut cum = 0usize;
+        let mut slots = Box::new([0; SCALE as usize]);
+        let mut spans = vec![0; 256];
+        let mut cum = 0u32;
         for (symbol, &freq) in freqs.iter().enumerate() {
-            let freq = usize::from(freq);
-            table.slots[cum..cum + freq].fill(symbol as u8);
-            table.symbols[symbol] = freq as u32 | (cum as u32) << 16;
+            let freq = u32::from(freq);
+            for offset in 0..freq {
+                slots[(cum + offset) as usize] = symbol as u32 | (freq - 1) << 8 | offset << 20;
+            }
+            spans[symbol] = freq | cum << 16;
             cum += freq;
         }
-        debug_assert_eq!(cum, SCALE as usize);
-        table
+        debug_assert_eq!(cum, SCALE);
+        DecodeTable { slots, spans }
     }
 
     /// Frequency and cumulative frequency of `symbol`, for the encoder.
     pub fn span(&self, symbol: u8) -> (u32, u32) {
-        let packed = self.symbols[usize::from(symbol)];
+        let packed = self.spans[usize::from(symbol)];
         (packed & 0xffff, packed >> 16)
     }
 }
@@ -142,13 +144,12 @@ impl<'a> Decoder<'a> {
     #[inline]
     pub fn next(&mut self, lane: usize, table: &DecodeTable) -> u8 {
         let state = &mut self.states[lane];
-        let slot = *state & (SCALE - 1);
-        let symbol = table.slots[slot as usize];
-        let packed = table.symbols[usize::from(symbol)];
-        // No overflow: the state is below 2³², so `state >> 12` times a
-        // frequency of at most 2¹² is too.
-        *state = (packed & 0xffff) * (*state >> SCALE_BITS) + slot - (packed >> 16);
-        // From at least LOW the state drops to at least 2¹¹: two bytes at
+        let entry = table.slots[(*state & (SCALE - 1)) as usize];
+        let freq = (entry >> 8 & 0xfff) + 1;
+        // No overflow: the state is below 2³², so `state >> SCALE_BITS`
+        // times a frequency of at most `SCALE` is too.
+        *state = freq * (*state >> SCALE_BITS) + (entry >> 20);
+        // From at least LOW the state drops to at least 2¹³: two bytes at
         // most bring it back.
         while *state < LOW {
             // Past the end (damage) reads zeros; `is_complete` says so.
@@ -156,7 +157,7 @@ impl<'a> Decoder<'a> {
             *state = (*state << 8) | u32::from(byte);
             self.at += 1;
         }
-        symbol
+        entry as u8
     }
 
     /// Whether the stream was read exactly: every byte used and the states

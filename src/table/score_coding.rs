@@ -7,6 +7,8 @@
 //! distribution; the others share their previous value's. The tables stay
 //! small enough to sit in cache (4 KiB of slots each), and there is no
 //! per-block setup (zstd rebuilds its entropy tables for every frame).
+//!
+//! Layout: see the table format (`mod.rs`).
 
 use std::ops::Range;
 
@@ -21,10 +23,11 @@ const MAX_SEEDS: u32 = 126;
 /// decodes one whole stream, so that its end checks it.
 pub const STREAM_LEN: usize = 512;
 /// Most contexts with a distribution of their own: beyond this the gain
-/// on Awari layers is small, and the tables would outgrow the L2 cache.
-const MAX_OWN_CONTEXTS: usize = 128;
-/// Largest block: its streams' end offsets are `u16`s (at most 12 bits a
-/// value plus 4 bytes a stream stays below 64 Ki bytes).
+/// on Awari layers is small, and the tables (4 KiB each) would outgrow
+/// the L2 cache.
+const MAX_OWN_CONTEXTS: usize = 64;
+/// Largest block: its streams' end offsets are `u16`s (at most 10 bits a
+/// value plus 8 bytes a stream stays below 64 Ki bytes).
 pub const MAX_BLOCK_SIZE: u32 = 1 << 15;
 
 /// The symbols of scores of a number of seeds.
