@@ -14,39 +14,48 @@ pub const SCALE: u32 = 1 << SCALE_BITS;
 /// Lower bound of the normalised state.
 const LOW: u32 = 1 << 23;
 
-/// One distribution as the decoder reads it (and the encoder).
-#[derive(Clone)]
-pub struct DecodeTable {
-    /// Per slot of the scale: the symbol owning it (bits 0..8), its
-    /// frequency − 1 (8..20) and the slot's offset in its span (20..32):
-    /// 12 bits each hold any scale up to 2¹².
-    slots: Box<[u32; SCALE as usize]>,
-    /// Per symbol: frequency (low 16 bits) and cumulative frequency (high
-    /// 16), 0 for symbols the distribution lacks.
+/// Distributions as the decoder reads them (and the encoder), back to back
+/// so that finding one costs no load.
+pub struct Tables {
+    /// Per distribution and slot of the scale: the symbol owning it (bits
+    /// 0..8), its frequency − 1 (8..20) and the slot's offset in its span
+    /// (20..32): 12 bits each hold any scale up to 2¹².
+    slots: Vec<u32>,
+    /// Per distribution and symbol: frequency (low 16 bits) and cumulative
+    /// frequency (high 16), 0 for symbols the distribution lacks.
     spans: Vec<u32>,
 }
 
-impl DecodeTable {
-    /// The table of `freqs` (per symbol, adding up to [`SCALE`]).
-    pub fn new(freqs: &[u16]) -> DecodeTable {
-        let mut slots = Box::new([0; SCALE as usize]);
-        let mut spans = vec![0; 256];
-        let mut cum = 0u32;
-        for (symbol, &freq) in freqs.iter().enumerate() {
-            let freq = u32::from(freq);
-            for offset in 0..freq {
-                slots[(cum + offset) as usize] = symbol as u32 | (freq - 1) << 8 | offset << 20;
+impl Tables {
+    /// The tables of `freqs` (each per symbol, adding up to [`SCALE`]).
+    pub fn new(freqs: &[Vec<u16>]) -> Tables {
+        let mut slots = vec![0; freqs.len() * SCALE as usize];
+        let mut spans = vec![0; freqs.len() * 256];
+        for (t, freqs) in freqs.iter().enumerate() {
+            let mut cum = 0u32;
+            for (symbol, &freq) in freqs.iter().enumerate() {
+                let freq = u32::from(freq);
+                for offset in 0..freq {
+                    slots[t * SCALE as usize + (cum + offset) as usize] =
+                        symbol as u32 | (freq - 1) << 8 | offset << 20;
+                }
+                spans[t * 256 + symbol] = freq | cum << 16;
+                cum += freq;
             }
-            spans[symbol] = freq | cum << 16;
-            cum += freq;
+            debug_assert_eq!(cum, SCALE);
         }
-        debug_assert_eq!(cum, SCALE);
-        DecodeTable { slots, spans }
+        Tables { slots, spans }
     }
 
-    /// Frequency and cumulative frequency of `symbol`, for the encoder.
-    pub fn span(&self, symbol: u8) -> (u32, u32) {
-        let packed = self.spans[usize::from(symbol)];
+    /// Number of distributions.
+    pub fn len(&self) -> usize {
+        self.spans.len() / 256
+    }
+
+    /// Frequency and cumulative frequency of `symbol` in distribution `t`,
+    /// for the encoder.
+    pub fn span(&self, t: usize, symbol: u8) -> (u32, u32) {
+        let packed = self.spans[t * 256 + usize::from(symbol)];
         (packed & 0xffff, packed >> 16)
     }
 }
@@ -140,11 +149,11 @@ impl<'a> Decoder<'a> {
         })
     }
 
-    /// The next symbol of `lane` under `table`.
+    /// The next symbol of `lane` under distribution `t` of `tables`.
     #[inline]
-    pub fn next(&mut self, lane: usize, table: &DecodeTable) -> u8 {
+    pub fn next(&mut self, lane: usize, tables: &Tables, t: usize) -> u8 {
         let state = &mut self.states[lane];
-        let entry = table.slots[(*state & (SCALE - 1)) as usize];
+        let entry = tables.slots[t * SCALE as usize + (*state & (SCALE - 1)) as usize];
         let freq = (entry >> 8 & 0xfff) + 1;
         // No overflow: the state is below 2³², so `state >> SCALE_BITS`
         // times a frequency of at most `SCALE` is too.
@@ -186,8 +195,10 @@ mod tests {
     /// A stream over two distributions, coded and decoded back.
     #[test]
     fn decodes_what_it_encodes_near_the_entropy() {
-        let skewed = DecodeTable::new(&quantize(&[95, 4, 0, 1]).unwrap());
-        let flat = DecodeTable::new(&quantize(&[1, 1, 1, 1]).unwrap());
+        let tables = Tables::new(&[
+            quantize(&[1, 1, 1, 1]).unwrap(),
+            quantize(&[95, 4, 0, 1]).unwrap(),
+        ]);
         let mut seed = 12345u32;
         let symbols: Vec<(u8, bool)> = (0..5000)
             .map(|i| {
@@ -199,11 +210,10 @@ mod tests {
                 }
             })
             .collect();
-        let table = |skew: bool| if skew { &skewed } else { &flat };
         // Lanes alternate, as they are decoded.
         let mut encoder = Encoder::new();
         for (i, &(symbol, skew)) in symbols.iter().enumerate().rev() {
-            encoder.put(i % LANES, table(skew).span(symbol));
+            encoder.put(i % LANES, tables.span(skew as usize, symbol));
         }
         let mut bytes = Vec::new();
         encoder.finish(&mut bytes);
@@ -212,7 +222,7 @@ mod tests {
         let decode = |bytes: &[u8]| {
             let mut decoder = Decoder::new(bytes)?;
             let same = (symbols.iter().enumerate())
-                .all(|(i, &(symbol, skew))| decoder.next(i % LANES, table(skew)) == symbol);
+                .all(|(i, &(symbol, skew))| decoder.next(i % LANES, &tables, skew as usize) == symbol);
             Some(same && decoder.is_complete())
         };
         assert_eq!(decode(&bytes), Some(true));

@@ -14,7 +14,7 @@ use std::ops::Range;
 
 use rayon::prelude::*;
 
-use super::rans::{self, DecodeTable, Decoder, Encoder, LANES};
+use super::rans::{self, Decoder, Encoder, LANES, Tables};
 
 /// Largest seed count of the alphabet: symbols stay below 256.
 const MAX_SEEDS: u32 = 126;
@@ -112,7 +112,7 @@ pub struct ScoreModel {
     /// never seen point at table 0; a stream that reaches one is damaged
     /// and fails its end check.
     map: Vec<u16>,
-    tables: Vec<DecodeTable>,
+    tables: Tables,
 }
 
 impl ScoreModel {
@@ -169,7 +169,7 @@ impl ScoreModel {
         (!freqs.is_empty()).then(|| ScoreModel {
             coding,
             map,
-            tables: freqs.iter().map(|f| DecodeTable::new(f)).collect(),
+            tables: Tables::new(&freqs),
         })
     }
 
@@ -181,9 +181,9 @@ impl ScoreModel {
         let mut out = Vec::new();
         put_varint(&mut out, STREAM_LEN as u64);
         put_varint(&mut out, self.tables.len() as u64);
-        for table in &self.tables {
+        for t in 0..self.tables.len() {
             let symbols: Vec<(u8, u32)> = (0..a as u8)
-                .map(|s| (s, table.span(s).0))
+                .map(|s| (s, self.tables.span(t, s).0))
                 .filter(|&(_, freq)| freq > 0)
                 .collect();
             put_varint(&mut out, symbols.len() as u64 - 1);
@@ -236,7 +236,7 @@ impl ScoreModel {
             if sum != u64::from(rans::SCALE) {
                 return Err(format!("frequencies add up to {sum}, not {}", rans::SCALE));
             }
-            tables.push(DecodeTable::new(&freqs));
+            tables.push(freqs);
         }
         let map = (0..a * a)
             .map(|_| {
@@ -252,13 +252,14 @@ impl ScoreModel {
         Ok(ScoreModel {
             coding,
             map,
-            tables,
+            tables: Tables::new(&tables),
         })
     }
 
+    /// The distribution of a context.
     #[inline]
-    fn table(&self, previous: usize, before: usize) -> &DecodeTable {
-        &self.tables[usize::from(self.map[previous * self.coding.alphabet() + before])]
+    fn table(&self, previous: usize, before: usize) -> usize {
+        usize::from(self.map[previous * self.coding.alphabet() + before])
     }
 
     /// A coded block: the `u16` end offset of each stream but the last
@@ -279,7 +280,8 @@ impl ScoreModel {
             let mut put = |lane: usize, symbols: &[usize], i: usize| {
                 let previous = i.checked_sub(1).map_or(coding.start(), |j| symbols[j]);
                 let before = i.checked_sub(2).map_or(coding.start(), |j| symbols[j]);
-                encoder.put(lane, self.table(previous, before).span(symbols[i] as u8));
+                let t = self.table(previous, before);
+                encoder.put(lane, self.tables.span(t, symbols[i] as u8));
             };
             // The reverse of the decoder's order.
             for j in (0..second.len()).rev() {
@@ -329,7 +331,7 @@ impl ScoreModel {
         let mut contexts = [(start, start); LANES];
         let mut step = |lane: usize, value: &mut u8| {
             let (previous, before) = contexts[lane];
-            let symbol = decoder.next(lane, self.table(previous, before));
+            let symbol = decoder.next(lane, &self.tables, self.table(previous, before));
             *value = symbol;
             contexts[lane] = (usize::from(symbol), previous);
         };
