@@ -70,6 +70,7 @@ impl ValueEncoding {
         }
     }
 
+    /// The name used in messages and `info`.
     pub fn name(self) -> &'static str {
         match self {
             ValueEncoding::Score => "score",
@@ -100,6 +101,7 @@ pub struct TableMeta {
     pub seeds: u32,
     /// Board width (pits per row; 6 for Oware).
     pub board_width: u32,
+    /// What the stored values mean.
     pub encoding: ValueEncoding,
 }
 

@@ -68,20 +68,28 @@ impl Table {
                 (Some(Box::new(model)), end)
             }
         };
+        // Context-coded tables cache streams: as many bytes as 4 Ki blocks
+        // would take.
+        let cache = BlockCache::new(match header.coding {
+            BlockCoding::Zstd => cache_blocks,
+            BlockCoding::ScoreContext => cache_blocks * (4096 / STREAM_LEN),
+        });
         Ok(Table {
             path: path.to_owned(),
             map,
             header,
             model,
             blocks_start,
-            cache: BlockCache::new(cache_blocks),
+            cache,
         })
     }
 
+    /// The file it was opened from.
     pub fn path(&self) -> &Path {
         &self.path
     }
 
+    /// What the header says it holds.
     pub fn meta(&self) -> &TableMeta {
         &self.header.meta
     }
@@ -91,6 +99,7 @@ impl Table {
         self.header.positions
     }
 
+    /// Whether the table holds no position.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -110,6 +119,7 @@ impl Table {
         self.header.block_size
     }
 
+    /// Blocks in the file.
     pub fn block_count(&self) -> u64 {
         self.header.block_count
     }
@@ -171,13 +181,21 @@ impl Table {
         let size = u64::from(self.header.block_size);
         let (block, at) = (rank / size, (rank % size) as usize);
         if let Some(model) = &self.model {
-            // One stream of the block, not the block: no cache needed.
+            // One stream of the block, not the block, is decoded and cached.
+            let streams = size.div_ceil(STREAM_LEN as u64);
+            let key = block * streams + (at / STREAM_LEN) as u64;
+            let offset = at % STREAM_LEN;
+            if let Some(value) = self.cache.read(key, |bytes| V::from_bytes(bytes, offset)) {
+                return Ok(value);
+            }
             let (frame, len, _) = self.frame(block)?;
             let mut values = [0; STREAM_LEN];
             let part = model
                 .decode_part(frame, len, at, &mut values)
                 .map_err(|reason| self.bad_block(block, reason))?;
-            return Ok(V::from_bytes(&values, at - part.start));
+            let value = V::from_bytes(&values, offset);
+            self.cache.insert(key, values[..part.len()].into());
+            return Ok(value);
         }
         if let Some(value) = self.cache.read(block, |bytes| V::from_bytes(bytes, at)) {
             return Ok(value);
