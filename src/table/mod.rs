@@ -55,13 +55,13 @@
 //! shorter), each of two lanes (its first half, and the rest); the block
 //! holds the `u16` end offset of each stream but the last (counted from
 //! the end of these offsets), then the streams. A stream is rANS with
-//! two 32-bit states over one byte sequence (ryg's `rans_byte.h`,
-//! renormalised byte-wise below 2²³): the two initial states (4 bytes
-//! each, little-endian), then the bytes, read as each lane's values are
-//! decoded in turn (first lane, second lane, ...). A decoder must end
-//! each stream with every byte read and both states back at 2²³; a probe
-//! decodes one stream and checks that, a whole-block decode also checks
-//! the block's CRC.
+//! two 32-bit states over one sequence of 16-bit words (ryg's
+//! `rans_word.h`, renormalised below 2¹⁶): the two initial states (4 bytes
+//! each, little-endian), then the words (little-endian), read as each
+//! lane's values are decoded in turn (first lane, second lane, ...). A
+//! decoder must end each stream with every word read and both states back
+//! at 2¹⁶; a probe decodes one stream and checks that, a whole-block
+//! decode also checks the block's CRC.
 //!
 //! A reader checks the magic, the version, the header CRC and that the sizes
 //! agree before trusting any offset, and each block's CRC when decoding it, so

@@ -27,7 +27,7 @@ pub const STREAM_LEN: usize = 512;
 /// the L2 cache.
 const MAX_OWN_CONTEXTS: usize = 64;
 /// Largest block: its streams' end offsets are `u16`s (at most 10 bits a
-/// value plus 8 bytes a stream stays below 64 Ki bytes).
+/// value plus 10 bytes a stream stays below 64 Ki bytes).
 pub const MAX_BLOCK_SIZE: u32 = 1 << 15;
 
 /// The symbols of scores of a number of seeds.
