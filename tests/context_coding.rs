@@ -85,7 +85,12 @@ fn built_layers_decode_to_the_solvers_values_and_beat_zstd() {
         .write(&zstd, &table.decode_all().unwrap())
         .unwrap();
     let size = |path: &Path| std::fs::metadata(path).unwrap().len();
-    assert!(size(&path) * 100 < size(&zstd) * 95, "{} vs {}", size(&path), size(&zstd));
+    assert!(
+        size(&path) * 100 < size(&zstd) * 95,
+        "{} vs {}",
+        size(&path),
+        size(&zstd)
+    );
 }
 
 #[test]
@@ -100,7 +105,9 @@ fn sorted_reads_decode_each_stream_once_and_agree_with_get() {
         let mut ranks: Vec<(u64, i8)> = range.clone().step_by(37).map(|r| (r, 0)).collect();
         ranks.push((range.end - 1, 0));
         let at = |r: &(u64, i8)| (r.0 % block_size) as usize;
-        table.read_sorted(block, &mut ranks, at, |r, v| r.1 = v).unwrap();
+        table
+            .read_sorted(block, &mut ranks, at, |r, v| r.1 = v)
+            .unwrap();
         for (rank, value) in ranks {
             assert_eq!(value, values[rank as usize], "rank {rank}");
             assert_eq!(table.get(rank).unwrap(), value, "rank {rank}");

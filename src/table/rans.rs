@@ -227,8 +227,9 @@ mod tests {
         assert!((725..750).contains(&bytes.len()), "{} bytes", bytes.len());
         let decode = |bytes: &[u8]| {
             let mut decoder = Decoder::new(bytes)?;
-            let same = (symbols.iter().enumerate())
-                .all(|(i, &(symbol, skew))| decoder.next(i % LANES, &tables, skew as usize) == symbol);
+            let same = (symbols.iter().enumerate()).all(|(i, &(symbol, skew))| {
+                decoder.next(i % LANES, &tables, skew as usize) == symbol
+            });
             Some(same && decoder.is_complete())
         };
         assert_eq!(decode(&bytes), Some(true));

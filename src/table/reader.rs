@@ -337,7 +337,9 @@ impl Table {
         let Some(model) = &self.model else {
             let values = self.decode_bytes(block)?;
             for item in items {
-                let value = *values.get(offset(item)).ok_or_else(|| self.past_end(block))?;
+                let value = *values
+                    .get(offset(item))
+                    .ok_or_else(|| self.past_end(block))?;
                 set(item, value as i8);
             }
             return Ok(());
@@ -421,11 +423,7 @@ impl Table {
 /// The model section of a context-coded table, at the start of the data:
 /// `u32` length, `u32` CRC-32 of the model, the model. Returns the model and
 /// where the first block starts.
-fn read_model(
-    map: &[u8],
-    header: &Header,
-    path: &Path,
-) -> Result<(ScoreModel, u64), TableError> {
+fn read_model(map: &[u8], header: &Header, path: &Path) -> Result<(ScoreModel, u64), TableError> {
     let bad = |reason: String| TableError::BadHeader {
         path: path.to_owned(),
         reason,
