@@ -16,9 +16,9 @@ use mancala_tb::table::{BlockCoding, Table, TableWriter};
 
 /// The codings and block sizes measured: the source table as it is, then
 /// `BLOCKS` (comma-separated block sizes of the context coding, default
-/// 4096).
+/// 32768, the size builds write).
 fn codings(source: &Table) -> Vec<(BlockCoding, u32)> {
-    let sizes = std::env::var("BLOCKS").unwrap_or_else(|_| "4096".into());
+    let sizes = std::env::var("BLOCKS").unwrap_or_else(|_| "32768".into());
     let context = sizes
         .split(',')
         .map(|s| (BlockCoding::ScoreContext, s.parse().expect("BLOCKS")));
