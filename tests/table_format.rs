@@ -457,7 +457,7 @@ fn inconsistent_header_is_refused() {
         ("block size 0", 48, 0u32.to_le_bytes().into()),
         ("block size huge", 48, u32::MAX.to_le_bytes().into()),
         ("encoding", 64, vec![9]),
-        ("transform", 65, vec![1]),
+        ("block coding", 65, vec![9]),
         ("string length", 66, 1000u16.to_le_bytes().into()),
         ("game not UTF-8", 72, vec![0xff]),
     ];

@@ -98,8 +98,13 @@ pub fn decompress(frame: &[u8], len: usize, crc: u32) -> Result<Vec<u8>, Fault> 
         let reason = format!("decodes to {} bytes, expected {len}", out.len());
         return Err(Fault::Damaged(reason));
     }
-    if self::crc(&out) != crc {
+    checked(out, crc)
+}
+
+/// A decoded block's bytes, if they have checksum `crc`.
+pub fn checked(bytes: Vec<u8>, crc: u32) -> Result<Vec<u8>, Fault> {
+    if self::crc(&bytes) != crc {
         return Err(Fault::Checksum);
     }
-    Ok(out)
+    Ok(bytes)
 }

@@ -34,6 +34,27 @@ pub enum ValueEncoding {
     WdlDistance = 3,
 }
 
+/// How a table's blocks are coded (header byte 65).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum BlockCoding {
+    /// Each block one zstd frame.
+    #[default]
+    Zstd = 0,
+    /// One-byte scores under an order-2 context model, coded with rANS; the
+    /// model lies at the start of the data (see the module docs).
+    ScoreContext = 1,
+}
+
+impl BlockCoding {
+    fn from_id(id: u8) -> Option<Self> {
+        match id {
+            0 => Some(BlockCoding::Zstd),
+            1 => Some(BlockCoding::ScoreContext),
+            _ => None,
+        }
+    }
+}
+
 /// The stored value of a `ScoreOrCapture` position decided by its captures.
 pub const CAPTURE_DECIDES: i8 = i8::MIN;
 
@@ -86,6 +107,7 @@ pub struct TableMeta {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Header {
     pub meta: TableMeta,
+    pub coding: BlockCoding,
     pub positions: u64,
     pub block_size: u32,
     pub block_count: u64,
@@ -165,7 +187,7 @@ impl Header {
         b.extend_from_slice(&m.board_width.to_le_bytes());
         b.extend_from_slice(&self.payload_crc.to_le_bytes());
         b.push(m.encoding as u8);
-        b.push(0); // value transform: none
+        b.push(self.coding as u8);
         for s in [&m.game, &m.ruleset, &m.options] {
             b.extend_from_slice(&(s.len() as u16).to_le_bytes());
         }
@@ -225,10 +247,8 @@ impl Header {
         let block_size = u32_at(48);
         let encoding = ValueEncoding::from_id(file[64])
             .ok_or_else(|| bad(format!("unknown value encoding {}", file[64])))?;
-        // No transform is defined yet: values are stored as they are.
-        if file[65] != 0 {
-            return Err(bad(format!("unknown value transform {}", file[65])));
-        }
+        let coding = BlockCoding::from_id(file[65])
+            .ok_or_else(|| bad(format!("unknown block coding {}", file[65])))?;
 
         if actual_len < file_len {
             return Err(truncated(file_len));
@@ -274,6 +294,7 @@ impl Header {
         };
         Ok(Header {
             meta,
+            coding,
             positions,
             block_size,
             block_count,

@@ -22,14 +22,14 @@
 //! | 56 | 4 | `board_width` `u32`: pits per row |
 //! | 60 | 4 | `payload_crc` `u32`: CRC-32 of bytes `header_len .. file_len` |
 //! | 64 | 1 | value encoding: 1 = score (`i8`, the mover's result); 2 = score, with −128 standing for "the best capture decides" (recomputed by the reader from lower layers); 3 = win/draw/loss with distance (`i16`: `d ≥ 1` a win in `d` moves, 0 a draw, `−d − 1` a loss in `d`) |
-//! | 65 | 1 | value transform: 0 = none (values stored as they are); other ids are reserved for reversible transforms such as predictors |
+//! | 65 | 1 | block coding: 0 = zstd (each block one zstd frame); 1 = score context coding (one-byte scores, rANS under an order-2 context model stored before the first block); other ids are refused |
 //! | 66 | 2 | `g` `u16`: length of the game name |
 //! | 68 | 2 | `r` `u16`: length of the ruleset name |
 //! | 70 | 2 | `o` `u16`: length of the ruleset options |
 //! | 72 | g+r+o | game, ruleset, options: UTF-8, no terminators |
 //! | … | … | zero padding up to `header_len − 4` |
 //! | `header_len − 4` | 4 | header CRC-32 of bytes `0 .. header_len − 4` |
-//! | `header_len` | … | data: the compressed blocks, in block order, back to back |
+//! | `header_len` | … | data: with block coding 1 first the model section, then the compressed blocks, in block order, back to back |
 //! | `index_offset` | 16·`block_count` | block index, one entry per block |
 //!
 //! Index entry `i` (16 bytes): `offset` `u64` (absolute file offset of block
@@ -40,6 +40,28 @@
 //! the low bytes of the block's values, then their high bytes (an `i16` in two's
 //! complement is `low + 256·high`). Planes compress far better than pairs: the
 //! high bytes are nearly constant.
+//!
+//! With block coding 1 (chosen with [`TableWriter::coding`] for tables of
+//! one-byte scores; Oware builds write it), the data starts with the model
+//! section: `u32` model length `m`, `u32` CRC-32 of the model, then the
+//! model, in LEB128 varints: the stream length (512), the number of
+//! distributions, each distribution (its symbol count − 1, then each
+//! symbol, a byte, in increasing order, with its frequency; frequencies
+//! add up to 2¹⁰), then for each context its distribution. Symbols are
+//! the values `−n ..= n` (`n` the seeds) as `v + n` and the capture mark as
+//! `2n + 1`; the context of a value is `(2n + 2)·previous + the one
+//! before`, the two symbols before it in its lane (a draw, `n`, before the
+//! first). A block is cut into streams of 512 values (the last may be
+//! shorter), each of two lanes (its first half, and the rest); the block
+//! holds the `u16` end offset of each stream but the last (counted from
+//! the end of these offsets), then the streams. A stream is rANS with
+//! two 32-bit states over one sequence of 16-bit words (ryg's
+//! `rans_word.h`, renormalised below 2¹⁶): the two initial states (4 bytes
+//! each, little-endian), then the words (little-endian), read as each
+//! lane's values are decoded in turn (first lane, second lane, ...). A
+//! decoder must end each stream with every word read and both states back
+//! at 2¹⁶; a probe decodes one stream and checks that, a whole-block
+//! decode also checks the block's CRC.
 //!
 //! A reader checks the magic, the version, the header CRC and that the sizes
 //! agree before trusting any offset, and each block's CRC when decoding it, so
@@ -60,13 +82,15 @@ mod block;
 mod cache;
 mod error;
 mod header;
+mod rans;
 pub mod raw;
 mod reader;
+mod score_coding;
 mod writer;
 
 pub use block::TableValue;
 pub use error::TableError;
-pub use header::{CAPTURE_DECIDES, MAGIC, TableMeta, VERSION, ValueEncoding};
+pub use header::{BlockCoding, CAPTURE_DECIDES, MAGIC, TableMeta, VERSION, ValueEncoding};
 pub use reader::{DEFAULT_CACHE_BLOCKS, Table};
 pub use writer::{DEFAULT_BLOCK_SIZE, DEFAULT_LEVEL, PendingTable, TableWriter, write_table};
 

@@ -10,7 +10,8 @@ use rayon::prelude::*;
 use super::block::{self, Fault, TableValue};
 use super::cache::BlockCache;
 use super::error::TableError;
-use super::header::{Header, INDEX_ENTRY_LEN, IndexEntry, TableMeta};
+use super::header::{BlockCoding, Header, INDEX_ENTRY_LEN, IndexEntry, TableMeta};
+use super::score_coding::{STREAM_LEN, ScoreCoding, ScoreModel};
 use crate::error::{PathContext, WithPath};
 
 /// Decoded blocks cached per table by [`Table::open`]: with the default
@@ -22,6 +23,11 @@ pub struct Table {
     path: PathBuf,
     map: Mmap,
     header: Header,
+    /// The context model of a table coded with it (boxed: a `Table` is
+    /// held by value in enums of layers).
+    model: Option<Box<ScoreModel>>,
+    /// Where the first block starts: after the header, and the model if any.
+    blocks_start: u64,
     cache: BlockCache,
 }
 
@@ -58,11 +64,26 @@ impl Table {
             .map_err(TableError::io)
             .at(path)?;
         let header = Header::decode(&map).at(path)?;
+        let (model, blocks_start) = match header.coding {
+            BlockCoding::Zstd => (None, header.header_len),
+            BlockCoding::ScoreContext => {
+                let (model, end) = read_model(&map, &header).at(path)?;
+                (Some(Box::new(model)), end)
+            }
+        };
+        // Context-coded tables cache streams: as many bytes as 4 Ki blocks
+        // would take.
+        let cache = BlockCache::new(match header.coding {
+            BlockCoding::Zstd => cache_blocks,
+            BlockCoding::ScoreContext => cache_blocks * (4096 / STREAM_LEN),
+        });
         Ok(Table {
             path: path.to_owned(),
             map,
             header,
-            cache: BlockCache::new(cache_blocks),
+            model,
+            blocks_start,
+            cache,
         })
     }
 
@@ -89,6 +110,11 @@ impl Table {
     /// Bytes of the file.
     pub fn file_len(&self) -> u64 {
         self.map.len() as u64
+    }
+
+    /// How the blocks are coded.
+    pub fn coding(&self) -> BlockCoding {
+        self.header.coding
     }
 
     /// Positions per block (the last block may hold fewer).
@@ -160,6 +186,23 @@ impl Table {
         }
         let size = u64::from(self.header.block_size);
         let (block, at) = (rank / size, (rank % size) as usize);
+        if let Some(model) = &self.model {
+            // One stream of the block, not the block, is decoded and cached.
+            let streams = size.div_ceil(STREAM_LEN as u64);
+            let key = block * streams + (at / STREAM_LEN) as u64;
+            let offset = at % STREAM_LEN;
+            if let Some(value) = self.cache.read(key, |bytes| V::from_bytes(bytes, offset)) {
+                return Ok(value);
+            }
+            let (frame, len, _) = self.frame(block)?;
+            let mut values = [0; STREAM_LEN];
+            let part = model
+                .decode_part(frame, len, at, &mut values)
+                .map_err(|reason| TableError::BadBlock { block, reason })?;
+            let value = V::from_bytes(&values, offset);
+            self.cache.insert(key, values[..part.len()].into());
+            return Ok(value);
+        }
         if let Some(value) = self.cache.read(block, |bytes| V::from_bytes(bytes, at)) {
             return Ok(value);
         }
@@ -215,7 +258,7 @@ impl Table {
         if crc32fast::hash(payload) != h.payload_crc {
             return Err(TableError::PayloadChecksum);
         }
-        let mut next = h.header_len;
+        let mut next = self.blocks_start;
         for b in 0..h.block_count {
             let entry = self.entry(b);
             if entry.offset != next {
@@ -290,8 +333,82 @@ impl Table {
         IndexEntry::decode(bytes)
     }
 
+    /// The values at offsets of `block` of a one-byte table, decoding
+    /// what they need once: `items` sorted by `offset`, each `set` to its
+    /// value. A context-coded block decodes only the streams they fall in.
+    pub fn read_sorted<T>(
+        &self,
+        block: u64,
+        items: &mut [T],
+        offset: impl Fn(&T) -> usize,
+        set: impl FnMut(&mut T, i8),
+    ) -> Result<(), WithPath<TableError>> {
+        self.read_sorted_values(block, items, offset, set)
+            .at(&self.path)
+    }
+
+    fn read_sorted_values<T>(
+        &self,
+        block: u64,
+        items: &mut [T],
+        offset: impl Fn(&T) -> usize,
+        mut set: impl FnMut(&mut T, i8),
+    ) -> Result<(), TableError> {
+        self.check_width::<i8>()?;
+        let Some(model) = &self.model else {
+            let values = self.decode_bytes(block)?;
+            for item in items {
+                let value = *values
+                    .get(offset(item))
+                    .ok_or_else(|| self.past_end(block))?;
+                set(item, value as i8);
+            }
+            return Ok(());
+        };
+        let (frame, len, _) = self.frame(block)?;
+        let mut values = [0; STREAM_LEN];
+        let mut part = 0..0;
+        for item in items {
+            let at = offset(item);
+            if !part.contains(&at) {
+                if at >= len {
+                    return Err(self.past_end(block));
+                }
+                part = model
+                    .decode_part(frame, len, at, &mut values)
+                    .map_err(|reason| TableError::BadBlock { block, reason })?;
+            }
+            set(item, values[at - part.start] as i8);
+        }
+        Ok(())
+    }
+
+    fn past_end(&self, block: u64) -> TableError {
+        TableError::OutOfRange {
+            rank: self.block_range(block).end,
+            len: self.len(),
+        }
+    }
+
     /// Decodes `block`, checking its index entry's bounds and its checksum.
     fn decode_bytes(&self, block: u64) -> Result<Vec<u8>, TableError> {
+        let (frame, len, crc) = self.frame(block)?;
+        let decoded = match &self.model {
+            None => block::decompress(frame, len, crc),
+            Some(model) => model
+                .decode(frame, len)
+                .map_err(Fault::Damaged)
+                .and_then(|bytes| block::checked(bytes, crc)),
+        };
+        decoded.map_err(|fault| match fault {
+            Fault::Damaged(reason) => TableError::BadBlock { block, reason },
+            Fault::Checksum => TableError::BlockChecksum { block },
+        })
+    }
+
+    /// The coded bytes of `block`, its decoded length in bytes and their
+    /// checksum, with the index entry's bounds checked.
+    fn frame(&self, block: u64) -> Result<(&[u8], usize, u32), TableError> {
         let range = self.block_range(block);
         if range.is_empty() {
             return Err(TableError::OutOfRange {
@@ -300,7 +417,7 @@ impl Table {
             });
         }
         let entry = self.entry(block);
-        let data = self.header.header_len..self.header.index_offset;
+        let data = self.blocks_start..self.header.index_offset;
         let end = entry.offset.checked_add(u64::from(entry.len));
         if entry.offset < data.start || end.is_none_or(|end| end > data.end) {
             return Err(TableError::BadBlock {
@@ -310,9 +427,35 @@ impl Table {
         }
         let frame = &self.map[entry.offset as usize..][..entry.len as usize];
         let len = (range.end - range.start) as usize * self.meta().encoding.width();
-        block::decompress(frame, len, entry.crc).map_err(|fault| match fault {
-            Fault::Damaged(reason) => TableError::BadBlock { block, reason },
-            Fault::Checksum => TableError::BlockChecksum { block },
-        })
+        Ok((frame, len, entry.crc))
     }
+}
+
+/// The model section of a context-coded table, at the start of the data:
+/// `u32` length, `u32` CRC-32 of the model, the model. Returns the model and
+/// where the first block starts.
+fn read_model(map: &[u8], header: &Header) -> Result<(ScoreModel, u64), TableError> {
+    let bad = |reason: String| TableError::BadHeader { reason };
+    let start = header.header_len as usize;
+    let data = &map[start..header.index_offset as usize];
+    let word = |at: usize| {
+        data.get(at..at + 4)
+            .map(|w| u32::from_le_bytes(w.try_into().expect("4")))
+    };
+    let (Some(len), Some(crc)) = (word(0), word(4)) else {
+        return Err(bad("no room for the model".into()));
+    };
+    let bytes = data
+        .get(8..8 + len as usize)
+        .ok_or_else(|| bad(format!("model of {len} bytes overruns the data")))?;
+    if crc32fast::hash(bytes) != crc {
+        return Err(TableError::PayloadChecksum);
+    }
+    let meta = &header.meta;
+    let coding = ScoreCoding::new(meta.seeds)
+        .filter(|_| meta.encoding.width() == 1)
+        .ok_or_else(|| bad(format!("no context model for {} seeds", meta.seeds)))?;
+    let model =
+        ScoreModel::parse(coding, bytes).map_err(|reason| bad(format!("model: {reason}")))?;
+    Ok((model, (start + 8 + bytes.len()) as u64))
 }

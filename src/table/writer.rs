@@ -8,10 +8,13 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 use zstd::bulk::Compressor;
 
+use memmap2::Mmap;
+
 use super::block::{self, TableValue};
 use super::error::TableError;
-use super::header::{self, Header, IndexEntry, MAX_BLOCK_SIZE, TableMeta};
+use super::header::{self, BlockCoding, Header, IndexEntry, MAX_BLOCK_SIZE, TableMeta};
 use super::reader::Table;
+use super::score_coding::{self, ScoreCoding, ScoreModel};
 use crate::error::{PathContext, WithPath};
 
 /// Positions per block. Measured on Awari layers (`benches/table.rs`): 16 Ki
@@ -36,29 +39,55 @@ pub fn write_table(
     TableWriter::new(meta.clone()).write(path, values)
 }
 
-/// Table writer settings: metadata, block size and compression level.
+/// Positions per block of the context coding: a probe decodes one stream
+/// of [`score_coding::STREAM_LEN`] values whatever the block size, so
+/// blocks need only be large enough for their index entries (16 bytes) to
+/// stay small beside them.
+pub const CONTEXT_BLOCK_SIZE: u32 = 1 << 12;
+
+/// Table writer settings: metadata, block coding, block size and
+/// compression level.
 #[derive(Clone, Debug)]
 pub struct TableWriter {
     meta: TableMeta,
-    block_size: u32,
+    coding: BlockCoding,
+    /// `None`: the coding's default.
+    block_size: Option<u32>,
     level: i32,
 }
 
 impl TableWriter {
-    /// A writer of tables holding `meta`, with the default block size and
-    /// compression level.
+    /// Default settings: zstd blocks of [`DEFAULT_BLOCK_SIZE`] at
+    /// [`DEFAULT_LEVEL`].
     pub fn new(meta: TableMeta) -> Self {
         TableWriter {
             meta,
-            block_size: DEFAULT_BLOCK_SIZE,
+            coding: BlockCoding::Zstd,
+            block_size: None,
             level: DEFAULT_LEVEL,
         }
     }
 
-    /// Positions per block, 1 ..= 16 Mi.
-    pub fn block_size(mut self, block_size: u32) -> Self {
-        self.block_size = block_size;
+    /// How blocks are coded. The context coding needs one-byte scores of
+    /// at most `seeds` (or the capture mark), in blocks of at most
+    /// 32 Ki positions; other values are written with zstd.
+    pub fn coding(mut self, coding: BlockCoding) -> Self {
+        self.coding = coding;
         self
+    }
+
+    /// Positions per block, 1 ..= 16 Mi (default: [`DEFAULT_BLOCK_SIZE`] for
+    /// zstd, [`CONTEXT_BLOCK_SIZE`] for the context coding).
+    pub fn block_size(mut self, block_size: u32) -> Self {
+        self.block_size = Some(block_size);
+        self
+    }
+
+    fn resolved_block_size(&self) -> u32 {
+        self.block_size.unwrap_or(match self.coding {
+            BlockCoding::Zstd => DEFAULT_BLOCK_SIZE,
+            BlockCoding::ScoreContext => CONTEXT_BLOCK_SIZE,
+        })
     }
 
     /// zstd compression level.
@@ -109,12 +138,40 @@ impl TableWriter {
         self.check_settings::<V>().at(path)?;
         let tmp = super::temp_path(path);
         let file = File::create(&tmp).map_err(TableError::io).at(&tmp)?;
+        let mut settings = self.clone();
+        if V::WIDTH != 1 {
+            settings.coding = BlockCoding::Zstd;
+        }
+        let spill = match settings.coding {
+            BlockCoding::Zstd => None,
+            BlockCoding::ScoreContext => {
+                let mut name = tmp.clone().into_os_string();
+                name.push(".values");
+                let path = PathBuf::from(name);
+                // Readable too: it is mapped to be coded.
+                let file = fs::OpenOptions::new()
+                    .read(true)
+                    .write(true)
+                    .create(true)
+                    .truncate(true)
+                    .open(&path)
+                    .map_err(TableError::io)
+                    .at(&path)?;
+                Some(Spill {
+                    out: BufWriter::with_capacity(1 << 20, file),
+                    path,
+                })
+            }
+        };
+        let header_len = header::header_len(&self.meta);
         let mut table = PendingTable {
-            settings: self.clone(),
+            settings,
             path: path.to_owned(),
             out: BufWriter::with_capacity(1 << 20, file),
             tmp,
-            header_len: header::header_len(&self.meta),
+            spill,
+            header_len,
+            blocks_start: header_len,
             pending: Vec::new(),
             positions: 0,
             index: Vec::new(),
@@ -141,9 +198,14 @@ impl TableWriter {
                 ),
             });
         }
-        if self.block_size == 0 || self.block_size > MAX_BLOCK_SIZE {
+        let block_size = self.resolved_block_size();
+        let max = match self.coding {
+            BlockCoding::Zstd => MAX_BLOCK_SIZE,
+            BlockCoding::ScoreContext => score_coding::MAX_BLOCK_SIZE,
+        };
+        if block_size == 0 || block_size > max {
             return Err(TableError::InvalidInput {
-                reason: format!("block size {} not in 1..={MAX_BLOCK_SIZE}", self.block_size),
+                reason: format!("block size {block_size} not in 1..={max}"),
             });
         }
         Ok(())
@@ -157,7 +219,11 @@ pub struct PendingTable<V: TableValue = i8> {
     path: PathBuf,
     tmp: PathBuf,
     out: BufWriter<File>,
+    /// The values so far, for a coding that models the whole layer before
+    /// coding a block.
+    spill: Option<Spill>,
     header_len: u64,
+    blocks_start: u64,
     /// Values of an incomplete batch, waiting for more.
     pending: Vec<V>,
     /// Values pushed so far, pending included.
@@ -165,6 +231,12 @@ pub struct PendingTable<V: TableValue = i8> {
     index: Vec<IndexEntry>,
     payload: crc32fast::Hasher,
     state: State,
+}
+
+/// A file of raw values beside the temporary table.
+struct Spill {
+    path: PathBuf,
+    out: BufWriter<File>,
 }
 
 #[derive(PartialEq)]
@@ -180,7 +252,15 @@ impl<V: TableValue> PendingTable<V> {
     pub fn push(&mut self, mut values: &[V]) -> Result<(), WithPath<TableError>> {
         self.check_open()?;
         self.positions += values.len() as u64;
-        let batch = self.settings.block_size as usize * BATCH_BLOCKS;
+        if let Some(spill) = &mut self.spill {
+            let written = spill.out.write_all(&V::to_bytes(values));
+            let path = spill.path.clone();
+            return written.map_err(|e| {
+                self.state = State::Failed;
+                WithPath::new(&path, TableError::io(e))
+            });
+        }
+        let batch = self.settings.resolved_block_size() as usize * BATCH_BLOCKS;
         if !self.pending.is_empty() {
             let take = (batch - self.pending.len()).min(values.len());
             self.pending.extend_from_slice(&values[..take]);
@@ -203,18 +283,22 @@ impl<V: TableValue> PendingTable<V> {
     /// then renames it to its final name and syncs the directory.
     pub fn finish(mut self) -> Result<(), WithPath<TableError>> {
         self.check_open()?;
+        if self.spill.is_some() {
+            self.write_spilled()?;
+        }
         let rest = std::mem::take(&mut self.pending);
         self.write_batch(&rest)?;
 
         let index_offset =
-            self.header_len + self.index.iter().map(|e| u64::from(e.len)).sum::<u64>();
+            self.blocks_start + self.index.iter().map(|e| u64::from(e.len)).sum::<u64>();
         let index: Vec<u8> = self.index.iter().flat_map(|e| e.encode()).collect();
         self.payload.update(&index);
         self.io(|out| out.write_all(&index))?;
         let header = Header {
             meta: self.settings.meta.clone(),
+            coding: self.settings.coding,
             positions: self.positions,
-            block_size: self.settings.block_size,
+            block_size: self.settings.resolved_block_size(),
             block_count: self.index.len() as u64,
             header_len: self.header_len,
             index_offset,
@@ -265,18 +349,83 @@ impl<V: TableValue> PendingTable<V> {
     /// Compresses whole blocks (the last may be partial only at the end of
     /// the table) in parallel and appends them in order.
     fn write_batch(&mut self, values: &[V]) -> Result<(), WithPath<TableError>> {
-        let frames = compress_blocks(values, self.settings.block_size, self.settings.level)
-            .map_err(|e| self.fail(e))?;
+        let frames = compress_blocks(
+            values,
+            self.settings.resolved_block_size(),
+            self.settings.level,
+        )
+        .map_err(|e| self.fail(e))?;
+        self.append_blocks(frames)
+    }
+
+    /// Appends coded blocks and their index entries.
+    fn append_blocks(&mut self, frames: Vec<(Vec<u8>, u32)>) -> Result<(), WithPath<TableError>> {
         let mut offset = self
             .index
             .last()
-            .map_or(self.header_len, |e| e.offset + u64::from(e.len));
+            .map_or(self.blocks_start, |e| e.offset + u64::from(e.len));
         for (frame, crc) in frames {
             self.payload.update(&frame);
             self.io(|out| out.write_all(&frame))?;
             let len = frame.len() as u32; // < zstd's bound for a MAX_BLOCK_SIZE block
             self.index.push(IndexEntry { offset, len, crc });
             offset += u64::from(len);
+        }
+        Ok(())
+    }
+}
+
+impl<V: TableValue> PendingTable<V> {
+    /// Codes the spilled values: counts the model over the whole layer,
+    /// writes it, then the blocks. Values the model cannot code (not
+    /// scores of the table's seeds) are written with zstd instead.
+    fn write_spilled(&mut self) -> Result<(), WithPath<TableError>> {
+        let Spill { path, mut out } = self.spill.take().expect("a spill");
+        let spill_err = |e| WithPath::new(&path, TableError::io(e));
+        out.flush().map_err(spill_err)?;
+        let file = out.into_inner().map_err(|e| spill_err(e.into_error()))?;
+        // SAFETY: the spill file is private to this writer and not changed
+        // while mapped.
+        let map = unsafe { Mmap::map(&file) }.map_err(spill_err)?;
+        let values: &[u8] = &map;
+        let block_size = self.settings.resolved_block_size() as usize;
+        let meta = &self.settings.meta;
+        let model = ScoreCoding::new(meta.seeds)
+            .and_then(|coding| ScoreModel::from_counts(coding, &coding.count(values, block_size)?));
+        let result = match model {
+            Some(model) => self.write_coded(&model, values),
+            None => {
+                self.settings.coding = BlockCoding::Zstd;
+                let batch = self.settings.resolved_block_size() as usize * BATCH_BLOCKS;
+                map.chunks(batch)
+                    .try_for_each(|c| self.write_batch(&V::from_block(c.to_vec())))
+            }
+        };
+        drop(map);
+        let _ = fs::remove_file(&path);
+        result
+    }
+
+    fn write_coded(
+        &mut self,
+        model: &ScoreModel,
+        values: &[u8],
+    ) -> Result<(), WithPath<TableError>> {
+        let bytes = model.to_bytes();
+        let mut section = Vec::with_capacity(8 + bytes.len());
+        section.extend((bytes.len() as u32).to_le_bytes());
+        section.extend(crc32fast::hash(&bytes).to_le_bytes());
+        section.extend(&bytes);
+        self.payload.update(&section);
+        self.io(|out| out.write_all(&section))?;
+        self.blocks_start = self.header_len + section.len() as u64;
+        let block_size = self.settings.resolved_block_size() as usize;
+        for batch in values.chunks(block_size * BATCH_BLOCKS) {
+            let frames = batch
+                .par_chunks(block_size)
+                .map(|block| (model.encode(block), block::crc(block)))
+                .collect();
+            self.append_blocks(frames)?;
         }
         Ok(())
     }
@@ -308,6 +457,9 @@ impl<V: TableValue> Drop for PendingTable<V> {
         if self.state != State::Renamed {
             // Best effort: without the rename the file was never a table.
             let _ = fs::remove_file(&self.tmp);
+        }
+        if let Some(spill) = &self.spill {
+            let _ = fs::remove_file(&spill.path);
         }
     }
 }

@@ -2,22 +2,26 @@
 //! settings (the format's own defaults, 16 Ki blocks at zstd level 19, suit
 //! a table written once and probed for ever; builds write many layers).
 
-use crate::table::{TableMeta, TableWriter};
+use crate::table::{BlockCoding, TableMeta, TableWriter};
 
 /// zstd level of built tables: on Oware layer 18, level 6 makes files 0.5%
 /// larger than level 9 and 3% smaller than level 3, in a fraction of the
 /// time of the highest levels.
 const BUILD_LEVEL: i32 = 6;
-/// Positions per block of built Oware tables: a probe decodes one block (4
-/// Ki: about 12 µs for a random probe of layer 18, against 31 µs with 16 Ki
-/// blocks, for 4% more bytes).
-const OWARE_BLOCK_SIZE: u32 = 4096;
+/// Positions per block of built Oware tables: the largest the context
+/// coding allows. A probe decodes one stream of its block whatever the
+/// block's size, and larger blocks need fewer index entries (16 bytes each).
+const OWARE_BLOCK_SIZE: u32 = 1 << 15;
 
-/// Built Oware layers: probed at random by `query` and by the layers above.
+/// Built Oware layers: probed at random by `query` and by the layers above,
+/// so context coded (a probe decodes one stream of 512 values; smaller
+/// than zstd too). Values it cannot code would fall back to zstd at the
+/// build level.
 pub(crate) fn oware_build(meta: TableMeta) -> TableWriter {
     TableWriter::new(meta)
-        .level(BUILD_LEVEL)
+        .coding(BlockCoding::ScoreContext)
         .block_size(OWARE_BLOCK_SIZE)
+        .level(BUILD_LEVEL)
 }
 
 /// Oware layers imported from published `scores.N` files: written once, so

@@ -207,7 +207,7 @@ impl LowerTables {
 }
 
 /// Fills in the stored values of `nodes` (sorted by rank), decoding each
-/// block they touch once. Marked values stay [`CAPTURE_DECIDES`] (no score
+/// block (or, context coded, each stream) they touch once. Marked values stay [`CAPTURE_DECIDES`] (no score
 /// is that low, so an imported table without marks never has it).
 fn read_stored(table: &Table, nodes: &mut [Node]) -> Result<(), TablebaseError> {
     let block_size = u64::from(table.block_size());
@@ -222,10 +222,8 @@ fn read_stored(table: &Table, nodes: &mut [Node]) -> Result<(), TablebaseError> 
         rest = tail;
     }
     runs.into_par_iter().try_for_each(|(block, run)| {
-        let values = table.decode_block(block)?;
-        for node in run {
-            node.value = values[(node.rank % block_size) as usize];
-        }
+        let at = |node: &Node| (node.rank % block_size) as usize;
+        table.read_sorted(block, run, at, |node, value| node.value = value)?;
         Ok(())
     })
 }

@@ -1,0 +1,107 @@
+//! The context coding against zstd on built Awari layers, side by side in
+//! one run (so machine load affects both alike).
+//!
+//! `cargo bench --bench coding -- DIR SEEDS...` reads the (zstd or context
+//! coded) tables `DIR/oware-awari/scores.SEEDS.mtb`, writes each layer's
+//! values with both codings to a temporary folder (`TMPDIR`), and prints
+//! per coding and block size (`BLOCKS`): bytes per position, the time to
+//! write (0 for the source table, measured as it is), the
+//! time to decode every block, and the median time of one block decode at
+//! random ranks (what a probe that misses the cache pays).
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use mancala_tb::table::{BlockCoding, Table, TableWriter};
+
+/// The codings and block sizes measured: the source table as it is, then
+/// `BLOCKS` (comma-separated block sizes of the context coding, default
+/// 32768, the size builds write).
+fn codings(source: &Table) -> Vec<(BlockCoding, u32)> {
+    let sizes = std::env::var("BLOCKS").unwrap_or_else(|_| "32768".into());
+    let context = sizes
+        .split(',')
+        .map(|s| (BlockCoding::ScoreContext, s.parse().expect("BLOCKS")));
+    std::iter::once((source.coding(), source.block_size()))
+        .chain(context)
+        .collect()
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| a != "--bench")
+        .collect();
+    let dir = PathBuf::from(&args[0]);
+    let tmp = tempfile::tempdir().expect("temporary folder");
+    // RECODE=DIR: only write the layers context coded into a tablebase
+    // folder DIR, e.g. to time probes of it with `benches/oware_probe.rs`.
+    if let Some(out) = std::env::var_os("RECODE") {
+        let folder = PathBuf::from(out).join("oware-awari");
+        std::fs::create_dir_all(&folder).expect("create RECODE folder");
+        for seeds in &args[1..] {
+            let source =
+                Table::open(dir.join(format!("oware-awari/scores.{seeds}.mtb"))).expect("open");
+            TableWriter::new(source.meta().clone())
+                .coding(BlockCoding::ScoreContext)
+                .write(
+                    folder.join(format!("scores.{seeds}.mtb")),
+                    &source.decode_all().expect("decode"),
+                )
+                .expect("write");
+        }
+        return;
+    }
+    for seeds in &args[1..] {
+        let source =
+            Table::open(dir.join(format!("oware-awari/scores.{seeds}.mtb"))).expect("open");
+        let values = source.decode_all().expect("decode");
+        let n = values.len() as f64;
+        println!("== layer {seeds}: {} positions", values.len());
+        for (coding, block_size) in codings(&source) {
+            // The source table is measured as it is (as built: zstd level
+            // 6, or however it was written).
+            let reuse = coding == source.coding() && block_size == source.block_size();
+            let path = if reuse {
+                source.path().to_path_buf()
+            } else {
+                tmp.path().join("t.mtb")
+            };
+            let start = Instant::now();
+            if !reuse {
+                TableWriter::new(source.meta().clone())
+                    .coding(coding)
+                    .block_size(block_size)
+                    .write(&path, &values)
+                    .expect("write");
+            }
+            let write = start.elapsed().as_secs_f64();
+            let table = Table::open_with_cache(&path, 0).expect("open");
+            let start = Instant::now();
+            assert_eq!(table.decode_all().expect("decode"), values);
+            let all = start.elapsed().as_secs_f64();
+            let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+            let mut times: Vec<f64> = (0..2000)
+                .map(|_| {
+                    state ^= state << 13;
+                    state ^= state >> 7;
+                    state ^= state << 17;
+                    let start = Instant::now();
+                    std::hint::black_box(table.get(state % values.len() as u64).expect("get"));
+                    start.elapsed().as_secs_f64() * 1e6
+                })
+                .collect();
+            times.sort_by(f64::total_cmp);
+            println!(
+                "{:14} {:6} per block: {:.4} B/pos, write {:.2} s, decode all {:.2} s ({:.1} ns/pos), one block {:.1} µs median",
+                format!("{coding:?}"),
+                block_size,
+                table.file_len() as f64 / n,
+                write,
+                all,
+                all * 1e9 / n,
+                times[times.len() / 2],
+            );
+        }
+    }
+}

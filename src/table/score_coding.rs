@@ -1,0 +1,475 @@
+//! Block coding 1: one-byte scores under a context model, coded with rANS
+//! in short independent streams, so that a probe decodes one stream of a
+//! few hundred values rather than a whole block.
+//!
+//! A value's context is the two values before it in its stream. The
+//! contexts that gain most over "the previous value only" keep their own
+//! distribution; the others share their previous value's. The tables stay
+//! small enough to sit in cache (4 KiB of slots each), and there is no
+//! per-block setup (zstd rebuilds its entropy tables for every frame).
+//!
+//! Layout: see the table format (`mod.rs`).
+
+use std::ops::Range;
+
+use rayon::prelude::*;
+
+use super::rans::{self, Decoder, Encoder, LANES, Tables};
+
+/// Largest seed count of the alphabet: symbols stay below 256.
+const MAX_SEEDS: u32 = 126;
+/// Values per stream: two lanes of 256, each starting afresh. Each stream
+/// costs 10 bytes (the lanes' final states and its end offset); a probe
+/// decodes one whole stream, so that its end checks it.
+pub const STREAM_LEN: usize = 512;
+/// Most contexts with a distribution of their own: beyond this the gain
+/// on Awari layers is small, and the tables (4 KiB each) would outgrow
+/// the L2 cache.
+const MAX_OWN_CONTEXTS: usize = 64;
+/// Largest block: its streams' end offsets are `u16`s (at most 10 bits a
+/// value plus 10 bytes a stream stays below 64 Ki bytes).
+pub const MAX_BLOCK_SIZE: u32 = 1 << 15;
+
+/// The symbols of scores of a number of seeds.
+#[derive(Clone, Copy, Debug)]
+pub struct ScoreCoding {
+    seeds: usize,
+}
+
+impl ScoreCoding {
+    /// The coding of scores of `seeds` seeds, if its symbols fit a byte.
+    pub fn new(seeds: u32) -> Option<ScoreCoding> {
+        (seeds <= MAX_SEEDS).then_some(ScoreCoding {
+            seeds: seeds as usize,
+        })
+    }
+
+    /// Symbols: the values `−seeds ..= seeds`, then the capture mark.
+    fn alphabet(&self) -> usize {
+        2 * self.seeds + 2
+    }
+
+    /// The symbol of a value (as its byte), or `None` if it is outside the
+    /// alphabet.
+    fn symbol(&self, value: u8) -> Option<u8> {
+        let n = self.seeds as i32;
+        match i32::from(value as i8) {
+            v if v == i32::from(super::CAPTURE_DECIDES) => Some((2 * n + 1) as u8),
+            v if (-n..=n).contains(&v) => Some((v + n) as u8),
+            _ => None,
+        }
+    }
+
+    fn value(&self, symbol: u8) -> u8 {
+        if usize::from(symbol) == 2 * self.seeds + 1 {
+            super::CAPTURE_DECIDES as u8
+        } else {
+            (i32::from(symbol) - self.seeds as i32) as i8 as u8
+        }
+    }
+
+    /// The symbol before the first of a stream (twice): a draw.
+    fn start(&self) -> usize {
+        self.seeds
+    }
+
+    /// How often each symbol follows each pair of symbols in the streams
+    /// of `values` (blocks of `block_size`), or `None` if some value is not
+    /// a symbol. Indexed by `(previous · alphabet + before) · alphabet + symbol`.
+    pub fn count(&self, values: &[u8], block_size: usize) -> Option<Vec<u64>> {
+        let a = self.alphabet();
+        let blocks = values.len().div_ceil(block_size);
+        let share = blocks.div_ceil(rayon::current_num_threads()).max(1) * block_size;
+        values
+            .par_chunks(share)
+            .map(|share| {
+                let mut counts = vec![0u64; a * a * a];
+                let streams = share.chunks(block_size).flat_map(|b| b.chunks(STREAM_LEN));
+                for lane in streams.flat_map(|s| <[&[u8]; LANES]>::from(lanes(s))) {
+                    let (mut previous, mut before) = (self.start(), self.start());
+                    for &v in lane {
+                        let symbol = usize::from(self.symbol(v)?);
+                        counts[(previous * a + before) * a + symbol] += 1;
+                        (previous, before) = (symbol, previous);
+                    }
+                }
+                Some(counts)
+            })
+            .try_reduce(
+                || vec![0u64; a * a * a],
+                |mut sum, counts| {
+                    sum.iter_mut().zip(counts).for_each(|(s, c)| *s += c);
+                    Some(sum)
+                },
+            )
+    }
+}
+
+/// The distributions of a table and which context uses which.
+pub struct ScoreModel {
+    coding: ScoreCoding,
+    /// Per context (`previous · alphabet + before`): its table. Contexts
+    /// never seen point at table 0; a stream that reaches one is damaged
+    /// and fails its end check.
+    map: Vec<u16>,
+    tables: Tables,
+}
+
+impl ScoreModel {
+    /// The model of `counts` (from [`ScoreCoding::count`]), or `None` if
+    /// nothing was counted.
+    pub fn from_counts(coding: ScoreCoding, counts: &[u64]) -> Option<ScoreModel> {
+        let a = coding.alphabet();
+        let context = |c: usize| &counts[c * a..][..a];
+        let mut previous_only = vec![vec![0u64; a]; a];
+        for c in 0..a * a {
+            let sum = &mut previous_only[c / a];
+            sum.iter_mut().zip(context(c)).for_each(|(s, n)| *s += n);
+        }
+        // Bits saved by a context's own distribution, less what storing it costs.
+        let mut gains: Vec<(f64, usize)> = (0..a * a)
+            .filter_map(|c| {
+                let own = context(c);
+                let shared = &previous_only[c / a];
+                let (n, m) = (own.iter().sum::<u64>(), shared.iter().sum::<u64>());
+                let mut gain = 0.0;
+                for (&k, &s) in own.iter().zip(shared).filter(|(k, _)| **k > 0) {
+                    gain += k as f64 * ((k as f64 / n as f64) / (s as f64 / m as f64)).log2();
+                }
+                let cost = 8.0 * (2.0 + 3.0 * own.iter().filter(|&&k| k > 0).count() as f64);
+                (gain > cost).then_some((gain - cost, c))
+            })
+            .collect();
+        gains.sort_by(|x, y| y.0.total_cmp(&x.0));
+        gains.truncate(MAX_OWN_CONTEXTS);
+
+        let mut own = vec![false; a * a];
+        for &(_, c) in &gains {
+            own[c] = true;
+            let sum = &mut previous_only[c / a];
+            sum.iter_mut().zip(context(c)).for_each(|(s, n)| *s -= n);
+        }
+        let mut freqs = Vec::new();
+        let mut shared_table = vec![None; a];
+        for (previous, counts) in previous_only.iter().enumerate() {
+            if let Some(f) = rans::quantize(counts) {
+                shared_table[previous] = Some(freqs.len() as u16);
+                freqs.push(f);
+            }
+        }
+        let mut map = vec![0u16; a * a];
+        for (c, table) in map.iter_mut().enumerate() {
+            if own[c] {
+                *table = freqs.len() as u16;
+                freqs.push(rans::quantize(context(c)).expect("a gain means counts"));
+            } else if let Some(shared) = shared_table[c / a] {
+                *table = shared;
+            }
+        }
+        (!freqs.is_empty()).then(|| ScoreModel {
+            coding,
+            map,
+            tables: Tables::new(&freqs),
+        })
+    }
+
+    /// The model as stored: LEB128 varints, the number of tables, each
+    /// table (its symbol count − 1, then each symbol as a byte, in
+    /// increasing order, with its frequency), then each context's table.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let a = self.coding.alphabet();
+        let mut out = Vec::new();
+        put_varint(&mut out, STREAM_LEN as u64);
+        put_varint(&mut out, self.tables.len() as u64);
+        for t in 0..self.tables.len() {
+            let symbols: Vec<(u8, u32)> = (0..a as u8)
+                .map(|s| (s, self.tables.span(t, s).0))
+                .filter(|&(_, freq)| freq > 0)
+                .collect();
+            put_varint(&mut out, symbols.len() as u64 - 1);
+            for (symbol, freq) in symbols {
+                out.push(symbol);
+                put_varint(&mut out, u64::from(freq));
+            }
+        }
+        for &table in &self.map {
+            put_varint(&mut out, u64::from(table));
+        }
+        out
+    }
+
+    /// Reads a model of scores of `coding`, checking everything a decoder
+    /// relies on.
+    pub fn parse(coding: ScoreCoding, mut bytes: &[u8]) -> Result<ScoreModel, String> {
+        let a = coding.alphabet();
+        let bytes = &mut bytes;
+        if get_varint(bytes)? != STREAM_LEN as u64 {
+            return Err(format!("streams of other than {STREAM_LEN} values"));
+        }
+        let count = get_varint(bytes)?;
+        if count == 0 || count > u64::from(u16::MAX) {
+            return Err(format!("{count} tables"));
+        }
+        let mut tables = Vec::with_capacity(count as usize);
+        for _ in 0..count {
+            let symbols = get_varint(bytes)? + 1;
+            if symbols > a as u64 {
+                return Err(format!("{symbols} symbols in an alphabet of {a}"));
+            }
+            let mut freqs = vec![0u16; a];
+            let (mut sum, mut next) = (0u64, 0usize);
+            for _ in 0..symbols {
+                let (&symbol, rest) = bytes.split_first().ok_or("model ends early")?;
+                *bytes = rest;
+                let freq = get_varint(bytes)?;
+                let symbol = usize::from(symbol);
+                if symbol < next || symbol >= a || freq == 0 {
+                    return Err(format!("bad symbol {symbol} or frequency {freq}"));
+                }
+                sum += freq;
+                if sum > u64::from(rans::SCALE) {
+                    return Err("frequencies over the scale".into());
+                }
+                freqs[symbol] = freq as u16;
+                next = symbol + 1;
+            }
+            if sum != u64::from(rans::SCALE) {
+                return Err(format!("frequencies add up to {sum}, not {}", rans::SCALE));
+            }
+            tables.push(freqs);
+        }
+        let map = (0..a * a)
+            .map(|_| {
+                let table = get_varint(bytes)?;
+                (table < count)
+                    .then_some(table as u16)
+                    .ok_or(format!("context table {table} of {count}"))
+            })
+            .collect::<Result<_, String>>()?;
+        if !bytes.is_empty() {
+            return Err("bytes after the model".into());
+        }
+        Ok(ScoreModel {
+            coding,
+            map,
+            tables: Tables::new(&tables),
+        })
+    }
+
+    /// The distribution of a context.
+    #[inline]
+    fn table(&self, previous: usize, before: usize) -> usize {
+        usize::from(self.map[previous * self.coding.alphabet() + before])
+    }
+
+    /// A coded block: the `u16` end offset of each stream but the last
+    /// (from the end of the offsets), then the streams. All `values` are
+    /// symbols counted into the model.
+    pub fn encode(&self, values: &[u8]) -> Vec<u8> {
+        let streams = values.len().div_ceil(STREAM_LEN);
+        let head = 2 * streams.saturating_sub(1);
+        let mut out = vec![0; head];
+        let coding = self.coding;
+        for (k, stream) in values.chunks(STREAM_LEN).enumerate() {
+            let symbols: Vec<usize> = stream
+                .iter()
+                .map(|&v| usize::from(coding.symbol(v).expect("counted values fit")))
+                .collect();
+            let (first, second) = lanes(&symbols);
+            let mut encoder = Encoder::new();
+            let mut put = |lane: usize, symbols: &[usize], i: usize| {
+                let previous = i.checked_sub(1).map_or(coding.start(), |j| symbols[j]);
+                let before = i.checked_sub(2).map_or(coding.start(), |j| symbols[j]);
+                let t = self.table(previous, before);
+                encoder.put(lane, self.tables.span(t, symbols[i] as u8));
+            };
+            // The reverse of the decoder's order.
+            for j in (0..second.len()).rev() {
+                put(1, second, j);
+                if j < first.len() {
+                    put(0, first, j);
+                }
+            }
+            encoder.finish(&mut out);
+            if k + 1 < streams {
+                let end = u16::try_from(out.len() - head).expect("blocks fit u16 offsets");
+                out[2 * k..][..2].copy_from_slice(&end.to_le_bytes());
+            }
+        }
+        out
+    }
+
+    /// The `len` values (as bytes) of a coded block.
+    pub fn decode(&self, block: &[u8], len: usize) -> Result<Vec<u8>, String> {
+        let mut out = vec![0; len];
+        for (k, values) in out.chunks_mut(STREAM_LEN).enumerate() {
+            self.decode_stream(stream(block, len, k)?, values)?;
+        }
+        Ok(out)
+    }
+
+    /// Decodes the stream holding offset `at` of a coded block of `len`
+    /// values into `out`; returns the offsets it holds.
+    pub fn decode_part(
+        &self,
+        block: &[u8],
+        len: usize,
+        at: usize,
+        out: &mut [u8; STREAM_LEN],
+    ) -> Result<Range<usize>, String> {
+        let k = at / STREAM_LEN;
+        let range = k * STREAM_LEN..len.min((k + 1) * STREAM_LEN);
+        self.decode_stream(stream(block, len, k)?, &mut out[..range.len()])?;
+        Ok(range)
+    }
+
+    /// Decodes one whole stream (only its end checks it) into `out`: a
+    /// symbol of each lane in turn.
+    fn decode_stream(&self, bytes: &[u8], out: &mut [u8]) -> Result<(), String> {
+        let mut decoder = Decoder::new(bytes).ok_or("a stream starts out of range")?;
+        let start = self.coding.start();
+        let mut contexts = [(start, start); LANES];
+        let mut step = |lane: usize, value: &mut u8| {
+            let (previous, before) = contexts[lane];
+            let symbol = decoder.next(lane, &self.tables, self.table(previous, before));
+            *value = symbol;
+            contexts[lane] = (usize::from(symbol), previous);
+        };
+        let (first, second) = out.split_at_mut(out.len() / LANES);
+        for (a, b) in first.iter_mut().zip(second.iter_mut()) {
+            step(0, a);
+            step(1, b);
+        }
+        if second.len() > first.len() {
+            step(1, second.last_mut().expect("a longer lane"));
+        }
+        if !decoder.is_complete() {
+            return Err("a stream does not end where its values do".into());
+        }
+        for value in out.iter_mut() {
+            *value = self.coding.value(*value);
+        }
+        Ok(())
+    }
+}
+
+/// A stream's two lanes: its first half, and the rest.
+fn lanes<T>(stream: &[T]) -> (&[T], &[T]) {
+    stream.split_at(stream.len() / LANES)
+}
+
+/// The bytes of stream `k` of a coded block of `len` values.
+fn stream(block: &[u8], len: usize, k: usize) -> Result<&[u8], String> {
+    let streams = len.div_ceil(STREAM_LEN);
+    let head = 2 * (streams - 1);
+    let data = block.get(head..).ok_or("shorter than its stream offsets")?;
+    let end = |k: usize| match k + 1 == streams {
+        true => data.len(),
+        false => usize::from(u16::from_le_bytes([block[2 * k], block[2 * k + 1]])),
+    };
+    let start = k.checked_sub(1).map_or(0, end);
+    data.get(start..end(k))
+        .ok_or_else(|| format!("stream {k} lies outside the block"))
+}
+
+fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push(v as u8 | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+fn get_varint(bytes: &mut &[u8]) -> Result<u64, String> {
+    let mut v = 0u64;
+    for shift in (0..64).step_by(7) {
+        let (&b, rest) = bytes.split_first().ok_or("model ends early")?;
+        *bytes = rest;
+        v |= u64::from(b & 0x7f) << shift;
+        if b < 0x80 {
+            return Ok(v);
+        }
+    }
+    Err("varint too long".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::table::CAPTURE_DECIDES;
+
+    #[test]
+    fn symbols_cover_the_scores_and_the_mark() {
+        let coding = ScoreCoding::new(3).unwrap();
+        for v in [-3i8, 0, 3, CAPTURE_DECIDES] {
+            assert_eq!(coding.value(coding.symbol(v as u8).unwrap()), v as u8);
+        }
+        assert_eq!(coding.symbol(4), None);
+        assert_eq!(coding.symbol(-4i8 as u8), None);
+        assert_eq!(coding.alphabet(), 8);
+    }
+
+    /// Values with runs and a skew, as a layer's are.
+    fn sample(len: usize) -> Vec<u8> {
+        let mut seed = 7u32;
+        let mut value = 0i8;
+        (0..len)
+            .map(|_| {
+                seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12345);
+                match (seed >> 16) % 16 {
+                    0 => value = CAPTURE_DECIDES,
+                    1..=3 => value = ((seed >> 8) % 7) as i8 - 3,
+                    _ => {}
+                }
+                value as u8
+            })
+            .collect()
+    }
+
+    #[test]
+    fn blocks_and_their_parts_decode_to_the_values() {
+        let coding = ScoreCoding::new(3).unwrap();
+        let values = sample(3000);
+        let block_size = 1000;
+        let counts = coding.count(&values, block_size).unwrap();
+        let model = ScoreModel::from_counts(coding, &counts).unwrap();
+        let model = ScoreModel::parse(coding, &model.to_bytes()).unwrap();
+        let mut buffer = [0; STREAM_LEN];
+        for block in values.chunks(block_size) {
+            let coded = model.encode(block);
+            assert!(coded.len() < block.len() / 3, "{} bytes", coded.len());
+            assert_eq!(model.decode(&coded, block.len()).unwrap(), block);
+            for at in [0, 255, 256, 511, 512, 999] {
+                let range = model
+                    .decode_part(&coded, block.len(), at, &mut buffer)
+                    .unwrap();
+                assert_eq!(buffer[..range.len()], block[range.clone()], "at {at}");
+            }
+            for at in [0, 1, 5, coded.len() / 2, coded.len() - 1] {
+                let mut damaged = coded.clone();
+                damaged[at] ^= 0x04;
+                assert!(
+                    model.decode(&damaged, block.len()).is_err(),
+                    "byte {at} of {}",
+                    coded.len()
+                );
+            }
+        }
+        assert_eq!(coding.count(&[4], 1), None, "not a score of 3 seeds");
+    }
+
+    #[test]
+    fn a_damaged_model_is_refused() {
+        let coding = ScoreCoding::new(3).unwrap();
+        let values = sample(3000);
+        let counts = coding.count(&values, 1000).unwrap();
+        let bytes = ScoreModel::from_counts(coding, &counts).unwrap().to_bytes();
+        assert!(ScoreModel::parse(coding, &bytes[..bytes.len() - 1]).is_err());
+        assert!(ScoreModel::parse(ScoreCoding::new(4).unwrap(), &bytes).is_err());
+        for at in [0, 1] {
+            let mut damaged = bytes.clone();
+            damaged[at] ^= 0x01;
+            assert!(ScoreModel::parse(coding, &damaged).is_err(), "byte {at}");
+        }
+    }
+}
