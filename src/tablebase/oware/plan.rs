@@ -14,9 +14,10 @@ use crate::index::oware as index;
 use crate::tablebase::FileError;
 use crate::tablebase::Quiet;
 
-/// Bytes of a finished table per position (awari layers ≤ 26, measured
-/// 2026-11-30: 0.387 for ≤ 20, 0.395 for ≤ 26).
-pub const TABLE_BYTES_PER_POSITION: f64 = 0.40;
+/// Bytes of a finished table per position (context coded, awari layers ≤ 22
+/// measured 2026-11-30: 0.345 for ≤ 20, 0.350 at 21 and 22; zstd tables
+/// were 0.387 and 0.395 up to 26), with a margin for larger layers.
+pub const TABLE_BYTES_PER_POSITION: f64 = 0.36;
 /// Peak bytes of an out-of-core layer's scratch files per position (exits by
 /// size and positions by threshold; measured 1.36 on awari layer 18).
 pub const SCRATCH_BYTES_PER_POSITION: f64 = 1.4;
