@@ -1,10 +1,10 @@
 //! The out-of-core engine against the in-memory one: tables built under
 //! budgets so small that layers are set up in many parts, lower layers are
 //! read from their compressed tables (marks expanded through the layers
-//! below), and states are checkpointed at every threshold, are identical
-//! byte for byte to tables built with memory to spare; a build killed in
-//! the middle of a layer, out of core or in memory, resumes from its
-//! checkpoint to the same tables.
+//! below) or from cache files, and states are checkpointed at every
+//! threshold, are identical byte for byte to tables built with memory to
+//! spare; a build killed in the middle of a layer, out of core or in
+//! memory, resumes from its checkpoint to the same tables.
 
 use std::path::Path;
 use std::process::Command;
@@ -13,6 +13,7 @@ use std::time::Duration;
 mod common;
 
 use mancala_tb::games::oware::Ruleset;
+use mancala_tb::index::oware as index;
 use mancala_tb::tablebase::Quiet;
 use mancala_tb::tablebase::oware::{self as tb, LayerPlan, Mode};
 
@@ -47,7 +48,6 @@ fn the_tiny_budget_forces_every_out_of_core_path() {
 fn out_of_core_tables_equal_in_memory_tables() {
     for rules in Ruleset::ALL {
         let roomy = tempfile::tempdir().unwrap();
-        let tiny = tempfile::tempdir().unwrap();
         tb::build(
             roomy.path(),
             rules,
@@ -55,19 +55,30 @@ fn out_of_core_tables_equal_in_memory_tables() {
             &Quiet,
         )
         .unwrap();
-        let options = tb::BuildOptions {
-            checkpoint_every: Duration::ZERO,
-            ..tb::BuildOptions::new(MAX_SEEDS, TINY)
-        };
-        tb::build(tiny.path(), rules, &options, &Quiet).unwrap();
-        for seeds in 0..=MAX_SEEDS {
-            assert!(
-                table(roomy.path(), rules, seeds) == table(tiny.path(), rules, seeds),
-                "{rules} layer {seeds} differs"
-            );
-            assert!(!tb::scratch_dir(&tb::ruleset_dir(tiny.path(), rules), seeds).exists());
+        // No cache: every lower layer not in memory is read from its
+        // table. A cache that holds two layers: the others move between
+        // memory, cache files (written from memory or decoded from their
+        // tables) and tables as the build goes up.
+        let two = index::layer_size(MAX_SEEDS - 2) + index::layer_size(MAX_SEEDS - 3);
+        for lower_cache in [0, two] {
+            let tiny = tempfile::tempdir().unwrap();
+            let options = tb::BuildOptions {
+                checkpoint_every: Duration::ZERO,
+                lower_cache,
+                ..tb::BuildOptions::new(MAX_SEEDS, TINY)
+            };
+            tb::build(tiny.path(), rules, &options, &Quiet).unwrap();
+            let folder = tb::ruleset_dir(tiny.path(), rules);
+            for seeds in 0..=MAX_SEEDS {
+                assert!(
+                    table(roomy.path(), rules, seeds) == table(tiny.path(), rules, seeds),
+                    "{rules} layer {seeds} differs (cache {lower_cache})"
+                );
+                assert!(!tb::scratch_dir(&folder, seeds).exists());
+            }
+            assert!(!folder.join("lower-cache").exists());
+            tb::verify(tiny.path(), rules, MAX_SEEDS, None, &|_, _| {}).unwrap();
         }
-        tb::verify(tiny.path(), rules, MAX_SEEDS, None, &|_, _| {}).unwrap();
     }
 }
 

@@ -56,6 +56,14 @@ pub struct BuildOware {
     /// memory. Default: the memory available now, less 10%
     #[arg(long, value_parser = parse_size)]
     memory: Option<u64>,
+    /// Lower layers kept decoded in scratch files (DIR/oware-RULES/lower-cache/,
+    /// 1 byte a position) and read through the page cache, outside --memory:
+    /// an out-of-core layer then reads them directly instead of decoding their
+    /// tables once per part. 0 turns it off. Default: the memory available
+    /// now less --memory and 10% (so none with the default --memory). Not
+    /// for --distributed builds
+    #[arg(long, value_parser = parse_size_or_zero)]
+    lower_cache: Option<u64>,
     /// A layer saves its engine's state at the first threshold boundary
     /// after this many seconds (and every as many after), and a rerun
     /// resumes from there. Not for --distributed builds
@@ -94,8 +102,30 @@ fn parse_size(s: &str) -> Result<u64, String> {
     Ok(bytes as u64)
 }
 
+/// [`parse_size`], or 0.
+fn parse_size_or_zero(s: &str) -> Result<u64, String> {
+    match s.trim() {
+        "0" => Ok(0),
+        _ => parse_size(s),
+    }
+}
+
 /// The memory available now (`MemAvailable`), less 10%.
 fn default_memory() -> anyhow::Result<u64> {
+    Ok(available_memory()? / 10 * 9)
+}
+
+/// The page cache left for cached lower layers: the memory available now
+/// less the budget and 10%.
+fn default_lower_cache(memory: u64) -> anyhow::Result<u64> {
+    let available = available_memory()?;
+    Ok(available
+        .saturating_sub(memory)
+        .saturating_sub(available / 10))
+}
+
+/// `MemAvailable` of /proc/meminfo, in bytes.
+fn available_memory() -> anyhow::Result<u64> {
     let meminfo = std::fs::read_to_string("/proc/meminfo")
         .context("cannot read /proc/meminfo for the memory available; pass --memory")?;
     let kib: u64 = meminfo
@@ -103,7 +133,7 @@ fn default_memory() -> anyhow::Result<u64> {
         .find_map(|l| l.strip_prefix("MemAvailable:"))
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
         .context("no MemAvailable in /proc/meminfo; pass --memory")?;
-    Ok(kib * 1024 / 10 * 9)
+    Ok(kib * 1024)
 }
 
 pub fn build(args: BuildOware) -> anyhow::Result<()> {
@@ -122,8 +152,19 @@ pub fn build(args: BuildOware) -> anyhow::Result<()> {
         Some(memory) => memory,
         None => default_memory()?,
     };
-    eprintln!("Memory budget {}", tb::human_bytes(memory));
-    let options = build_options(&args, memory);
+    let lower_cache = match args.lower_cache {
+        Some(bytes) => bytes,
+        None => default_lower_cache(memory)?,
+    };
+    eprintln!(
+        "Memory budget {}; lower layers cached in files up to {}",
+        tb::human_bytes(memory),
+        tb::human_bytes(lower_cache)
+    );
+    let options = tb::BuildOptions {
+        lower_cache,
+        ..build_options(&args, memory)
+    };
     let observer = Bars::default();
     let reports = pool.install(|| tb::build(&args.dir, args.rules, &options, &observer))?;
     observer.print_summary(&reports);

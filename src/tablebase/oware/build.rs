@@ -22,7 +22,7 @@ use crate::solve::oware::{
     self as engine, CHUNK, EngineError, IN_MEMORY_BYTES_PER_POSITION, OUTBOX_BYTES, PART_BYTES,
     bounded,
 };
-use crate::table::raw::{self, RawWriter};
+use crate::table::raw::{self, RawLayer, RawWriter};
 use crate::table::{CAPTURE_DECIDES, PendingTable, Table, ValueEncoding};
 use crate::tablebase::FileError;
 use crate::tablebase::{BuildObserver, LayerReport, Outcomes, outcomes, writers};
@@ -78,6 +78,10 @@ pub struct BuildOptions {
     pub max_seeds: usize,
     /// Memory budget in bytes.
     pub memory: u64,
+    /// Bytes of lower layers kept decoded in scratch files (raw `scores.N`)
+    /// and read through the page cache, outside `memory`: a set-up reads
+    /// them directly instead of decoding their tables once per part.
+    pub lower_cache: u64,
     /// Also write each new layer in the published format (`scores.N`).
     pub keep_raw: bool,
     /// Out-of-core layers save their state this often (at the next
@@ -95,6 +99,7 @@ impl BuildOptions {
         BuildOptions {
             max_seeds,
             memory,
+            lower_cache: 0,
             keep_raw: false,
             checkpoint_every: CHECKPOINT_EVERY,
             outbox_bytes: OUTBOX_BYTES,
@@ -213,6 +218,18 @@ pub fn build_on<T: Transport>(
         .filter(|&s| tables[s].is_none())
         .map(|s| plan_rank(s, options, transport).map(|p| (s, p)))
         .collect::<Result<Vec<_>, _>>()?;
+    // A cache left by a killed build is not trusted: it is made again from
+    // the tables. The ranks of a distributed build read their tables.
+    let cache = lower_cache_dir(&folder);
+    remove_dir(&cache)?;
+    let single = BuildOptions {
+        lower_cache: match transport.ranks() {
+            1 => options.lower_cache,
+            _ => 0,
+        },
+        ..options.clone()
+    };
+    let options = &single;
     let mut lower = LowerTables::new(rules);
     let mut reports = Vec::new();
     let mut sent = 0;
@@ -231,10 +248,12 @@ pub fn build_on<T: Transport>(
             }
             None => {
                 let plan = plans.iter().find(|(s, _)| *s == seeds).unwrap().1;
-                keep_resident(
+                place_lower_layers(
                     &folder,
                     seeds,
                     options.memory - plan.engine_bytes,
+                    plan.part,
+                    options,
                     &mut lower,
                 )?;
                 observer.layer_planned(seeds, &plan, plan.engine_bytes + lower.resident_bytes());
@@ -258,6 +277,9 @@ pub fn build_on<T: Transport>(
                 let path = table_path(&folder, seeds);
                 let layer = match values {
                     Some(values) => Lower::Resident(values),
+                    None if cached(&folder, seeds, options).is_some() => {
+                        Lower::Cached(RawLayer::open(&raw::layer_path(&cache, seeds), positions)?)
+                    }
                     None => Lower::Stored(Table::open(&path)?),
                 };
                 lower.push(layer);
@@ -282,6 +304,8 @@ pub fn build_on<T: Transport>(
         observer.layer_finished(&report);
         reports.push(report);
     }
+    drop(lower);
+    remove_dir(&cache)?;
     Ok(reports)
 }
 
@@ -362,7 +386,7 @@ fn build_share<T: Transport>(
             job.folder,
             job.rules,
             seeds,
-            options.keep_raw,
+            options.keep_raw.then(|| raw::layer_path(job.folder, seeds)),
         )?),
         _ => None,
     };
@@ -431,28 +455,113 @@ pub(super) fn residence_order(seeds: usize) -> impl Iterator<Item = usize> {
         .chain((0..seeds.saturating_sub(3)).rev())
 }
 
-/// Keeps in memory the lower layers layer `seeds` reads most (in
-/// [`residence_order`]), as many as `room` bytes hold; the others are read
-/// from their tables.
-fn keep_resident(
+/// Places the lower layers for layer `seeds`, those it reads most first
+/// (in [`residence_order`]): resident while `room` bytes of memory hold
+/// them, then cached while `options.lower_cache` bytes of scratch hold
+/// them, else stored (read from their tables). A layer that becomes cached
+/// is written from memory, or decoded from its table `batch` positions at a
+/// time, from the lowest layer up (so a decode expands its positions
+/// through the cached layers below it); a layer that leaves the cache
+/// loses its file.
+fn place_lower_layers(
     folder: &Path,
     seeds: usize,
     room: u64,
+    batch: usize,
+    options: &BuildOptions,
     lower: &mut LowerTables,
 ) -> Result<(), TablebaseError> {
-    let mut used = 0;
+    let (mut resident, mut cached) = (0, 0);
+    let mut places = Vec::new();
     for s in residence_order(seeds) {
-        if !lower.is_resident(s) {
-            continue;
-        }
         let bytes = index::layer_size(s);
-        if used + bytes <= room {
-            used += bytes;
+        let place = if lower.is_resident(s) && resident + bytes <= room {
+            resident += bytes;
+            Place::Resident
+        } else if cached + bytes <= options.lower_cache {
+            cached += bytes;
+            Place::Cached
         } else {
-            lower.evict(s, Table::open(table_path(folder, s))?);
+            Place::Stored
+        };
+        places.push((s, place));
+    }
+    places.sort_by_key(|&(s, _)| s);
+    for (s, place) in places {
+        let path = raw::layer_path(&lower_cache_dir(folder), s);
+        let positions = index::layer_size(s);
+        match (lower.layer(s), place) {
+            (Lower::Resident(_), Place::Resident)
+            | (Lower::Cached(_), Place::Cached)
+            | (Lower::Stored(_), Place::Stored) => continue,
+            (Lower::Resident(values), Place::Cached) => {
+                create_lower_cache(folder)?;
+                raw::write_layer(&path, values)?;
+            }
+            (Lower::Stored(_), Place::Cached) => {
+                create_lower_cache(folder)?;
+                let mut out = RawWriter::create(path.clone())?;
+                lower.decode(s, batch, &mut out)?;
+                out.finish()?;
+            }
+            (_, Place::Stored) => {
+                lower.replace(s, Lower::Stored(Table::open(table_path(folder, s))?));
+                remove_file(&path)?;
+                continue;
+            }
+            (_, Place::Resident) => unreachable!("only resident layers stay resident"),
         }
+        lower.replace(s, Lower::Cached(RawLayer::open(&path, positions)?));
     }
     Ok(())
+}
+
+/// Where a lower layer goes while a layer is built.
+#[derive(Clone, Copy)]
+enum Place {
+    Resident,
+    Cached,
+    Stored,
+}
+
+/// The scratch folder of the cached lower layers (raw `scores.N` files).
+fn lower_cache_dir(folder: &Path) -> PathBuf {
+    folder.join("lower-cache")
+}
+
+/// The cache file a layer just built is written to if its values are not
+/// kept in memory: if the cache could hold it for the layers above.
+fn cached(folder: &Path, seeds: usize, options: &BuildOptions) -> Option<PathBuf> {
+    (index::layer_size(seeds) <= options.lower_cache && seeds < options.max_seeds)
+        .then(|| raw::layer_path(&lower_cache_dir(folder), seeds))
+}
+
+fn create_lower_cache(folder: &Path) -> Result<(), TablebaseError> {
+    let dir = lower_cache_dir(folder);
+    fs::create_dir_all(&dir)
+        .map_err(FileError::CreateDir)
+        .at(&dir)?;
+    Ok(())
+}
+
+/// Removes a folder and what it holds, if it is there.
+fn remove_dir(path: &Path) -> Result<(), TablebaseError> {
+    match fs::remove_dir_all(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            Err(WithPath::new(path, FileError::Io(e)).into())
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Removes a file if it is there.
+fn remove_file(path: &Path) -> Result<(), TablebaseError> {
+    match fs::remove_file(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            Err(WithPath::new(path, FileError::Io(e)).into())
+        }
+        _ => Ok(()),
+    }
 }
 
 /// Whether the values of a layer just built stay in memory for the layers
@@ -484,7 +593,12 @@ fn build_layer(job: &LayerJob) -> Result<(Outcomes, Option<BigArray<i8>>), Table
     let positions = index::layer_size(seeds);
     let retain = retain(seeds, plan, options, lower);
     let progress = |steps| observer.advance(steps);
-    let mut out = LayerOutput::create(folder, rules, seeds, options.keep_raw)?;
+    let cache = (!retain).then(|| cached(folder, seeds, options)).flatten();
+    if cache.is_some() {
+        create_lower_cache(folder)?;
+    }
+    let published = options.keep_raw.then(|| raw::layer_path(folder, seeds));
+    let mut out = LayerOutput::create(folder, rules, seeds, published.into_iter().chain(cache))?;
     let scratch = scratch_dir(folder, seeds);
     let engine = match plan.mode {
         Mode::InMemory => engine::Engine::InMemory,
@@ -545,12 +659,7 @@ fn build_layer(job: &LayerJob) -> Result<(Outcomes, Option<BigArray<i8>>), Table
         }
     };
     // The layer's checkpoint, or an interrupted build's scratch files.
-    match fs::remove_dir_all(&scratch) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-            return Err(WithPath::new(scratch, FileError::Io(e)).into());
-        }
-        _ => {}
-    }
+    remove_dir(&scratch)?;
     Ok(values)
 }
 
@@ -575,7 +684,8 @@ fn engine_error(e: EngineError<TablebaseError>, seeds: usize) -> TablebaseError 
 /// published format if asked.
 struct LayerOutput {
     table: PendingTable,
-    raw: Option<RawWriter>,
+    /// The published format, the lower-layer cache's copy, if asked.
+    raw: Vec<RawWriter>,
 }
 
 impl LayerOutput {
@@ -583,27 +693,27 @@ impl LayerOutput {
         folder: &Path,
         rules: Ruleset,
         seeds: usize,
-        keep_raw: bool,
+        raw_paths: impl IntoIterator<Item = PathBuf>,
     ) -> Result<LayerOutput, TablebaseError> {
         let table = writers::oware_build(table_meta(rules, seeds, ValueEncoding::ScoreOrCapture))
             .create(table_path(folder, seeds))?;
-        let raw = match keep_raw {
-            true => Some(RawWriter::create(raw::layer_path(folder, seeds))?),
-            false => None,
-        };
+        let raw = raw_paths
+            .into_iter()
+            .map(RawWriter::create)
+            .collect::<Result<_, _>>()?;
         Ok(LayerOutput { table, raw })
     }
 
     fn push(&mut self, values: &[i8], marked: &[i8]) -> Result<(), TablebaseError> {
         self.table.push(marked)?;
-        if let Some(raw) = &mut self.raw {
+        for raw in &mut self.raw {
             raw.push(values)?;
         }
         Ok(())
     }
 
     fn finish(self) -> Result<(), TablebaseError> {
-        if let Some(raw) = self.raw {
+        for raw in self.raw {
             raw.finish()?;
         }
         self.table.finish()?;

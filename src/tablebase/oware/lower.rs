@@ -1,5 +1,7 @@
-//! The finished lower layers as a build reads them. Each is either resident
-//! (its values in memory, looked up directly) or stored (its compressed
+//! The finished lower layers as a build reads them. Each is resident (its
+//! values in memory, looked up directly), cached (its values decoded into a
+//! scratch file, memory-mapped: looked up directly too, but held by the
+//! page cache, outside the build's memory budget) or stored (its compressed
 //! table). Lookups into stored layers go in sorted batches: each block a
 //! batch touches is decoded once, and a position stored as "the best
 //! capture decides" is expanded through its own captures into the layers
@@ -14,12 +16,14 @@ use crate::index::oware as index;
 use crate::solve::array::BigArray;
 use crate::solve::oware::{Lookup, LowerLayers, prefetch};
 use crate::solve::threshold::NO_EXIT;
+use crate::table::raw::{RawLayer, RawWriter};
 use crate::table::{CAPTURE_DECIDES, Table};
 use crate::tablebase::FileError;
 
 /// One finished layer.
 pub enum Lower {
     Resident(BigArray<i8>),
+    Cached(RawLayer),
     Stored(Table),
 }
 
@@ -29,7 +33,7 @@ pub struct LowerTables {
     layers: Vec<Lower>,
 }
 
-/// Lookups a worker answers from resident layers before looking at the
+/// Lookups a worker answers from resident or cached layers before looking at the
 /// next: far enough ahead for their memory loads to overlap.
 const AHEAD: usize = 16;
 
@@ -52,7 +56,7 @@ impl LowerTables {
             .iter()
             .map(|l| match l {
                 Lower::Resident(values) => values.len() as u64,
-                Lower::Stored(_) => 0,
+                Lower::Cached(_) | Lower::Stored(_) => 0,
             })
             .sum()
     }
@@ -61,16 +65,52 @@ impl LowerTables {
         matches!(self.layers.get(seeds), Some(Lower::Resident(_)))
     }
 
-    /// Makes a resident layer stored (its memory is freed).
-    pub fn evict(&mut self, seeds: usize, table: Table) {
-        self.layers[seeds] = Lower::Stored(table);
+    /// Layer `seeds`.
+    pub fn layer(&self, seeds: usize) -> &Lower {
+        &self.layers[seeds]
     }
 
-    fn resident(&self, seeds: u8) -> Option<&[i8]> {
+    /// Puts `layer` in the place of layer `seeds` (freeing what it was).
+    pub fn replace(&mut self, seeds: usize, layer: Lower) {
+        self.layers[seeds] = layer;
+    }
+
+    /// The values of layer `seeds` if they can be read directly (resident
+    /// or cached).
+    fn direct(&self, seeds: u8) -> Option<&[i8]> {
         match &self.layers[seeds as usize] {
             Lower::Resident(values) => Some(values),
+            Lower::Cached(raw) => Some(raw.values()),
             Lower::Stored(_) => None,
         }
+    }
+
+    /// Writes every value of layer `seeds` to `out` in rank order, the
+    /// positions stored as "the best capture decides" expanded: `batch`
+    /// positions at a time, each batch one sorted pass over the table.
+    pub fn decode(
+        &self,
+        seeds: usize,
+        batch: usize,
+        out: &mut RawWriter,
+    ) -> Result<(), TablebaseError> {
+        let size = index::layer_size(seeds);
+        let mut values = Vec::with_capacity(batch);
+        for start in (0..size).step_by(batch) {
+            let end = (start + batch as u64).min(size);
+            let mut lookups: Vec<Lookup> = (start..end)
+                .map(|rank| Lookup {
+                    rank,
+                    seeds: seeds as u8,
+                    ..Lookup::default()
+                })
+                .collect();
+            self.resolve(&mut lookups)?;
+            values.clear();
+            values.extend(lookups.iter().map(|l| l.value));
+            out.push(&values)?;
+        }
+        Ok(())
     }
 }
 
@@ -96,19 +136,19 @@ impl LowerLayers for LowerTables {
         lookups.par_chunks_mut(1 << 12).for_each(|chunk| {
             for i in 0..chunk.len() {
                 if let Some(ahead) = chunk.get(i + AHEAD)
-                    && let Some(values) = self.resident(ahead.seeds)
+                    && let Some(values) = self.direct(ahead.seeds)
                 {
                     prefetch(&values[ahead.rank as usize]);
                 }
                 let l = &mut chunk[i];
-                if let Some(values) = self.resident(l.seeds) {
+                if let Some(values) = self.direct(l.seeds) {
                     l.value = values[l.rank as usize];
                 }
             }
         });
         let mut levels: Vec<Vec<Node>> = vec![Vec::new(); self.layers.len()];
         for (i, l) in lookups.iter().enumerate() {
-            if self.resident(l.seeds).is_none() {
+            if self.direct(l.seeds).is_none() {
                 levels[l.seeds as usize].push(Node {
                     rank: l.rank,
                     to_layer: OUTER,
@@ -164,7 +204,7 @@ impl LowerLayers for LowerTables {
 
 impl LowerTables {
     /// Values of marked nodes of layer `seeds` from their exits: the end of
-    /// the game, captures into resident layers at once; captures into
+    /// the game, captures into resident or cached layers at once; captures into
     /// stored layers become nodes, returned with the seeds they took.
     fn expand(&self, seeds: usize, nodes: &mut [Node]) -> Vec<(i8, Node)> {
         nodes
@@ -184,7 +224,7 @@ impl LowerTables {
                     let rest = seeds - mv.captured as usize;
                     let rank = index::rank_indexed(&mv.child, rest);
                     let captured = mv.captured as i8;
-                    match self.resident(rest as u8) {
+                    match self.direct(rest as u8) {
                         Some(values) => {
                             node.value = node.value.max(captured - values[rank as usize]);
                         }
