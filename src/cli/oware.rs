@@ -274,6 +274,11 @@ pub struct PlanOware {
     /// Memory budget per node (default: the memory available here, less 10%)
     #[arg(long, value_parser = parse_size)]
     memory: Option<u64>,
+    /// Lower layers kept decoded in files per node, as `build oware
+    /// --lower-cache` (default: as there, the memory available here less
+    /// --memory and 10%)
+    #[arg(long, value_parser = parse_size_or_zero)]
+    lower_cache: Option<u64>,
     /// Threads per node (default: the cores here); rates scale linearly
     #[arg(long)]
     threads: Option<usize>,
@@ -308,6 +313,10 @@ pub fn plan(args: PlanOware) -> anyhow::Result<()> {
         threads: args.threads.unwrap_or(calibration.threads),
         nodes: args.nodes as usize,
         memory,
+        lower_cache: match args.lower_cache {
+            Some(bytes) => bytes,
+            None => default_lower_cache(memory)?,
+        },
     };
     anyhow::ensure!(assumptions.threads > 0, "--threads must be at least 1");
     let plan = tb::project(args.max_seeds as usize, &assumptions)?;

@@ -122,6 +122,9 @@ pub struct Assumptions {
     pub nodes: usize,
     /// Memory budget per node.
     pub memory: u64,
+    /// Lower layers kept decoded in scratch files per node, read through
+    /// the page cache (the build's `lower_cache`).
+    pub lower_cache: u64,
 }
 
 /// A projected build, as `plan oware --json` prints it. Fields here and
@@ -174,6 +177,8 @@ pub struct StatedAssumptions {
     pub decode_seconds_per_position: f64,
     /// [`Calibration::in_memory`].
     pub in_memory_rate: f64,
+    /// [`Assumptions::lower_cache`].
+    pub lower_cache_bytes: u64,
     /// [`Assumptions::memory`].
     pub memory_bytes: u64,
     /// [`NETWORK_BYTES_PER_SECOND`].
@@ -223,7 +228,8 @@ impl From<&Assumptions> for StatedAssumptions {
                 NETWORK_BYTES_PER_SECOND * 8.0 / 1e9
             ),
             format!(
-                "a part of a layer decodes all of layers n-2 and n-3 that the memory left beside the engine cannot keep (captures reach them all), at {:.1} ns per position per thread",
+                "lower layers the memory left beside the engine cannot keep are kept decoded in scratch files up to {} (read through the page cache); a part of a layer decodes all of layers n-2 and n-3 that neither keeps (captures reach them all), at {:.1} ns per position per thread",
+                super::human_bytes(a.lower_cache),
                 DECODE_SECONDS_PER_POSITION * 1e9
             ),
             format!(
@@ -236,6 +242,7 @@ impl From<&Assumptions> for StatedAssumptions {
             calibration_threads: c.threads,
             decode_seconds_per_position: DECODE_SECONDS_PER_POSITION,
             in_memory_rate: c.in_memory,
+            lower_cache_bytes: a.lower_cache,
             memory_bytes: a.memory,
             network_bytes_per_second: NETWORK_BYTES_PER_SECOND,
             node_efficiency: NODE_EFFICIENCY,
@@ -302,13 +309,13 @@ pub fn project(max_seeds: usize, assumptions: &Assumptions) -> Result<Projection
             let network = positions as f64 * sent_bytes_per_position(a.nodes)
                 / a.nodes as f64
                 / NETWORK_BYTES_PER_SECOND;
-            let seconds = positions as f64 / (base * slowdown * scale)
-                + decode_seconds(seeds, share, &plan, a)
-                + network;
-            let scratch = match plan.mode {
-                Mode::InMemory => 0.0,
-                Mode::Bounded => positions as f64 * SCRATCH_BYTES_PER_POSITION,
-            };
+            let lower = read_lower(seeds, share, &plan, a);
+            let seconds = positions as f64 / (base * slowdown * scale) + lower.seconds + network;
+            let scratch = lower.cached_bytes as f64
+                + match plan.mode {
+                    Mode::InMemory => 0.0,
+                    Mode::Bounded => positions as f64 * SCRATCH_BYTES_PER_POSITION,
+                };
             tables += positions as f64 * TABLE_BYTES_PER_POSITION;
             Ok(LayerProjection {
                 seeds,
@@ -330,24 +337,41 @@ pub fn project(max_seeds: usize, assumptions: &Assumptions) -> Result<Projection
     })
 }
 
-/// Seconds a node spends decoding stored lower layers for layer `seeds`
-/// (its `share` of positions, built as `plan` says): every part decodes
-/// the whole of layers `n−2` and `n−3` unless the memory the engine leaves
-/// keeps them (as the build does, in [`residence_order`]). The calibration
-/// layer's own decoding is small next to this at large layers.
-fn decode_seconds(seeds: usize, share: u64, plan: &LayerPlan, a: &Assumptions) -> f64 {
+/// How a node reads the lower layers for layer `seeds`.
+struct LowerReads {
+    /// Seconds spent decoding stored layers.
+    seconds: f64,
+    /// Bytes of lower layers in cache files.
+    cached_bytes: u64,
+}
+
+/// How a node reads the lower layers for layer `seeds` (its `share` of
+/// positions, built as `plan` says), placed as the build places them (in
+/// [`residence_order`]): in the memory the engine leaves, else in the lower
+/// cache, else stored, where every part decodes the whole of layers `n−2`
+/// and `n−3` (captures reach them all). The calibration layer's own
+/// decoding is small next to this at large layers.
+fn read_lower(seeds: usize, share: u64, plan: &LayerPlan, a: &Assumptions) -> LowerReads {
     let mut room = a.memory.saturating_sub(plan.engine_bytes);
-    let mut stored = 0;
+    // The ranks of a distributed build read their tables.
+    let mut cache = if a.nodes > 1 { 0 } else { a.lower_cache };
+    let (mut stored, mut cached_bytes) = (0, 0);
     for lower in residence_order(seeds) {
         let bytes = index::layer_size(lower);
         if bytes <= room {
             room -= bytes;
+        } else if bytes <= cache {
+            cache -= bytes;
+            cached_bytes += bytes;
         } else if (2..=3).contains(&(seeds - lower)) {
             stored += bytes;
         }
     }
     let parts = share.div_ceil(plan.part as u64);
-    parts as f64 * stored as f64 * DECODE_SECONDS_PER_POSITION / a.threads as f64
+    LowerReads {
+        seconds: parts as f64 * stored as f64 * DECODE_SECONDS_PER_POSITION / a.threads as f64,
+        cached_bytes,
+    }
 }
 
 #[cfg(test)]
@@ -366,12 +390,13 @@ mod tests {
             threads: 2,
             nodes: 1,
             memory: 1 << 30,
+            lower_cache: 0,
         };
         let plan = project(12, &assumptions).unwrap();
         // With 1 GiB, layers 10 and 9 stay in memory: nothing to decode.
         let layer_plan = plan_layer(12, assumptions.memory).unwrap();
         assert_eq!(
-            decode_seconds(12, index::layer_size(12), &layer_plan, &assumptions),
+            read_lower(12, index::layer_size(12), &layer_plan, &assumptions).seconds,
             0.0
         );
         let json = serde_json::to_value(&plan).unwrap();
@@ -400,8 +425,21 @@ mod tests {
         assert_eq!(layer_plan.mode, Mode::Bounded);
         let parts = index::layer_size(20).div_ceil(layer_plan.part as u64);
         let decoded = (index::layer_size(18) + index::layer_size(17)) * parts;
-        let seconds = decode_seconds(20, index::layer_size(20), &layer_plan, &tight);
-        assert_eq!(seconds, decoded as f64 * DECODE_SECONDS_PER_POSITION / 2.0);
+        let reads = read_lower(20, index::layer_size(20), &layer_plan, &tight);
+        assert_eq!(
+            reads.seconds,
+            decoded as f64 * DECODE_SECONDS_PER_POSITION / 2.0
+        );
+        assert_eq!(reads.cached_bytes, 0);
+        // With a cache that holds them, nothing is decoded per part; the
+        // cache holds the lower layers it can, largest first.
+        let cached = Assumptions {
+            lower_cache: index::layer_size(18) + index::layer_size(17),
+            ..tight
+        };
+        let reads = read_lower(20, index::layer_size(20), &layer_plan, &cached);
+        assert_eq!(reads.seconds, 0.0);
+        assert_eq!(reads.cached_bytes, cached.lower_cache);
         // Layer 45 in 256 GiB cannot keep layers 43 and 42 beside it, so it
         // takes parts as large as the room allows (the arithmetic of the
         // hot layers passes 2^64).
