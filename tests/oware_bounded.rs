@@ -82,6 +82,44 @@ fn out_of_core_tables_equal_in_memory_tables() {
     }
 }
 
+/// A build that goes on from tables built before decodes them into its
+/// cache (every layer below read directly, or some still from their tables
+/// when the cache is small) and ends with the same tables.
+#[test]
+fn a_build_on_finished_tables_decodes_them_into_its_cache() {
+    let rules = Ruleset::Awari;
+    let roomy = tempfile::tempdir().unwrap();
+    tb::build(
+        roomy.path(),
+        rules,
+        &tb::BuildOptions::new(MAX_SEEDS, 4 << 30),
+        &Quiet,
+    )
+    .unwrap();
+    let small = index::layer_size(MAX_SEEDS - 2);
+    for lower_cache in [small, 1 << 30] {
+        let dir = tempfile::tempdir().unwrap();
+        tb::build(
+            dir.path(),
+            rules,
+            &tb::BuildOptions::new(13, 4 << 30),
+            &Quiet,
+        )
+        .unwrap();
+        let options = tb::BuildOptions {
+            lower_cache,
+            ..tb::BuildOptions::new(MAX_SEEDS, TINY)
+        };
+        tb::build(dir.path(), rules, &options, &Quiet).unwrap();
+        for seeds in 14..=MAX_SEEDS {
+            assert!(
+                table(roomy.path(), rules, seeds) == table(dir.path(), rules, seeds),
+                "layer {seeds} differs (cache {lower_cache})"
+            );
+        }
+    }
+}
+
 /// Kills a build as soon as the layer being built out of core has saved a
 /// checkpoint, then reruns it: it resumes there and ends with the tables of
 /// an uninterrupted build.

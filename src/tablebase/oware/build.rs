@@ -475,10 +475,13 @@ fn place_lower_layers(
     let mut places = Vec::new();
     for s in residence_order(seeds) {
         let bytes = index::layer_size(s);
+        // Captures take two seeds or more: layer `s` is read by layers
+        // `s + 2` and up.
+        let read_later = s + 2 <= options.max_seeds;
         let place = if lower.is_resident(s) && resident + bytes <= room {
             resident += bytes;
             Place::Resident
-        } else if cached + bytes <= options.lower_cache {
+        } else if read_later && cached + bytes <= options.lower_cache {
             cached += bytes;
             Place::Cached
         } else {
@@ -532,7 +535,7 @@ fn lower_cache_dir(folder: &Path) -> PathBuf {
 /// The cache file a layer just built is written to if its values are not
 /// kept in memory: if the cache could hold it for the layers above.
 fn cached(folder: &Path, seeds: usize, options: &BuildOptions) -> Option<PathBuf> {
-    (index::layer_size(seeds) <= options.lower_cache && seeds < options.max_seeds)
+    (index::layer_size(seeds) <= options.lower_cache && seeds + 2 <= options.max_seeds)
         .then(|| raw::layer_path(&lower_cache_dir(folder), seeds))
 }
 

@@ -11,7 +11,7 @@ use rayon::prelude::*;
 
 use super::TablebaseError;
 use crate::error::WithPath;
-use crate::games::oware::{self, Ruleset};
+use crate::games::oware::{self, Board, Ruleset};
 use crate::index::oware as index;
 use crate::solve::array::BigArray;
 use crate::solve::oware::{Lookup, LowerLayers, prefetch};
@@ -85,15 +85,23 @@ impl LowerTables {
         }
     }
 
-    /// Writes every value of layer `seeds` to `out` in rank order, the
-    /// positions stored as "the best capture decides" expanded: `batch`
-    /// positions at a time, each batch one sorted pass over the table.
+    /// Writes every value of stored layer `seeds` to `out` in rank order,
+    /// the positions stored as "the best capture decides" expanded. If the
+    /// layers below are all read directly, block by block in rank order;
+    /// else `batch` positions at a time, each batch one sorted pass over
+    /// the table.
     pub fn decode(
         &self,
         seeds: usize,
         batch: usize,
         out: &mut RawWriter,
     ) -> Result<(), TablebaseError> {
+        let Lower::Stored(table) = &self.layers[seeds] else {
+            panic!("layer {seeds} is not stored")
+        };
+        if (0..seeds).all(|s| self.direct(s as u8).is_some()) {
+            return self.decode_blocks(seeds, table, batch, out);
+        }
         let size = index::layer_size(seeds);
         let mut values = Vec::with_capacity(batch);
         for start in (0..size).step_by(batch) {
@@ -203,6 +211,71 @@ impl LowerLayers for LowerTables {
 }
 
 impl LowerTables {
+    /// [`LowerTables::decode`] when the layers below are read directly:
+    /// about `batch` positions of blocks at a time, decoded in parallel,
+    /// the marked positions expanded as they come (walking the boards in
+    /// rank order instead of unranking each).
+    fn decode_blocks(
+        &self,
+        seeds: usize,
+        table: &Table,
+        batch: usize,
+        out: &mut RawWriter,
+    ) -> Result<(), TablebaseError> {
+        let group = (batch as u64 / u64::from(table.block_size())).max(1);
+        for first in (0..table.block_count()).step_by(group as usize) {
+            let last = (first + group).min(table.block_count());
+            let blocks = (first..last)
+                .into_par_iter()
+                .map(|block| {
+                    let mut values = table.decode_block(block)?;
+                    let ranks = table.block_range(block);
+                    let mut board = index::unrank(seeds, ranks.start);
+                    for (rank, value) in ranks.zip(&mut values) {
+                        if *value == CAPTURE_DECIDES {
+                            *value = self.best_exit(seeds, &board, |_, _| {
+                                unreachable!("the layers below are read directly")
+                            });
+                            if *value == NO_EXIT {
+                                let error = FileError::NoCapture { rank, board };
+                                return Err(WithPath::new(table.path(), error).into());
+                            }
+                        }
+                        index::next_indexed(&mut board);
+                    }
+                    Ok(values)
+                })
+                .collect::<Result<Vec<_>, TablebaseError>>()?;
+            for values in blocks {
+                out.push(&values)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The best exit of `board` (of layer `seeds`): the end of the game, or
+    /// its best capture into the layers read directly; each capture into a
+    /// stored layer is handed to `stored` (the seeds it took, the child's
+    /// layer and rank) and left out.
+    fn best_exit(&self, seeds: usize, board: &Board, mut stored: impl FnMut(i8, u64)) -> i8 {
+        let moves = oware::legal_moves(self.rules, board);
+        let mut best = if moves.is_empty() {
+            oware::no_move_value(self.rules, board)
+        } else {
+            NO_EXIT
+        };
+        for mv in moves.iter().filter(|m| m.captured > 0) {
+            let rest = seeds - mv.captured as usize;
+            let rank = index::rank_indexed(&mv.child, rest);
+            let captured = mv.captured as i8;
+            match self.direct(rest as u8) {
+                Some(values) => best = best.max(captured - values[rank as usize]),
+                None => stored(captured, rank),
+            }
+        }
+        best
+    }
+
     /// Values of marked nodes of layer `seeds` from their exits: the end of
     /// the game, captures into resident or cached layers at once; captures into
     /// stored layers become nodes, returned with the seeds they took.
@@ -213,33 +286,19 @@ impl LowerTables {
             .filter(|(_, n)| n.value == CAPTURE_DECIDES)
             .flat_map_iter(|(i, node)| {
                 let board = index::unrank(seeds, node.rank);
-                let moves = oware::legal_moves(self.rules, &board);
-                node.value = if moves.is_empty() {
-                    oware::no_move_value(self.rules, &board)
-                } else {
-                    NO_EXIT
-                };
                 let mut children = Vec::new();
-                for mv in moves.iter().filter(|m| m.captured > 0) {
-                    let rest = seeds - mv.captured as usize;
-                    let rank = index::rank_indexed(&mv.child, rest);
-                    let captured = mv.captured as i8;
-                    match self.direct(rest as u8) {
-                        Some(values) => {
-                            node.value = node.value.max(captured - values[rank as usize]);
-                        }
-                        None => children.push((
+                node.value = self.best_exit(seeds, &board, |captured, rank| {
+                    children.push((
+                        captured,
+                        Node {
+                            rank,
+                            to_layer: seeds as u8,
+                            to_index: i as u32,
                             captured,
-                            Node {
-                                rank,
-                                to_layer: seeds as u8,
-                                to_index: i as u32,
-                                captured,
-                                value: 0,
-                            },
-                        )),
-                    }
-                }
+                            value: 0,
+                        },
+                    ))
+                });
                 children
             })
             .collect()
