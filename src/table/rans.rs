@@ -4,9 +4,11 @@
 //! decode), two states interleaved over one stream (each
 //! symbol's decode waits on the one before in its lane: two lanes keep the
 //! core busy twice as much). The encoder runs backwards over a stream, the
-//! decoder forwards. Decoding is table-driven: each distribution has a
-//! slot → (symbol, frequency, offset) table, so a symbol costs one load, a
-//! multiply and an add, with no search and no division.
+//! decoder forwards. Decoding is table-driven: each decoding state (a
+//! distribution, and the state each of its symbols leads to) has a slot →
+//! (next state, frequency, offset) table, so a symbol costs one load, a
+//! multiply and an add, with no search and no division, and the next
+//! symbol's table is known without a further load.
 
 /// Frequencies of a distribution add up to `1 << SCALE_BITS`. 10 bits
 /// keeps each slot table at 4 KiB: on Awari layer 20, 12 bits (16 KiB)
