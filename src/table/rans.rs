@@ -4,9 +4,11 @@
 //! decode), two states interleaved over one stream (each
 //! symbol's decode waits on the one before in its lane: two lanes keep the
 //! core busy twice as much). The encoder runs backwards over a stream, the
-//! decoder forwards. Decoding is table-driven: each distribution has a
-//! slot → (symbol, frequency, offset) table, so a symbol costs one load, a
-//! multiply and an add, with no search and no division.
+//! decoder forwards. Decoding is table-driven: each decoding state (a
+//! distribution, and the state each of its symbols leads to) has a slot →
+//! (next state, frequency, offset) table, so a symbol costs one load, a
+//! multiply and an add, with no search and no division, and the next
+//! symbol's table is known without a further load.
 
 /// Frequencies of a distribution add up to `1 << SCALE_BITS`. 10 bits
 /// keeps each slot table at 4 KiB: on Awari layer 20, 12 bits (16 KiB)
@@ -16,13 +18,8 @@ pub const SCALE: u32 = 1 << SCALE_BITS;
 /// Lower bound of the normalised state.
 const LOW: u32 = 1 << 16;
 
-/// Distributions as the decoder reads them (and the encoder), back to back
-/// so that finding one costs no load.
+/// Distributions as the encoder reads them, back to back.
 pub struct Tables {
-    /// Per distribution and slot of the scale: the symbol owning it (bits
-    /// 0..8), its frequency − 1 (8..20) and the slot's offset in its span
-    /// (20..32): 12 bits each hold any scale up to 2¹².
-    slots: Vec<u32>,
     /// Per distribution and symbol: frequency (low 16 bits) and cumulative
     /// frequency (high 16), 0 for symbols the distribution lacks.
     spans: Vec<u32>,
@@ -31,22 +28,17 @@ pub struct Tables {
 impl Tables {
     /// The tables of `freqs` (each per symbol, adding up to [`SCALE`]).
     pub fn new(freqs: &[Vec<u16>]) -> Tables {
-        let mut slots = vec![0; freqs.len() * SCALE as usize];
         let mut spans = vec![0; freqs.len() * 256];
         for (t, freqs) in freqs.iter().enumerate() {
             let mut cum = 0u32;
             for (symbol, &freq) in freqs.iter().enumerate() {
                 let freq = u32::from(freq);
-                for offset in 0..freq {
-                    slots[t * SCALE as usize + (cum + offset) as usize] =
-                        symbol as u32 | (freq - 1) << 8 | offset << 20;
-                }
                 spans[t * 256 + symbol] = freq | cum << 16;
                 cum += freq;
             }
             debug_assert_eq!(cum, SCALE);
         }
-        Tables { slots, spans }
+        Tables { spans }
     }
 
     /// Number of distributions.
@@ -54,11 +46,63 @@ impl Tables {
         self.spans.len() / 256
     }
 
-    /// Frequency and cumulative frequency of `symbol` in distribution `t`,
-    /// for the encoder.
+    /// Frequency and cumulative frequency of `symbol` in distribution `t`.
     pub fn span(&self, t: usize, symbol: u8) -> (u32, u32) {
         let packed = self.spans[t * 256 + usize::from(symbol)];
         (packed & 0xffff, packed >> 16)
+    }
+}
+
+/// Where an entry of [`Decoding`] keeps the frequency: one shift extracts
+/// it on the decoder's critical path.
+const FREQ_SHIFT: u32 = 21;
+/// The bits of an entry naming the next state (where its slots start).
+const NEXT_MASK: u32 = (1 << FREQ_SHIFT) - SCALE;
+/// Most decoding states: their numbers fit between an entry's offset and
+/// frequency.
+pub const MAX_STATES: usize = 1 << (FREQ_SHIFT - SCALE_BITS);
+
+/// The decoder's tables. A decoding state is a distribution together with
+/// the state that follows each of its symbols; per state and slot of the
+/// scale, one entry holds the slot's offset in its span (bits
+/// 0..SCALE_BITS), the next state as where its slots start
+/// (SCALE_BITS..FREQ_SHIFT) and the frequency (FREQ_SHIFT..32). Finding
+/// the next symbol's distribution then costs no load beyond the entry's:
+/// the load that would wait on the symbol is off the critical path.
+pub struct Decoding {
+    entries: Vec<u32>,
+}
+
+impl Decoding {
+    /// `states[k]`: the distribution of `tables` state `k` decodes with,
+    /// and per symbol the state after it; at most [`MAX_STATES`] states.
+    pub fn new(tables: &Tables, states: &[(usize, Vec<u16>)]) -> Decoding {
+        assert!(
+            states.len() <= MAX_STATES,
+            "{} decoding states",
+            states.len()
+        );
+        let mut entries = vec![0; states.len() * SCALE as usize];
+        for (slots, (t, next)) in entries.chunks_mut(SCALE as usize).zip(states) {
+            for (symbol, &after) in next.iter().enumerate() {
+                let (freq, cum) = tables.span(*t, symbol as u8);
+                for offset in 0..freq {
+                    slots[(cum + offset) as usize] =
+                        offset | Decoding::base(after.into()) | freq << FREQ_SHIFT;
+                }
+            }
+        }
+        Decoding { entries }
+    }
+
+    /// Where state `k`'s slots start: how the decoder names it.
+    pub fn base(k: usize) -> u32 {
+        (k << SCALE_BITS) as u32
+    }
+
+    /// The state whose slots start at `base`.
+    pub fn state(base: u32) -> usize {
+        (base >> SCALE_BITS) as usize
     }
 }
 
@@ -133,7 +177,10 @@ impl Encoder {
 
 /// Reads one stream.
 pub struct Decoder<'a> {
-    states: [u32; LANES],
+    /// The lanes' states (below 2³²), each a field of 64 bits: two of 32
+    /// bits the compiler packs into one register, which chains the lanes.
+    first: u64,
+    second: u64,
     bytes: &'a [u8],
     at: usize,
 }
@@ -141,38 +188,58 @@ pub struct Decoder<'a> {
 impl<'a> Decoder<'a> {
     /// `None` if `bytes` cannot start a stream (damage).
     pub fn new(bytes: &'a [u8]) -> Option<Decoder<'a>> {
-        let mut states = [0; LANES];
-        for (lane, state) in states.iter_mut().enumerate() {
-            *state = u32::from_le_bytes(bytes.get(4 * lane..4 * lane + 4)?.try_into().ok()?);
-        }
+        let state = |lane: usize| {
+            let bytes = bytes.get(4 * lane..4 * lane + 4)?;
+            Some(u64::from(u32::from_le_bytes(bytes.try_into().ok()?)))
+        };
+        let (first, second) = (state(0)?, state(1)?);
         // The encoder never leaves a state below LOW.
-        states.iter().all(|&s| s >= LOW).then_some(Decoder {
-            states,
+        (first >= u64::from(LOW) && second >= u64::from(LOW)).then_some(Decoder {
+            first,
+            second,
             bytes,
             at: 4 * LANES,
         })
     }
 
-    /// The next symbol of `lane` under distribution `t` of `tables`.
+    /// Decodes a symbol of each lane, from the states at `bases` (see
+    /// [`Decoding::base`]); returns the states after them. Both lanes'
+    /// renormalisation words come from one load made before either is
+    /// decoded: the second lane's word is then a select, not a load
+    /// waiting on the first lane's.
     #[inline]
-    pub fn next(&mut self, lane: usize, tables: &Tables, t: usize) -> u8 {
-        let state = &mut self.states[lane];
-        let entry = tables.slots[t * SCALE as usize + (*state & (SCALE - 1)) as usize];
-        let freq = (entry >> 8 & 0xfff) + 1;
-        // No overflow: the state is below 2³², so `state >> SCALE_BITS`
-        // times a frequency of at most `SCALE` is too.
-        *state = freq * (*state >> SCALE_BITS) + (entry >> 20);
-        // From at least LOW the state drops to at least 2⁶: one word
-        // brings it back. Read whether needed or not, used by a select.
-        // Past the end (damage) reads zeros; `is_complete` says so.
-        let word = match self.bytes.get(self.at..self.at + 2) {
-            Some(w) => u32::from(u16::from_le_bytes([w[0], w[1]])),
-            None => 0,
-        };
-        let low = *state < LOW;
-        *state = if low { *state << 16 | word } else { *state };
+    pub fn next_pair(&mut self, decoding: &Decoding, bases: [u32; LANES]) -> [u32; LANES] {
+        let words = self.words();
+        let (a, low_a) = step(&mut self.first, decoding, bases[0], words & 0xffff);
+        let words = words >> (16 * u32::from(low_a));
+        let (b, low_b) = step(&mut self.second, decoding, bases[1], words & 0xffff);
+        self.at += 2 * (usize::from(low_a) + usize::from(low_b));
+        [a, b]
+    }
+
+    /// Decodes a symbol of the second lane alone (the last of a stream of
+    /// odd length), from the state at `base`; returns the state after it.
+    #[inline]
+    pub fn next_second(&mut self, decoding: &Decoding, base: u32) -> u32 {
+        let word = self.words() & 0xffff;
+        let (next, low) = step(&mut self.second, decoding, base, word);
         self.at += 2 * usize::from(low);
-        entry as u8
+        next
+    }
+
+    /// The next four bytes as words (little endian), zeros past the end
+    /// (damage: `is_complete` says so).
+    #[inline]
+    fn words(&self) -> u64 {
+        match self.bytes.get(self.at..self.at + 8) {
+            Some(w) => u64::from_le_bytes(w.try_into().expect("8 bytes")),
+            None => {
+                let mut tail = [0; 8];
+                let rest = self.bytes.get(self.at..).unwrap_or_default();
+                tail[..rest.len()].copy_from_slice(rest);
+                u64::from_le_bytes(tail)
+            }
+        }
     }
 
     /// Whether the stream was read exactly: every byte used and the states
@@ -181,8 +248,26 @@ impl<'a> Decoder<'a> {
     /// changed symbol fails it too unless the states land on `LOW` by
     /// chance.
     pub fn is_complete(&self) -> bool {
-        self.states.iter().all(|&s| s == LOW) && self.at == self.bytes.len()
+        self.first == u64::from(LOW) && self.second == u64::from(LOW) && self.at == self.bytes.len()
     }
+}
+
+/// Decodes a symbol from `state` in the decoding state at `base`,
+/// renormalising with `word` if the state drops below LOW; returns the
+/// next decoding state and whether it took the word.
+#[inline]
+fn step(state: &mut u64, decoding: &Decoding, base: u32, word: u64) -> (u32, bool) {
+    let slot = (*state & u64::from(SCALE - 1)) as usize;
+    let entry = decoding.entries[base as usize + slot];
+    // Below 2³² still: the state is, so `state >> SCALE_BITS` times a
+    // frequency of at most `SCALE` is too.
+    *state =
+        u64::from(entry >> FREQ_SHIFT) * (*state >> SCALE_BITS) + u64::from(entry & (SCALE - 1));
+    // From at least LOW the state drops to at least 2⁶: one word brings
+    // it back, taken by a select rather than a branch.
+    let low = *state < u64::from(LOW);
+    *state = if low { *state << 16 | word } else { *state };
+    (entry & NEXT_MASK, low)
 }
 
 #[cfg(test)]
@@ -225,10 +310,18 @@ mod tests {
         encoder.finish(&mut bytes);
         // Half the symbols at about 0.32 bits, half at 2 bits: 725 bytes.
         assert!((725..750).contains(&bytes.len()), "{} bytes", bytes.len());
+        // A decoding state per distribution and symbol before (state
+        // 4·distribution + symbol), to read the symbols back off the states.
+        let states: Vec<(usize, Vec<u16>)> = (0..8)
+            .map(|k| (k / 4, (0..4).map(|s| (k / 4 * 4 + s) as u16).collect()))
+            .collect();
+        let decoding = Decoding::new(&tables, &states);
         let decode = |bytes: &[u8]| {
             let mut decoder = Decoder::new(bytes)?;
-            let same = (symbols.iter().enumerate()).all(|(i, &(symbol, skew))| {
-                decoder.next(i % LANES, &tables, skew as usize) == symbol
+            let mut bases = [Decoding::base(4), Decoding::base(0)];
+            let same = symbols.chunks(LANES).all(|pair| {
+                bases = decoder.next_pair(&decoding, bases);
+                bases.map(|b| Decoding::state(b) % 4) == [pair[0].0, pair[1].0].map(usize::from)
             });
             Some(same && decoder.is_complete())
         };

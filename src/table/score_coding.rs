@@ -14,7 +14,7 @@ use std::ops::Range;
 
 use rayon::prelude::*;
 
-use super::rans::{self, Decoder, Encoder, LANES, Tables};
+use super::rans::{self, Decoder, Decoding, Encoder, LANES, MAX_STATES, Tables};
 
 /// Largest seed count of the alphabet: symbols stay below 256.
 const MAX_SEEDS: u32 = 126;
@@ -113,6 +113,15 @@ pub struct ScoreModel {
     /// and fails its end check.
     map: Vec<u16>,
     tables: Tables,
+    /// The decoder's form of the model: a decoding state per distribution
+    /// and symbol before (what a context of the distribution holds as its
+    /// previous symbol), so that each symbol decoded names the next one's
+    /// distribution.
+    decoding: Decoding,
+    /// Per decoding state, the value of the symbol before it.
+    values: Vec<u8>,
+    /// The state of each lane's first symbol.
+    start: u32,
 }
 
 impl ScoreModel {
@@ -166,10 +175,10 @@ impl ScoreModel {
                 *table = shared;
             }
         }
-        (!freqs.is_empty()).then(|| ScoreModel {
-            coding,
-            map,
-            tables: Tables::new(&freqs),
+        (!freqs.is_empty()).then(|| {
+            // A state per distribution and per previous symbol of unseen
+            // contexts (table 0): at most 2·254 + 64.
+            ScoreModel::new(coding, map, &freqs).expect("few decoding states")
         })
     }
 
@@ -249,10 +258,50 @@ impl ScoreModel {
         if !bytes.is_empty() {
             return Err("bytes after the model".into());
         }
+        ScoreModel::new(coding, map, &tables)
+    }
+
+    /// The model of `map` and the distributions `freqs`, with its decoding
+    /// states; fails if they are more than the decoder can name.
+    fn new(coding: ScoreCoding, map: Vec<u16>, freqs: &[Vec<u16>]) -> Result<ScoreModel, String> {
+        let a = coding.alphabet();
+        let tables = Tables::new(freqs);
+        // Per distribution · alphabet + previous symbol: its state's number.
+        let mut numbers = vec![u16::MAX; tables.len() * a];
+        let mut keys = Vec::new();
+        for (c, &t) in map.iter().enumerate() {
+            let key = usize::from(t) * a + c / a;
+            if numbers[key] == u16::MAX {
+                numbers[key] = keys.len() as u16;
+                keys.push(key);
+            }
+        }
+        if keys.len() > MAX_STATES {
+            return Err(format!("{} decoding states", keys.len()));
+        }
+        let state = |previous: usize, before: usize| {
+            numbers[usize::from(map[previous * a + before]) * a + previous]
+        };
+        let states: Vec<(usize, Vec<u16>)> = (keys.iter())
+            .map(|&key| {
+                (
+                    key / a,
+                    (0..a).map(|symbol| state(symbol, key % a)).collect(),
+                )
+            })
+            .collect();
+        let values = keys
+            .iter()
+            .map(|&key| coding.value((key % a) as u8))
+            .collect();
+        let start = Decoding::base(state(coding.start(), coding.start()).into());
         Ok(ScoreModel {
             coding,
+            decoding: Decoding::new(&tables, &states),
             map,
-            tables: Tables::new(&tables),
+            tables,
+            values,
+            start,
         })
     }
 
@@ -327,27 +376,19 @@ impl ScoreModel {
     /// symbol of each lane in turn.
     fn decode_stream(&self, bytes: &[u8], out: &mut [u8]) -> Result<(), String> {
         let mut decoder = Decoder::new(bytes).ok_or("a stream starts out of range")?;
-        let start = self.coding.start();
-        let mut contexts = [(start, start); LANES];
-        let mut step = |lane: usize, value: &mut u8| {
-            let (previous, before) = contexts[lane];
-            let symbol = decoder.next(lane, &self.tables, self.table(previous, before));
-            *value = symbol;
-            contexts[lane] = (usize::from(symbol), previous);
-        };
+        let value = |base: u32| self.values[Decoding::state(base)];
+        let mut bases = [self.start; LANES];
         let (first, second) = out.split_at_mut(out.len() / LANES);
         for (a, b) in first.iter_mut().zip(second.iter_mut()) {
-            step(0, a);
-            step(1, b);
+            bases = decoder.next_pair(&self.decoding, bases);
+            (*a, *b) = (value(bases[0]), value(bases[1]));
         }
         if second.len() > first.len() {
-            step(1, second.last_mut().expect("a longer lane"));
+            let last = second.last_mut().expect("a longer lane");
+            *last = value(decoder.next_second(&self.decoding, bases[1]));
         }
         if !decoder.is_complete() {
             return Err("a stream does not end where its values do".into());
-        }
-        for value in out.iter_mut() {
-            *value = self.coding.value(*value);
         }
         Ok(())
     }
