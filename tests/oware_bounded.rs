@@ -211,6 +211,11 @@ fn bad_budgets_get_one_clear_line() {
         let err = fails(&["build", "oware", "--dir", d, &memory]);
         assert!(err.contains(&format!("'{size}' is not a size")), "{err}");
     }
+    for size in ["12Q", "-1G", "1e30T"] {
+        let cache = format!("--lower-cache={size}");
+        let err = fails(&["build", "oware", "--dir", d, &cache]);
+        assert!(err.contains(&format!("'{size}' is not a size")), "{err}");
+    }
     let err = fails(&[
         "build",
         "oware",
