@@ -54,7 +54,11 @@ fn built_layers_decode_to_the_solvers_values_and_beat_zstd() {
     let folder = tb::ruleset_dir(dir.path(), Ruleset::Awari);
     for seeds in 0..=MAX_SEEDS {
         let table = Table::open(tb::table_path(&folder, seeds)).unwrap();
-        assert_eq!(table.coding(), BlockCoding::ScoreContextCrc, "layer {seeds}");
+        assert_eq!(
+            table.coding(),
+            BlockCoding::ScoreContextCrc,
+            "layer {seeds}"
+        );
         table.verify().unwrap();
     }
     // Marks restored from the lower layers: the solver's values.
@@ -128,9 +132,10 @@ fn every_position_round_trips_with_marks_and_odd_block_sizes() {
         for v in values.iter_mut().step_by(3) {
             *v = CAPTURE_DECIDES;
         }
-        for (coding, block_size) in CODINGS.iter().flat_map(|&c| {
-            [1, 777, 4096, 1 << 15].map(|size| (c, size))
-        }) {
+        for (coding, block_size) in CODINGS
+            .iter()
+            .flat_map(|&c| [1, 777, 4096, 1 << 15].map(|size| (c, size)))
+        {
             let path = dir.path().join(format!("t{seeds}.{block_size}.mtb"));
             TableWriter::new(meta(seeds, ValueEncoding::ScoreOrCapture))
                 .coding(coding)
