@@ -8,14 +8,15 @@
 
 use std::path::Path;
 use std::process::Command;
+use std::sync::Mutex;
 use std::time::Duration;
 
 mod common;
 
 use mancala_tb::games::oware::Ruleset;
 use mancala_tb::index::oware as index;
-use mancala_tb::tablebase::Quiet;
 use mancala_tb::tablebase::oware::{self as tb, LayerPlan, Mode};
+use mancala_tb::tablebase::{BuildObserver, Quiet};
 
 const MAX_SEEDS: usize = 16;
 /// Builds layers 15 and 16 out of core in parts of 32 Ki positions, the
@@ -117,6 +118,45 @@ fn a_build_on_finished_tables_decodes_them_into_its_cache() {
                 "layer {seeds} differs (cache {lower_cache})"
             );
         }
+    }
+}
+
+/// A build on finished tables with memory to spare decodes them into memory
+/// (the memory planned for each layer counts every layer below that a
+/// layer of the build reads), as a build that made them keeps them, and
+/// ends with the same tables.
+#[test]
+fn a_build_on_finished_tables_decodes_them_into_memory() {
+    struct Planned(Mutex<Vec<(usize, u64, u64)>>);
+    impl BuildObserver for Planned {
+        fn layer_planned(&self, seeds: usize, plan: &LayerPlan, memory_bytes: u64) {
+            let planned = (seeds, plan.engine_bytes, memory_bytes);
+            self.0.lock().unwrap().push(planned);
+        }
+    }
+    let rules = Ruleset::Abapa;
+    let roomy = tempfile::tempdir().unwrap();
+    let options = |seeds| tb::BuildOptions {
+        lower_cache: 0,
+        ..tb::BuildOptions::new(seeds, 4 << 30)
+    };
+    tb::build(roomy.path(), rules, &options(MAX_SEEDS), &Quiet).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    tb::build(dir.path(), rules, &options(12), &Quiet).unwrap();
+    let planned = Planned(Mutex::new(Vec::new()));
+    tb::build(dir.path(), rules, &options(MAX_SEEDS), &planned).unwrap();
+    let planned = planned.0.into_inner().unwrap();
+    assert_eq!(planned.len(), MAX_SEEDS - 12);
+    for (seeds, engine_bytes, memory_bytes) in planned {
+        // Layer 15 is read by no layer of the build (captures take two).
+        let below: u64 = (0..seeds.min(MAX_SEEDS - 1)).map(index::layer_size).sum();
+        assert_eq!(memory_bytes, engine_bytes + below, "layer {seeds}");
+    }
+    for seeds in 13..=MAX_SEEDS {
+        assert!(
+            table(roomy.path(), rules, seeds) == table(dir.path(), rules, seeds),
+            "layer {seeds} differs"
+        );
     }
 }
 

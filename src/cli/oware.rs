@@ -110,18 +110,22 @@ fn parse_size_or_zero(s: &str) -> Result<u64, String> {
     }
 }
 
-/// The memory available now (`MemAvailable`), less 10%.
-fn default_memory() -> anyhow::Result<u64> {
-    Ok(available_memory()? / 10 * 9)
+/// The budget and the lower cache a build uses: as given, or by default
+/// the memory available now (`MemAvailable`) less 10% for the budget, and
+/// what that share leaves beside the budget for the cache (none with the
+/// default budget). One reading of `MemAvailable` serves both.
+fn memory_and_lower_cache(
+    memory: Option<u64>,
+    lower_cache: Option<u64>,
+) -> anyhow::Result<(u64, u64)> {
+    let usable = usable_memory()?;
+    let memory = memory.unwrap_or(usable);
+    Ok((memory, lower_cache.unwrap_or(usable.saturating_sub(memory))))
 }
 
-/// The page cache left for cached lower layers: the memory available now
-/// less the budget and 10%.
-fn default_lower_cache(memory: u64) -> anyhow::Result<u64> {
-    let available = available_memory()?;
-    Ok(available
-        .saturating_sub(memory)
-        .saturating_sub(available / 10))
+/// The memory available now (`MemAvailable`), less 10%.
+fn usable_memory() -> anyhow::Result<u64> {
+    Ok(available_memory()? / 10 * 9)
 }
 
 /// `MemAvailable` of /proc/meminfo, in bytes.
@@ -148,19 +152,15 @@ pub fn build(args: BuildOware) -> anyhow::Result<()> {
         tb::ruleset_dir(&args.dir, args.rules).display(),
         pool.current_num_threads()
     );
-    let memory = match args.memory {
-        Some(memory) => memory,
-        None => default_memory()?,
-    };
-    let lower_cache = match args.lower_cache {
-        Some(bytes) => bytes,
-        None => default_lower_cache(memory)?,
-    };
-    eprintln!(
-        "Memory budget {}; lower layers cached in files up to {}",
-        tb::human_bytes(memory),
-        tb::human_bytes(lower_cache)
-    );
+    let (memory, lower_cache) = memory_and_lower_cache(args.memory, args.lower_cache)?;
+    match lower_cache {
+        0 => eprintln!("Memory budget {}; no lower cache", tb::human_bytes(memory)),
+        _ => eprintln!(
+            "Memory budget {}; lower layers cached in files up to {}",
+            tb::human_bytes(memory),
+            tb::human_bytes(lower_cache)
+        ),
+    }
     let options = tb::BuildOptions {
         lower_cache,
         ..build_options(&args, memory)
@@ -213,7 +213,7 @@ fn build_distributed(args: BuildOware) -> anyhow::Result<()> {
         Ok(match args.memory {
             Some(memory) => memory,
             // The ranks on this machine share its memory.
-            None => default_memory()? / local_ranks(),
+            None => usable_memory()? / local_ranks(),
         })
     };
     let memory = match setup() {
@@ -296,10 +296,7 @@ pub struct PlanOware {
 }
 
 pub fn plan(args: PlanOware) -> anyhow::Result<()> {
-    let memory = match args.memory {
-        Some(memory) => memory,
-        None => default_memory()?,
-    };
+    let (memory, lower_cache) = memory_and_lower_cache(args.memory, args.lower_cache)?;
     let pool = thread_pool(None)?;
     eprintln!(
         "Calibrating: building {} layers 0..={} with {} threads",
@@ -313,10 +310,7 @@ pub fn plan(args: PlanOware) -> anyhow::Result<()> {
         threads: args.threads.unwrap_or(calibration.threads),
         nodes: args.nodes as usize,
         memory,
-        lower_cache: match args.lower_cache {
-            Some(bytes) => bytes,
-            None => default_lower_cache(memory)?,
-        },
+        lower_cache,
     };
     anyhow::ensure!(assumptions.threads > 0, "--threads must be at least 1");
     let plan = tb::project(args.max_seeds as usize, &assumptions)?;

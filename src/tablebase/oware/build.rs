@@ -391,13 +391,7 @@ fn build_share<T: Transport>(
         _ => None,
     };
     let mut kept = match retain {
-        true => Some(
-            BigArray::zeroed(size).map_err(|source| TablebaseError::Memory {
-                seeds,
-                bytes: size as u64,
-                source,
-            })?,
-        ),
+        true => Some(allocate_resident(seeds)?),
         false => None,
     };
     let mut counts = Outcomes::default();
@@ -458,11 +452,12 @@ pub(super) fn residence_order(seeds: usize) -> impl Iterator<Item = usize> {
 /// Places the lower layers for layer `seeds`, those it reads most first
 /// (in [`residence_order`]): resident while `room` bytes of memory hold
 /// them, then cached while `options.lower_cache` bytes of scratch hold
-/// them, else stored (read from their tables). A layer that becomes cached
-/// is written from memory, or decoded from its table `batch` positions at a
-/// time, from the lowest layer up (so a decode expands its positions
-/// through the cached layers below it); a layer that leaves the cache
-/// loses its file.
+/// them, else stored (read from their tables). A layer that becomes
+/// resident or cached is copied from where it is read directly, or decoded
+/// from its table `batch` positions at a time, from the lowest layer up (so
+/// a decode expands its positions through the layers below it read
+/// directly): a resumed build reads its lower layers as fast as one that
+/// built them. A layer that leaves the cache loses its file.
 fn place_lower_layers(
     folder: &Path,
     seeds: usize,
@@ -478,10 +473,12 @@ fn place_lower_layers(
         // Captures take two seeds or more: layer `s` is read by layers
         // `s + 2` and up.
         let read_later = s + 2 <= options.max_seeds;
-        let place = if lower.is_resident(s) && resident + bytes <= room {
+        let place = if !read_later {
+            Place::Stored
+        } else if resident + bytes <= room {
             resident += bytes;
             Place::Resident
-        } else if read_later && cached + bytes <= options.lower_cache {
+        } else if cached + bytes <= options.lower_cache {
             cached += bytes;
             Place::Cached
         } else {
@@ -504,19 +501,46 @@ fn place_lower_layers(
             (Lower::Stored(_), Place::Cached) => {
                 create_lower_cache(folder)?;
                 let mut out = RawWriter::create(path.clone())?;
-                lower.decode(s, batch, &mut out)?;
+                lower.decode(s, batch, &mut |values| Ok(out.push(values)?))?;
                 out.finish()?;
+            }
+            (Lower::Cached(raw), Place::Resident) => {
+                let mut values = allocate_resident(s)?;
+                values.copy_from_slice(raw.values());
+                lower.replace(s, Lower::Resident(values));
+                remove_file(&path)?;
+                continue;
+            }
+            (Lower::Stored(_), Place::Resident) => {
+                let mut values = allocate_resident(s)?;
+                let mut filled = 0;
+                lower.decode(s, batch, &mut |decoded| {
+                    values[filled..][..decoded.len()].copy_from_slice(decoded);
+                    filled += decoded.len();
+                    Ok(())
+                })?;
+                lower.replace(s, Lower::Resident(values));
+                continue;
             }
             (_, Place::Stored) => {
                 lower.replace(s, Lower::Stored(Table::open(table_path(folder, s))?));
                 remove_file(&path)?;
                 continue;
             }
-            (_, Place::Resident) => unreachable!("only resident layers stay resident"),
         }
         lower.replace(s, Lower::Cached(RawLayer::open(&path, positions)?));
     }
     Ok(())
+}
+
+/// Memory for the values of layer `seeds`, kept for the layers above.
+fn allocate_resident(seeds: usize) -> Result<BigArray<i8>, TablebaseError> {
+    let bytes = index::layer_size(seeds);
+    BigArray::zeroed(bytes as usize).map_err(|source| TablebaseError::Memory {
+        seeds,
+        bytes,
+        source,
+    })
 }
 
 /// Where a lower layer goes while a layer is built.
@@ -593,7 +617,6 @@ fn build_layer(job: &LayerJob) -> Result<(Outcomes, Option<BigArray<i8>>), Table
         lower,
         observer,
     } = job;
-    let positions = index::layer_size(seeds);
     let retain = retain(seeds, plan, options, lower);
     let progress = |steps| observer.advance(steps);
     let cache = (!retain).then(|| cached(folder, seeds, options)).flatten();
@@ -628,13 +651,7 @@ fn build_layer(job: &LayerJob) -> Result<(Outcomes, Option<BigArray<i8>>), Table
         }
         Mode::Bounded => {
             let mut kept = if retain {
-                Some(BigArray::zeroed(positions as usize).map_err(|source| {
-                    TablebaseError::Memory {
-                        seeds,
-                        bytes: positions,
-                        source,
-                    }
-                })?)
+                Some(allocate_resident(seeds)?)
             } else {
                 None
             };

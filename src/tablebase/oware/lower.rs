@@ -16,7 +16,7 @@ use crate::index::oware as index;
 use crate::solve::array::BigArray;
 use crate::solve::oware::{Lookup, LowerLayers, prefetch};
 use crate::solve::threshold::NO_EXIT;
-use crate::table::raw::{RawLayer, RawWriter};
+use crate::table::raw::RawLayer;
 use crate::table::{CAPTURE_DECIDES, Table};
 use crate::tablebase::FileError;
 
@@ -61,10 +61,6 @@ impl LowerTables {
             .sum()
     }
 
-    pub fn is_resident(&self, seeds: usize) -> bool {
-        matches!(self.layers.get(seeds), Some(Lower::Resident(_)))
-    }
-
     /// Layer `seeds`.
     pub fn layer(&self, seeds: usize) -> &Lower {
         &self.layers[seeds]
@@ -85,7 +81,7 @@ impl LowerTables {
         }
     }
 
-    /// Writes every value of stored layer `seeds` to `out` in rank order,
+    /// Hands every value of stored layer `seeds` to `out` in rank order,
     /// the positions stored as "the best capture decides" expanded. If the
     /// layers below are all read directly, block by block in rank order;
     /// else `batch` positions at a time, each batch one sorted pass over
@@ -94,7 +90,7 @@ impl LowerTables {
         &self,
         seeds: usize,
         batch: usize,
-        out: &mut RawWriter,
+        out: &mut impl FnMut(&[i8]) -> Result<(), TablebaseError>,
     ) -> Result<(), TablebaseError> {
         let Lower::Stored(table) = &self.layers[seeds] else {
             panic!("layer {seeds} is not stored")
@@ -116,7 +112,7 @@ impl LowerTables {
             self.resolve(&mut lookups)?;
             values.clear();
             values.extend(lookups.iter().map(|l| l.value));
-            out.push(&values)?;
+            out(&values)?;
         }
         Ok(())
     }
@@ -220,7 +216,7 @@ impl LowerTables {
         seeds: usize,
         table: &Table,
         batch: usize,
-        out: &mut RawWriter,
+        out: &mut impl FnMut(&[i8]) -> Result<(), TablebaseError>,
     ) -> Result<(), TablebaseError> {
         let group = (batch as u64 / u64::from(table.block_size())).max(1);
         for first in (0..table.block_count()).step_by(group as usize) {
@@ -247,7 +243,7 @@ impl LowerTables {
                 })
                 .collect::<Result<Vec<_>, TablebaseError>>()?;
             for values in blocks {
-                out.push(&values)?;
+                out(&values)?;
             }
         }
         Ok(())
