@@ -1,12 +1,13 @@
-//! The context coding against zstd on built Awari layers, side by side in
-//! one run (so machine load affects both alike).
+//! The context coding (coding 2, as builds write it) against the source
+//! table (zstd, or coding 1 as builds wrote it before) on built Awari
+//! layers, side by side in one run (so machine load affects both alike).
 //!
 //! `cargo bench --bench coding -- DIR SEEDS...` reads the (zstd or context
 //! coded) tables `DIR/oware-awari/scores.SEEDS.mtb`, writes each layer's
-//! values with both codings to a temporary folder (`TMPDIR`), and prints
+//! values with coding 2 to a temporary folder (`TMPDIR`), and prints
 //! per coding and block size (`BLOCKS`): bytes per position, the time to
 //! write (0 for the source table, measured as it is), the
-//! time to decode every block, and the median time of one block decode at
+//! time to decode every block, and the median time of one value read at
 //! random ranks (what a probe that misses the cache pays).
 
 use std::path::PathBuf;
@@ -15,13 +16,13 @@ use std::time::Instant;
 use mancala_tb::table::{BlockCoding, Table, TableWriter};
 
 /// The codings and block sizes measured: the source table as it is, then
-/// `BLOCKS` (comma-separated block sizes of the context coding, default
+/// `BLOCKS` (comma-separated block sizes of coding 2, default
 /// 32768, the size builds write).
 fn codings(source: &Table) -> Vec<(BlockCoding, u32)> {
     let sizes = std::env::var("BLOCKS").unwrap_or_else(|_| "32768".into());
     let context = sizes
         .split(',')
-        .map(|s| (BlockCoding::ScoreContext, s.parse().expect("BLOCKS")));
+        .map(|s| (BlockCoding::ScoreContextCrc, s.parse().expect("BLOCKS")));
     std::iter::once((source.coding(), source.block_size()))
         .chain(context)
         .collect()
@@ -43,7 +44,7 @@ fn main() {
             let source =
                 Table::open(dir.join(format!("oware-awari/scores.{seeds}.mtb"))).expect("open");
             TableWriter::new(source.meta().clone())
-                .coding(BlockCoding::ScoreContext)
+                .coding(BlockCoding::ScoreContextCrc)
                 .write(
                     folder.join(format!("scores.{seeds}.mtb")),
                     &source.decode_all().expect("decode"),
@@ -93,7 +94,7 @@ fn main() {
                 .collect();
             times.sort_by(f64::total_cmp);
             println!(
-                "{:14} {:6} per block: {:.4} B/pos, write {:.2} s, decode all {:.2} s ({:.1} ns/pos), one block {:.1} µs median",
+                "{:14} {:6} per block: {:.4} B/pos, write {:.2} s, decode all {:.2} s ({:.1} ns/pos), one value {:.2} µs median",
                 format!("{coding:?}"),
                 block_size,
                 table.file_len() as f64 / n,

@@ -1,4 +1,4 @@
-//! The context coding of scores (block coding 1), which builds write:
+//! The context codings of scores (block codings 1 and 2; builds write 2):
 //! real Oware layers decode to exactly the solver's values, one value, a
 //! sorted batch or a whole layer alike, and damage never gives a wrong value.
 
@@ -13,6 +13,8 @@ use mancala_tb::tablebase::Quiet;
 use mancala_tb::tablebase::oware as tb;
 
 const MAX_SEEDS: usize = 11;
+/// Coding 1 (tables built before coding 2 must still read) and 2.
+const CODINGS: [BlockCoding; 2] = [BlockCoding::ScoreContext, BlockCoding::ScoreContextCrc];
 
 fn meta(seeds: usize, encoding: ValueEncoding) -> TableMeta {
     TableMeta {
@@ -52,7 +54,11 @@ fn built_layers_decode_to_the_solvers_values_and_beat_zstd() {
     let folder = tb::ruleset_dir(dir.path(), Ruleset::Awari);
     for seeds in 0..=MAX_SEEDS {
         let table = Table::open(tb::table_path(&folder, seeds)).unwrap();
-        assert_eq!(table.coding(), BlockCoding::ScoreContext, "layer {seeds}");
+        assert_eq!(
+            table.coding(),
+            BlockCoding::ScoreContextCrc,
+            "layer {seeds}"
+        );
         table.verify().unwrap();
     }
     // Marks restored from the lower layers: the solver's values.
@@ -126,19 +132,22 @@ fn every_position_round_trips_with_marks_and_odd_block_sizes() {
         for v in values.iter_mut().step_by(3) {
             *v = CAPTURE_DECIDES;
         }
-        for block_size in [1, 777, 4096, 1 << 15] {
+        for (coding, block_size) in CODINGS
+            .iter()
+            .flat_map(|&c| [1, 777, 4096, 1 << 15].map(|size| (c, size)))
+        {
             let path = dir.path().join(format!("t{seeds}.{block_size}.mtb"));
             TableWriter::new(meta(seeds, ValueEncoding::ScoreOrCapture))
-                .coding(BlockCoding::ScoreContext)
+                .coding(coding)
                 .block_size(block_size)
                 .write(&path, &values)
                 .unwrap();
             let table = Table::open(&path).unwrap();
-            assert_eq!(table.coding(), BlockCoding::ScoreContext);
+            assert_eq!(table.coding(), coding);
             assert_eq!(
                 table.decode_all().unwrap(),
                 values,
-                "{seeds} seeds, {block_size}"
+                "{seeds} seeds, {coding:?}, {block_size}"
             );
             for rank in (0..values.len()).step_by(values.len() / 50 + 1) {
                 assert_eq!(table.get(rank as u64).unwrap(), values[rank]);
@@ -166,41 +175,77 @@ fn values_the_model_cannot_code_fall_back_to_zstd() {
     assert_eq!(Table::open(&path).unwrap().coding(), BlockCoding::Zstd);
 }
 
-#[test]
-fn a_flipped_byte_anywhere_is_caught_and_never_gives_a_wrong_value() {
-    let dir = tempfile::tempdir().unwrap();
-    let seeds = 8;
-    let size = index::layer_size(seeds) as usize;
-    // Values with structure and marks, like a real layer.
-    let values: Vec<i8> = (0..size)
+/// Values with structure and marks, like a real layer's.
+fn structured(seeds: usize) -> Vec<i8> {
+    (0..index::layer_size(seeds) as usize)
         .map(|i| match i % 7 {
             0 => CAPTURE_DECIDES,
             r => ((i / 100 + r) % 9) as i8 - 4,
         })
-        .collect();
+        .collect()
+}
+
+#[test]
+fn a_flipped_byte_anywhere_is_caught_and_never_gives_a_wrong_value() {
+    let dir = tempfile::tempdir().unwrap();
+    let seeds = 8;
+    let values = structured(seeds);
+    for coding in CODINGS {
+        let path = dir.path().join("t.mtb");
+        TableWriter::new(meta(seeds, ValueEncoding::ScoreOrCapture))
+            .coding(coding)
+            .block_size(512)
+            .write(&path, &values)
+            .unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        assert_eq!(Table::open(&path).unwrap().coding(), coding);
+        let damaged = dir.path().join("d.mtb");
+        for at in (0..bytes.len()).step_by(bytes.len() / 300 + 1) {
+            let mut copy = bytes.clone();
+            copy[at] ^= 0x04;
+            std::fs::write(&damaged, &copy).unwrap();
+            let Ok(table) = Table::open(&damaged) else {
+                continue;
+            };
+            assert!(table.verify().is_err(), "{coding:?}: byte {at} not caught");
+            for rank in (0..values.len()).step_by(97) {
+                if let Ok(v) = table.get(rank as u64) {
+                    assert_eq!(v, values[rank], "{coding:?}: byte {at} changed rank {rank}");
+                }
+            }
+        }
+    }
+}
+
+/// A probe of coding 2 decodes its stream only up to its value: a changed
+/// byte anywhere in the stream must still fail it, never give a value.
+#[test]
+fn a_flipped_byte_of_a_stream_fails_every_probe_of_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let seeds = 8;
     let path = dir.path().join("t.mtb");
+    // Blocks of one stream each: a block's bytes are its stream's.
     TableWriter::new(meta(seeds, ValueEncoding::ScoreOrCapture))
-        .coding(BlockCoding::ScoreContext)
+        .coding(BlockCoding::ScoreContextCrc)
         .block_size(512)
-        .write(&path, &values)
+        .write(&path, &structured(seeds))
         .unwrap();
+    let blocks = Table::open(&path).unwrap().block_count();
     let bytes = std::fs::read(&path).unwrap();
-    assert_eq!(
-        Table::open(&path).unwrap().coding(),
-        BlockCoding::ScoreContext
-    );
+    // The block index ends the file: per block its offset (u64) and length (u32).
+    let index = bytes.len() - 16 * blocks as usize;
     let damaged = dir.path().join("d.mtb");
-    for at in (0..bytes.len()).step_by(bytes.len() / 300 + 1) {
-        let mut copy = bytes.clone();
-        copy[at] ^= 0x04;
-        std::fs::write(&damaged, &copy).unwrap();
-        let Ok(table) = Table::open(&damaged) else {
-            continue;
-        };
-        assert!(table.verify().is_err(), "flipped byte {at} not caught");
-        for rank in (0..size).step_by(97) {
-            if let Ok(v) = table.get(rank as u64) {
-                assert_eq!(v, values[rank], "byte {at} changed rank {rank}");
+    for block in [0, blocks / 2, blocks - 1] {
+        let entry = &bytes[index + 16 * block as usize..];
+        let offset = u64::from_le_bytes(entry[..8].try_into().unwrap()) as usize;
+        let len = u32::from_le_bytes(entry[8..12].try_into().unwrap()) as usize;
+        for at in offset..offset + len {
+            let mut copy = bytes.clone();
+            copy[at] ^= 0x10;
+            std::fs::write(&damaged, &copy).unwrap();
+            let table = Table::open(&damaged).unwrap();
+            for rank in table.block_range(block) {
+                assert!(table.get(rank).is_err(), "byte {at}, rank {rank}");
             }
         }
     }

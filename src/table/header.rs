@@ -43,6 +43,10 @@ pub enum BlockCoding {
     /// One-byte scores under an order-2 context model, coded with rANS; the
     /// model lies at the start of the data (see the module docs).
     ScoreContext = 1,
+    /// As `ScoreContext`, each stream led by the CRC-32 of its bytes: a
+    /// probe checks them and decodes the stream only up to its value
+    /// (instead of to its end, which checks a stream of coding 1).
+    ScoreContextCrc = 2,
 }
 
 impl BlockCoding {
@@ -50,8 +54,14 @@ impl BlockCoding {
         match id {
             0 => Some(BlockCoding::Zstd),
             1 => Some(BlockCoding::ScoreContext),
+            2 => Some(BlockCoding::ScoreContextCrc),
             _ => None,
         }
+    }
+
+    /// Whether each stream carries the CRC-32 of its bytes.
+    pub fn has_stream_crcs(self) -> bool {
+        self == BlockCoding::ScoreContextCrc
     }
 }
 

@@ -22,14 +22,14 @@
 //! | 56 | 4 | `board_width` `u32`: pits per row |
 //! | 60 | 4 | `payload_crc` `u32`: CRC-32 of bytes `header_len .. file_len` |
 //! | 64 | 1 | value encoding: 1 = score (`i8`, the mover's result); 2 = score, with −128 standing for "the best capture decides" (recomputed by the reader from lower layers); 3 = win/draw/loss with distance (`i16`: `d ≥ 1` a win in `d` moves, 0 a draw, `−d − 1` a loss in `d`) |
-//! | 65 | 1 | block coding: 0 = zstd (each block one zstd frame); 1 = score context coding (one-byte scores, rANS under an order-2 context model stored before the first block); other ids are refused |
+//! | 65 | 1 | block coding: 0 = zstd (each block one zstd frame); 1 = score context coding (one-byte scores, rANS under an order-2 context model stored before the first block); 2 = as 1, each stream led by the CRC-32 of its bytes; other ids are refused |
 //! | 66 | 2 | `g` `u16`: length of the game name |
 //! | 68 | 2 | `r` `u16`: length of the ruleset name |
 //! | 70 | 2 | `o` `u16`: length of the ruleset options |
 //! | 72 | g+r+o | game, ruleset, options: UTF-8, no terminators |
 //! | … | … | zero padding up to `header_len − 4` |
 //! | `header_len − 4` | 4 | header CRC-32 of bytes `0 .. header_len − 4` |
-//! | `header_len` | … | data: with block coding 1 first the model section, then the compressed blocks, in block order, back to back |
+//! | `header_len` | … | data: with block coding 1 or 2 first the model section, then the compressed blocks, in block order, back to back |
 //! | `index_offset` | 16·`block_count` | block index, one entry per block |
 //!
 //! Index entry `i` (16 bytes): `offset` `u64` (absolute file offset of block
@@ -41,10 +41,10 @@
 //! complement is `low + 256·high`). Planes compress far better than pairs: the
 //! high bytes are nearly constant.
 //!
-//! With block coding 1 (chosen with [`TableWriter::coding`] for tables of
-//! one-byte scores; Oware builds write it), the data starts with the model
-//! section: `u32` model length `m`, `u32` CRC-32 of the model, then the
-//! model, in LEB128 varints: the stream length (512), the number of
+//! With block coding 1 or 2 (chosen with [`TableWriter::coding`] for
+//! tables of one-byte scores; Oware builds write 2), the data starts with
+//! the model section: `u32` model length `m`, `u32` CRC-32 of the model,
+//! then the model, in LEB128 varints: the stream length (512), the number of
 //! distributions, each distribution (its symbol count − 1, then each
 //! symbol, a byte, in increasing order, with its frequency; frequencies
 //! add up to 2¹⁰), then for each context its distribution. Symbols are
@@ -60,11 +60,15 @@
 //! each, little-endian), then the words (little-endian), read as each
 //! lane's values are decoded in turn (first lane, second lane, ...). A
 //! decoder must end each stream with every word read and both states back
-//! at 2¹⁶; a probe decodes one stream and checks that, a whole-block
-//! decode also checks the block's CRC.
+//! at 2¹⁶; a whole-block decode checks that and the block's CRC. With
+//! coding 1 a probe decodes one stream whole and checks its end. With
+//! coding 2 each stream is led by the `u32` CRC-32 of its bytes (the
+//! offsets count it as part of the stream): a probe checks it, then
+//! decodes the stream only as far as its value.
 //!
 //! A reader checks the magic, the version, the header CRC and that the sizes
-//! agree before trusting any offset, and each block's CRC when decoding it, so
+//! agree before trusting any offset, and each block's CRC when decoding it
+//! (a probe of a context-coded table: its stream's end or CRC), so
 //! damage gives an error rather than a wrong value (short of a CRC-32
 //! collision). [`Table::verify`] also checks the payload CRC and that the
 //! index entries tile the data exactly.

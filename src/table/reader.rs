@@ -66,16 +66,18 @@ impl Table {
         let header = Header::decode(&map).at(path)?;
         let (model, blocks_start) = match header.coding {
             BlockCoding::Zstd => (None, header.header_len),
-            BlockCoding::ScoreContext => {
+            BlockCoding::ScoreContext | BlockCoding::ScoreContextCrc => {
                 let (model, end) = read_model(&map, &header).at(path)?;
                 (Some(Box::new(model)), end)
             }
         };
-        // Context-coded tables cache streams: as many bytes as 4 Ki blocks
-        // would take.
+        // Tables of coding 1 cache streams: as many bytes as 4 Ki blocks
+        // would take. A probe of coding 2 decodes a stream only up to its
+        // value, which leaves nothing whole to cache.
         let cache = BlockCache::new(match header.coding {
             BlockCoding::Zstd => cache_blocks,
             BlockCoding::ScoreContext => cache_blocks * (4096 / STREAM_LEN),
+            BlockCoding::ScoreContextCrc => 0,
         });
         Ok(Table {
             path: path.to_owned(),
@@ -187,20 +189,24 @@ impl Table {
         let size = u64::from(self.header.block_size);
         let (block, at) = (rank / size, (rank % size) as usize);
         if let Some(model) = &self.model {
-            // One stream of the block, not the block, is decoded and cached.
+            // One stream of the block, not the block, is decoded: whole and
+            // cached, or with stream CRCs only up to the value.
+            let whole = !self.header.coding.has_stream_crcs();
             let streams = size.div_ceil(STREAM_LEN as u64);
             let key = block * streams + (at / STREAM_LEN) as u64;
             let offset = at % STREAM_LEN;
-            if let Some(value) = self.cache.read(key, |bytes| V::from_bytes(bytes, offset)) {
+            if whole && let Some(value) = self.cache.read(key, |b| V::from_bytes(b, offset)) {
                 return Ok(value);
             }
             let (frame, len, _) = self.frame(block)?;
             let mut values = [0; STREAM_LEN];
             let part = model
-                .decode_part(frame, len, at, &mut values)
+                .decode_part(frame, len, [at], &mut values)
                 .map_err(|reason| TableError::BadBlock { block, reason })?;
             let value = V::from_bytes(&values, offset);
-            self.cache.insert(key, values[..part.len()].into());
+            if whole {
+                self.cache.insert(key, values[..part.len()].into());
+            }
             return Ok(value);
         }
         if let Some(value) = self.cache.read(block, |bytes| V::from_bytes(bytes, at)) {
@@ -335,7 +341,8 @@ impl Table {
 
     /// The values at offsets of `block` of a one-byte table, decoding
     /// what they need once: `items` sorted by `offset`, each `set` to its
-    /// value. A context-coded block decodes only the streams they fall in.
+    /// value. A context-coded block decodes only the streams they fall in
+    /// (with stream CRCs, only as far as they need).
     pub fn read_sorted<T>(
         &self,
         block: u64,
@@ -367,18 +374,28 @@ impl Table {
         };
         let (frame, len, _) = self.frame(block)?;
         let mut values = [0; STREAM_LEN];
-        let mut part = 0..0;
-        for item in items {
-            let at = offset(item);
-            if !part.contains(&at) {
-                if at >= len {
-                    return Err(self.past_end(block));
-                }
-                part = model
-                    .decode_part(frame, len, at, &mut values)
-                    .map_err(|reason| TableError::BadBlock { block, reason })?;
+        let mut rest = items;
+        // Each run of items in one stream decodes it once.
+        while let Some(first) = rest.first() {
+            let at = offset(first);
+            if at >= len {
+                return Err(self.past_end(block));
             }
-            set(item, values[at - part.start] as i8);
+            let start = at - at % STREAM_LEN;
+            let stream = start..len.min(start + STREAM_LEN);
+            let n = rest
+                .iter()
+                .take_while(|&item| stream.contains(&offset(item)))
+                .count();
+            let (run, tail) = rest.split_at_mut(n);
+            model
+                .decode_part(frame, len, run.iter().map(&offset), &mut values)
+                .map_err(|reason| TableError::BadBlock { block, reason })?;
+            for item in run {
+                let value = values[offset(item) - start];
+                set(item, value as i8);
+            }
+            rest = tail;
         }
         Ok(())
     }
@@ -457,5 +474,6 @@ fn read_model(map: &[u8], header: &Header) -> Result<(ScoreModel, u64), TableErr
         .ok_or_else(|| bad(format!("no context model for {} seeds", meta.seeds)))?;
     let model =
         ScoreModel::parse(coding, bytes).map_err(|reason| bad(format!("model: {reason}")))?;
+    let model = model.with_stream_crcs(header.coding.has_stream_crcs());
     Ok((model, (start + 8 + bytes.len()) as u64))
 }

@@ -68,7 +68,7 @@ impl TableWriter {
         }
     }
 
-    /// How blocks are coded. The context coding needs one-byte scores of
+    /// How blocks are coded. The context codings need one-byte scores of
     /// at most `seeds` (or the capture mark), in blocks of at most
     /// 32 Ki positions; other values are written with zstd.
     pub fn coding(mut self, coding: BlockCoding) -> Self {
@@ -86,7 +86,7 @@ impl TableWriter {
     fn resolved_block_size(&self) -> u32 {
         self.block_size.unwrap_or(match self.coding {
             BlockCoding::Zstd => DEFAULT_BLOCK_SIZE,
-            BlockCoding::ScoreContext => CONTEXT_BLOCK_SIZE,
+            BlockCoding::ScoreContext | BlockCoding::ScoreContextCrc => CONTEXT_BLOCK_SIZE,
         })
     }
 
@@ -144,7 +144,7 @@ impl TableWriter {
         }
         let spill = match settings.coding {
             BlockCoding::Zstd => None,
-            BlockCoding::ScoreContext => {
+            BlockCoding::ScoreContext | BlockCoding::ScoreContextCrc => {
                 let mut name = tmp.clone().into_os_string();
                 name.push(".values");
                 let path = PathBuf::from(name);
@@ -201,7 +201,9 @@ impl TableWriter {
         let block_size = self.resolved_block_size();
         let max = match self.coding {
             BlockCoding::Zstd => MAX_BLOCK_SIZE,
-            BlockCoding::ScoreContext => score_coding::MAX_BLOCK_SIZE,
+            BlockCoding::ScoreContext | BlockCoding::ScoreContextCrc => {
+                score_coding::MAX_BLOCK_SIZE
+            }
         };
         if block_size == 0 || block_size > max {
             return Err(TableError::InvalidInput {
@@ -390,8 +392,10 @@ impl<V: TableValue> PendingTable<V> {
         let values: &[u8] = &map;
         let block_size = self.settings.resolved_block_size() as usize;
         let meta = &self.settings.meta;
+        let stream_crcs = self.settings.coding.has_stream_crcs();
         let model = ScoreCoding::new(meta.seeds)
-            .and_then(|coding| ScoreModel::from_counts(coding, &coding.count(values, block_size)?));
+            .and_then(|coding| ScoreModel::from_counts(coding, &coding.count(values, block_size)?))
+            .map(|model| model.with_stream_crcs(stream_crcs));
         let result = match model {
             Some(model) => self.write_coded(&model, values),
             None => {

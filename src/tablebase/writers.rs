@@ -14,12 +14,12 @@ const BUILD_LEVEL: i32 = 6;
 const OWARE_BLOCK_SIZE: u32 = 1 << 15;
 
 /// Built Oware layers: probed at random by `query` and by the layers above,
-/// so context coded (a probe decodes one stream of 512 values; smaller
-/// than zstd too). Values it cannot code would fall back to zstd at the
-/// build level.
+/// so context coded (smaller than zstd too), with stream CRCs: a probe
+/// decodes one stream of 512 values only up to its value. Values it
+/// cannot code would fall back to zstd at the build level.
 pub(crate) fn oware_build(meta: TableMeta) -> TableWriter {
     TableWriter::new(meta)
-        .coding(BlockCoding::ScoreContext)
+        .coding(BlockCoding::ScoreContextCrc)
         .block_size(OWARE_BLOCK_SIZE)
         .level(BUILD_LEVEL)
 }
