@@ -31,6 +31,18 @@ pub enum TableError {
         supported: u32,
     },
 
+    /// A value encoding or block coding this build does not know, in an
+    /// intact header: a newer build wrote the file.
+    #[error(
+        "{what} {id} is unknown to this build (the header is intact: a newer mancala-tb wrote it); update mancala-tb or rebuild the table with this one"
+    )]
+    UnknownCoding {
+        /// "value encoding" or "block coding".
+        what: &'static str,
+        /// The file's id for it.
+        id: u8,
+    },
+
     /// The file is shorter than its header says.
     #[error("truncated: {found} bytes, expected {expected}")]
     Truncated {

@@ -255,10 +255,11 @@ impl Header {
         let positions = u64_at(32);
         let block_count = u64_at(40);
         let block_size = u32_at(48);
-        let encoding = ValueEncoding::from_id(file[64])
-            .ok_or_else(|| bad(format!("unknown value encoding {}", file[64])))?;
-        let coding = BlockCoding::from_id(file[65])
-            .ok_or_else(|| bad(format!("unknown block coding {}", file[65])))?;
+        let unknown = |what, id| TableError::UnknownCoding { what, id };
+        let encoding =
+            ValueEncoding::from_id(file[64]).ok_or_else(|| unknown("value encoding", file[64]))?;
+        let coding =
+            BlockCoding::from_id(file[65]).ok_or_else(|| unknown("block coding", file[65]))?;
 
         if actual_len < file_len {
             return Err(truncated(file_len));
