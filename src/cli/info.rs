@@ -6,7 +6,7 @@ use clap::Args;
 
 use super::exit::CliError;
 
-use mancala_tb::table::Table;
+use mancala_tb::table::{Table, TableError};
 
 #[derive(Debug, Args)]
 pub struct InfoArgs {
@@ -58,7 +58,14 @@ pub fn run(args: InfoArgs) -> anyhow::Result<()> {
             }
             Err(e) => {
                 damaged += 1;
-                println!("{}: DAMAGED: {e}", path.display());
+                // A table from a newer build is unreadable here, not damaged.
+                let label = match e.error {
+                    TableError::UnsupportedVersion { .. } | TableError::UnknownCoding { .. } => {
+                        "UNREADABLE"
+                    }
+                    _ => "DAMAGED",
+                };
+                println!("{}: {label}: {e}", path.display());
             }
         }
     }
