@@ -385,8 +385,8 @@ impl ScoreModel {
     pub fn decode(&self, block: &[u8], len: usize) -> Result<Vec<u8>, String> {
         let mut out = vec![0; len];
         for (k, values) in out.chunks_mut(STREAM_LEN).enumerate() {
-            let whole = values.len() - values.len() / LANES;
-            self.decode_stream(self.stream(block, len, k)?, values, whole)?;
+            let depth = whole_depth(values.len());
+            self.decode_stream(self.stream(block, len, k)?, values, depth)?;
         }
         Ok(out)
     }
@@ -419,7 +419,7 @@ impl ScoreModel {
         };
         let depth = match self.stream_crcs {
             true => offsets.fold(depth(at), |d, at| d.max(depth(at))),
-            false => out.len() - half,
+            false => whole_depth(out.len()),
         };
         self.decode_stream(self.stream(block, len, k)?, out, depth)?;
         Ok(range)
@@ -464,6 +464,12 @@ impl ScoreModel {
         }
         Ok(bytes)
     }
+}
+
+/// Symbols of the longer lane of a stream of `len` values: how deep a
+/// whole decode goes.
+fn whole_depth(len: usize) -> usize {
+    len - len / LANES
 }
 
 /// A stream's two lanes: its first half, and the rest.
