@@ -265,9 +265,14 @@ fn local_ranks() -> u64 {
 
 #[derive(Debug, Args)]
 pub struct PlanOware {
-    /// Ruleset of the calibration build
+    /// Ruleset of the calibration build and of the recorded rates
     #[arg(long, value_parser = named::<Ruleset>(Ruleset::ALL.map(Ruleset::name)), default_value_t = Ruleset::Awari)]
     rules: Ruleset,
+    /// Tablebase folder whose earlier builds' rates (DIR/oware-RULES/build-times.tsv)
+    /// replace the calibration's for the layers they built in memory, and
+    /// set how the rate falls beyond them
+    #[arg(long, default_value = "tablebases")]
+    dir: PathBuf,
     /// Project the layers 0..=N (48: the whole game, without layer 47)
     #[arg(long, value_parser = clap::value_parser!(u32).range(0..=MAX_SEEDS as i64))]
     max_seeds: u32,
@@ -311,6 +316,7 @@ pub fn plan(args: PlanOware) -> anyhow::Result<()> {
         nodes: args.nodes as usize,
         memory,
         lower_cache,
+        recorded: tb::RecordedRates::new(&tb::build_times(&args.dir, args.rules)?),
     };
     anyhow::ensure!(assumptions.threads > 0, "--threads must be at least 1");
     let plan = tb::project(args.max_seeds as usize, &assumptions)?;

@@ -51,6 +51,19 @@ pub enum Mode {
     Bounded,
 }
 
+impl std::str::FromStr for Mode {
+    type Err = String;
+
+    /// A mode as [`Display`](std::fmt::Display) writes it.
+    fn from_str(text: &str) -> Result<Mode, String> {
+        match text {
+            "in memory" => Ok(Mode::InMemory),
+            "out of core" => Ok(Mode::Bounded),
+            _ => Err(format!("unknown mode {text:?}")),
+        }
+    }
+}
+
 impl std::fmt::Display for Mode {
     fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
         f.write_str(match self {
@@ -285,7 +298,15 @@ pub fn build_on<T: Transport>(
                 lower.push(layer);
                 let seconds = start.elapsed().as_secs_f64();
                 if transport.rank() == 0 {
-                    super::record_build_time(&folder, seeds, positions, seconds)?;
+                    let time = super::BuildTime {
+                        seeds,
+                        positions,
+                        seconds,
+                        threads: rayon::current_num_threads(),
+                        mode: plan.mode,
+                        ranks: transport.ranks(),
+                    };
+                    super::record_build_time(&folder, &time)?;
                 }
                 if transport.ranks() > 1 {
                     let total = transport.sum(transport.bytes_sent());

@@ -27,7 +27,7 @@ pub use build::{
 pub use check::{decode_layers, export, import, verify};
 pub use plan::{
     Assumptions, Calibration, LayerProjection, NETWORK_BYTES_PER_SECOND, NODE_EFFICIENCY,
-    Projection, RATE_EXPONENT, SCRATCH_BYTES_PER_POSITION, StatedAssumptions,
+    Projection, RATE_EXPONENT, RecordedRates, SCRATCH_BYTES_PER_POSITION, StatedAssumptions,
     TABLE_BYTES_PER_POSITION, calibrate, project, sent_bytes_per_position,
 };
 pub use probe::{MoveValue, OwareTablebase, PvEnd, PvStep};
@@ -51,7 +51,8 @@ pub fn table_path(folder: &Path, seeds: usize) -> PathBuf {
 }
 
 /// The build times of a ruleset folder: one line per layer built,
-/// `seeds positions seconds threads`, tab-separated, the latest last.
+/// `seeds positions seconds threads mode ranks`, tab-separated, the latest
+/// last (`mode` as the progress line prints it: `in memory`, `out of core`).
 pub fn build_times_path(dir: &Path, rules: Ruleset) -> PathBuf {
     ruleset_dir(dir, rules).join("build-times.tsv")
 }
@@ -65,24 +66,36 @@ pub struct BuildTime {
     pub positions: u64,
     /// Wall time of its build.
     pub seconds: f64,
-    /// Worker threads the build used.
+    /// Worker threads the build used (per rank).
     pub threads: usize,
+    /// The engine. Lines written before the mode was recorded (four
+    /// fields) read as the default build's: in memory, one rank.
+    pub mode: Mode,
+    /// Ranks of a distributed build sharing the layer; 1 otherwise.
+    pub ranks: usize,
 }
 
-fn record_build_time(
-    folder: &Path,
-    seeds: usize,
-    positions: u64,
-    seconds: f64,
-) -> Result<(), TablebaseError> {
+fn record_build_time(folder: &Path, time: &BuildTime) -> Result<(), TablebaseError> {
     use std::io::Write;
     let path = folder.join("build-times.tsv");
-    let threads = rayon::current_num_threads();
+    let BuildTime {
+        seeds,
+        positions,
+        seconds,
+        threads,
+        mode,
+        ranks,
+    } = time;
     std::fs::OpenOptions::new()
         .create(true)
         .append(true)
         .open(&path)
-        .and_then(|mut f| writeln!(f, "{seeds}\t{positions}\t{seconds:.6}\t{threads}"))
+        .and_then(|mut f| {
+            writeln!(
+                f,
+                "{seeds}\t{positions}\t{seconds:.6}\t{threads}\t{mode}\t{ranks}"
+            )
+        })
         .map_err(|e| WithPath::new(path, FileError::Io(e)).into())
 }
 
@@ -96,28 +109,28 @@ pub fn build_times(dir: &Path, rules: Ruleset) -> Result<Vec<BuildTime>, Tableba
         Err(e) => return Err(WithPath::new(path, FileError::Io(e)).into()),
     };
     let mut latest = std::collections::BTreeMap::new();
-    for line in text.lines() {
-        let fields: Vec<&str> = line.split('\t').collect();
-        if let [seeds, positions, seconds, threads] = fields[..]
-            && let (Ok(seeds), Ok(positions), Ok(seconds), Ok(threads)) = (
-                seeds.parse(),
-                positions.parse(),
-                seconds.parse(),
-                threads.parse(),
-            )
-        {
-            latest.insert(
-                seeds,
-                BuildTime {
-                    seeds,
-                    positions,
-                    seconds,
-                    threads,
-                },
-            );
-        }
+    for time in text.lines().filter_map(parse_build_time) {
+        latest.insert(time.seeds, time);
     }
     Ok(latest.into_values().collect())
+}
+
+/// A line of `build-times.tsv`, if it reads as one.
+fn parse_build_time(line: &str) -> Option<BuildTime> {
+    let fields: Vec<&str> = line.split('\t').collect();
+    let (mode, ranks) = match fields[..] {
+        [_, _, _, _] => (Mode::InMemory, 1),
+        [_, _, _, _, mode, ranks] => (mode.parse().ok()?, ranks.parse().ok()?),
+        _ => return None,
+    };
+    Some(BuildTime {
+        seeds: fields[0].parse().ok()?,
+        positions: fields[1].parse().ok()?,
+        seconds: fields[2].parse().ok()?,
+        threads: fields[3].parse().ok()?,
+        mode,
+        ranks,
+    })
 }
 
 /// The header fields of a layer's table.
@@ -365,6 +378,31 @@ fn restore_capture_decided(rules: Ruleset, seeds: usize, values: &mut [i8], lowe
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Lines of every version of `build-times.tsv` read back; others are
+    /// skipped.
+    #[test]
+    fn build_time_lines_of_old_and_new_builds_read_back() {
+        let old = parse_build_time("20\t80214915\t19.859189\t2").unwrap();
+        assert_eq!((old.seeds, old.positions, old.threads), (20, 80214915, 2));
+        assert_eq!((old.mode, old.ranks), (Mode::InMemory, 1));
+        let time = BuildTime {
+            seeds: 18,
+            positions: 33245212,
+            seconds: 8.5,
+            threads: 4,
+            mode: Mode::Bounded,
+            ranks: 3,
+        };
+        let folder = tempfile::tempdir().unwrap();
+        record_build_time(folder.path(), &time).unwrap();
+        let text = std::fs::read_to_string(folder.path().join("build-times.tsv")).unwrap();
+        assert_eq!(text, "18\t33245212\t8.500000\t4\tout of core\t3\n");
+        assert_eq!(parse_build_time(text.trim_end()), Some(time));
+        for bad in ["", "20\t1\t2", "20\t1\t2\t3\tsideways\t1", "x\t1\t2\t3"] {
+            assert_eq!(parse_build_time(bad), None, "{bad:?}");
+        }
+    }
 
     /// The builder marks exactly the positions whose value is that of their
     /// best exit, as recomputed from the lower layers.

@@ -1,13 +1,14 @@
 //! Projections of a build: per layer, the engine the memory budget allows,
 //! the memory, the disk and the time it takes. Rates come from a short
-//! calibration build on this machine, scaled by stated assumptions.
+//! calibration build on this machine and from the layers earlier builds
+//! recorded here, scaled by stated assumptions.
 
 use std::time::Instant;
 
 use serde::{Serialize, Serializer};
 
 use super::build::{BuildOptions, LayerPlan, Mode, plan_layer, plan_share, residence_order};
-use super::{TablebaseError, build, ruleset_dir, table_path};
+use super::{BuildTime, TablebaseError, build, ruleset_dir, table_path};
 use crate::error::PathContext;
 use crate::games::oware::{MAX_SEEDS, Ruleset};
 use crate::index::oware as index;
@@ -21,11 +22,19 @@ pub const TABLE_BYTES_PER_POSITION: f64 = 0.36;
 /// Peak bytes of an out-of-core layer's scratch files per position (exits by
 /// size and positions by threshold; measured 1.36 on awari layer 18).
 pub const SCRATCH_BYTES_PER_POSITION: f64 = 1.4;
-/// How the rate of the engines falls with the layer size `P`: as
-/// `P^−RATE_EXPONENT`, fitted to the in-memory builds measured here (9.2 M
-/// positions/s at layer 20, 5.5 at layer 26 on 2 cores): random accesses
-/// miss the caches more as the layer grows.
+/// How the rate of the engines falls with the layer size `P` where no
+/// build recorded it: as `P^−RATE_EXPONENT`. Random accesses miss the
+/// caches more as the layer grows; the recorded builds here (2 threads,
+/// in memory) fall by `P^−0.05` from layer 20 to 26 and `P^−0.28` from 26
+/// to 30, so from a calibration at layer 16 this overstates the time of
+/// layers near 26 and understates it far beyond.
 pub const RATE_EXPONENT: f64 = 0.23;
+/// How many of the largest recorded layers the fall beyond them is fitted
+/// to: the fall steepens with the size, so the largest say most.
+pub const FITTED_LAYERS: usize = 4;
+/// Smallest layer whose recorded rate is fitted (smaller layers are
+/// dominated by fixed costs).
+const FIT_MIN_POSITIONS: u64 = 100_000_000;
 /// Share of a node's rate kept when `K` nodes share a layer (waiting at the
 /// end of each round, the table written by one rank): an assumption; the
 /// MPI build on this 2-core machine cannot measure it (README, Measured).
@@ -111,8 +120,85 @@ fn bounded_budget(seeds: usize) -> u64 {
     budget
 }
 
+/// In-memory rates that earlier builds on one node recorded
+/// (`build-times.tsv`), and how they fall beyond the largest.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RecordedRates {
+    /// Per recorded layer: its positions and its positions per second per
+    /// thread, by seeds.
+    layers: Vec<(usize, u64, f64)>,
+    /// `b` of the fall `P^−b` beyond the largest recorded layer: the
+    /// least-squares slope (log–log) of the [`FITTED_LAYERS`] largest
+    /// layers of at least 100 M positions, [`RATE_EXPONENT`] if fewer than
+    /// two; at least 0.
+    pub exponent: f64,
+    /// Whether `exponent` was fitted.
+    pub fitted: bool,
+}
+
+impl RecordedRates {
+    /// The rates of the layers `times` built in memory on one node, or
+    /// `None` if there are none.
+    pub fn new(times: &[BuildTime]) -> Option<RecordedRates> {
+        let mut layers: Vec<(usize, u64, f64)> = times
+            .iter()
+            .filter(|t| t.mode == Mode::InMemory && t.ranks == 1 && t.seconds > 0.0)
+            .map(|t| {
+                let rate = t.positions as f64 / t.seconds / t.threads.max(1) as f64;
+                (t.seeds, t.positions, rate)
+            })
+            .collect();
+        layers.sort_by_key(|l| l.0);
+        let fit: Vec<(f64, f64)> = (layers.iter().rev())
+            .filter(|l| l.1 >= FIT_MIN_POSITIONS)
+            .take(FITTED_LAYERS)
+            .map(|&(_, p, rate)| ((p as f64).ln(), rate.ln()))
+            .collect();
+        let fitted = fit.len() >= 2;
+        let exponent = match fitted {
+            true => (-slope(&fit)).max(0.0),
+            false => RATE_EXPONENT,
+        };
+        (!layers.is_empty()).then_some(RecordedRates {
+            layers,
+            exponent,
+            fitted,
+        })
+    }
+
+    /// The recorded layers, by seeds.
+    pub fn seeds(&self) -> Vec<usize> {
+        self.layers.iter().map(|l| l.0).collect()
+    }
+
+    /// Positions per second per thread of layer `seeds` in memory: as
+    /// recorded, or beyond the largest recorded layer its rate falling as
+    /// `P^−exponent`; `None` below it where nothing was recorded.
+    fn rate(&self, seeds: usize) -> Option<f64> {
+        if let Some(&(_, _, rate)) = self.layers.iter().find(|l| l.0 == seeds) {
+            return Some(rate);
+        }
+        let &(top, positions, rate) = self.layers.last()?;
+        (seeds > top).then(|| {
+            rate * (index::layer_size(seeds) as f64 / positions as f64).powf(-self.exponent)
+        })
+    }
+}
+
+/// The least-squares slope of `y` on `x` (at least two distinct `x`).
+fn slope(points: &[(f64, f64)]) -> f64 {
+    let n = points.len() as f64;
+    let (mx, my) = points
+        .iter()
+        .fold((0.0, 0.0), |(a, b), (x, y)| (a + x / n, b + y / n));
+    let (sxy, sxx) = points.iter().fold((0.0, 0.0), |(a, b), (x, y)| {
+        (a + (x - mx) * (y - my), b + (x - mx) * (x - mx))
+    });
+    sxy / sxx
+}
+
 /// What the projection assumes.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Assumptions {
     /// The rates measured here.
     pub calibration: Calibration,
@@ -125,6 +211,9 @@ pub struct Assumptions {
     /// Lower layers kept decoded in scratch files per node, read through
     /// the page cache (the build's `lower_cache`).
     pub lower_cache: u64,
+    /// In-memory rates recorded here, used over the calibration's where
+    /// they reach.
+    pub recorded: Option<RecordedRates>,
 }
 
 /// A projected build, as `plan oware --json` prints it. Fields here and
@@ -189,6 +278,10 @@ pub struct StatedAssumptions {
     pub nodes: usize,
     /// [`RATE_EXPONENT`].
     pub rate_exponent: f64,
+    /// [`RecordedRates::exponent`], if rates were recorded.
+    pub recorded_rate_exponent: Option<f64>,
+    /// The layers whose in-memory rates were recorded here.
+    pub recorded_seeds: Vec<usize>,
     /// [`SCRATCH_BYTES_PER_POSITION`].
     pub scratch_bytes_per_position: f64,
     /// [`sent_bytes_per_position`] of [`Assumptions::nodes`].
@@ -204,7 +297,7 @@ pub struct StatedAssumptions {
 impl From<&Assumptions> for StatedAssumptions {
     fn from(a: &Assumptions) -> StatedAssumptions {
         let c = a.calibration;
-        let stated = vec![
+        let mut stated = vec![
             format!(
                 "rates measured here on layer {} with {} threads: {:.2}M positions/s in memory, {:.2}M out of core",
                 c.seeds,
@@ -213,7 +306,7 @@ impl From<&Assumptions> for StatedAssumptions {
                 c.bounded / 1e6
             ),
             format!(
-                "rates scale linearly with threads ({} per node) and fall as (layer size)^-{RATE_EXPONENT} (fitted to layers 20 and 26 here)",
+                "rates scale linearly with threads ({} per node); where no build recorded a layer, they fall from the calibration's as (layer size)^-{RATE_EXPONENT}",
                 a.threads,
             ),
             format!(
@@ -236,6 +329,22 @@ impl From<&Assumptions> for StatedAssumptions {
                 "disk: {TABLE_BYTES_PER_POSITION} bytes/position of tables, {SCRATCH_BYTES_PER_POSITION} bytes/position of scratch while a layer is built out of core; disk fast enough not to limit the rate",
             ),
         ];
+        if let Some(r) = &a.recorded {
+            let seeds = r.seeds();
+            let fall = match r.fitted {
+                true => "fitted to the largest recorded layers of at least 100M positions",
+                false => "too few large layers recorded to fit",
+            };
+            stated.insert(
+                2,
+                format!(
+                    "in memory, the rates of layers {} as recorded by earlier builds here (build-times.tsv; as quiet or loaded as they ran) replace the calibration's, per thread; beyond layer {} they fall as (layer size)^-{:.2} ({fall})",
+                    seeds_list(&seeds),
+                    seeds.last().expect("a recorded layer"),
+                    r.exponent,
+                ),
+            );
+        }
         StatedAssumptions {
             bounded_rate: c.bounded,
             calibration_seeds: c.seeds,
@@ -248,6 +357,11 @@ impl From<&Assumptions> for StatedAssumptions {
             node_efficiency: NODE_EFFICIENCY,
             nodes: a.nodes,
             rate_exponent: RATE_EXPONENT,
+            recorded_rate_exponent: a.recorded.as_ref().map(|r| r.exponent),
+            recorded_seeds: a
+                .recorded
+                .as_ref()
+                .map_or_else(Vec::new, RecordedRates::seeds),
             scratch_bytes_per_position: SCRATCH_BYTES_PER_POSITION,
             sent_bytes_per_position: sent_bytes_per_position(a.nodes),
             stated,
@@ -255,6 +369,22 @@ impl From<&Assumptions> for StatedAssumptions {
             threads: a.threads,
         }
     }
+}
+
+/// `0..=20, 22, 24..=26`.
+fn seeds_list(seeds: &[usize]) -> String {
+    let mut runs: Vec<(usize, usize)> = Vec::new();
+    for &s in seeds {
+        match runs.last_mut() {
+            Some(run) if run.1 + 1 == s => run.1 = s,
+            _ => runs.push((s, s)),
+        }
+    }
+    let run = |&(a, b): &(usize, usize)| match a == b {
+        true => a.to_string(),
+        false => format!("{a}..={b}"),
+    };
+    runs.iter().map(run).collect::<Vec<_>>().join(", ")
 }
 
 /// Writes a value by its `Display` text.
@@ -299,18 +429,26 @@ pub fn project(max_seeds: usize, assumptions: &Assumptions) -> Result<Projection
                         + super::FIXED_BYTES,
                 });
             }
-            let base = match plan.mode {
-                Mode::InMemory => c.in_memory,
-                Mode::Bounded => c.bounded,
+            // The in-memory rate with the calibration's threads; out of
+            // core keeps the share of it the calibration measured.
+            let in_memory = match a.recorded.as_ref().and_then(|r| r.rate(seeds)) {
+                Some(per_thread) => per_thread * c.threads as f64,
+                None => {
+                    c.in_memory
+                        * (positions.max(1) as f64 / reference)
+                            .max(1.0)
+                            .powf(-RATE_EXPONENT)
+                }
             };
-            let slowdown = (positions.max(1) as f64 / reference)
-                .max(1.0)
-                .powf(-RATE_EXPONENT);
+            let rate = match plan.mode {
+                Mode::InMemory => in_memory,
+                Mode::Bounded => in_memory * c.bounded / c.in_memory,
+            };
             let network = positions as f64 * sent_bytes_per_position(a.nodes)
                 / a.nodes as f64
                 / NETWORK_BYTES_PER_SECOND;
             let lower = read_lower(seeds, share, &plan, a);
-            let seconds = positions as f64 / (base * slowdown * scale) + lower.seconds + network;
+            let seconds = positions as f64 / (rate * scale) + lower.seconds + network;
             let scratch = lower.cached_bytes as f64
                 + match plan.mode {
                     Mode::InMemory => 0.0,
@@ -391,6 +529,7 @@ mod tests {
             nodes: 1,
             memory: 1 << 30,
             lower_cache: 0,
+            recorded: None,
         };
         let plan = project(12, &assumptions).unwrap();
         // With 1 GiB, layers 10 and 9 stay in memory: nothing to decode.
@@ -419,7 +558,7 @@ mod tests {
         // per part.
         let tight = Assumptions {
             memory: 150 << 20,
-            ..assumptions
+            ..assumptions.clone()
         };
         let layer_plan = plan_layer(20, tight.memory).unwrap();
         assert_eq!(layer_plan.mode, Mode::Bounded);
@@ -435,7 +574,7 @@ mod tests {
         // cache holds the lower layers it can, largest first.
         let cached = Assumptions {
             lower_cache: index::layer_size(18) + index::layer_size(17),
-            ..tight
+            ..tight.clone()
         };
         let reads = read_lower(20, index::layer_size(20), &layer_plan, &cached);
         assert_eq!(reads.seconds, 0.0);
@@ -457,5 +596,88 @@ mod tests {
                 "seconds"
             ]
         );
+    }
+
+    /// Recorded layers are projected at their recorded rate per thread;
+    /// beyond the largest, the rate falls as fitted to the largest; the
+    /// calibration covers the rest.
+    #[test]
+    fn recorded_rates_replace_the_calibrations() {
+        let time = |seeds: usize, rate: f64, threads: usize| BuildTime {
+            seeds,
+            positions: index::layer_size(seeds),
+            seconds: index::layer_size(seeds) as f64 / rate,
+            threads,
+            mode: Mode::InMemory,
+            ranks: 1,
+        };
+        // On 2 threads, exactly P^−0.3 over layers 22..=25.
+        let law = |seeds: usize| 2e6 * (index::layer_size(seeds) as f64 / 1e8).powf(-0.3);
+        let mut times: Vec<BuildTime> = (22..=25).map(|s| time(s, law(s), 2)).collect();
+        // Neither out of core nor distributed layers count.
+        times.push(BuildTime {
+            mode: Mode::Bounded,
+            ..time(26, 1.0, 2)
+        });
+        times.push(BuildTime {
+            ranks: 2,
+            ..time(27, 1.0, 2)
+        });
+        times.push(time(10, 5e6, 1));
+        let recorded = RecordedRates::new(&times).unwrap();
+        assert_eq!(recorded.seeds(), [10, 22, 23, 24, 25]);
+        assert!(recorded.fitted);
+        assert!(
+            (recorded.exponent - 0.3).abs() < 1e-9,
+            "{}",
+            recorded.exponent
+        );
+        let assumptions = Assumptions {
+            calibration: Calibration {
+                seeds: 16,
+                threads: 2,
+                in_memory: 10e6,
+                bounded: 5e6,
+            },
+            threads: 4,
+            nodes: 1,
+            memory: 1 << 40,
+            lower_cache: 0,
+            recorded: Some(recorded),
+        };
+        let plan = project(28, &assumptions).unwrap();
+        let near = |seeds: usize, rate: f64| {
+            let expected = index::layer_size(seeds) as f64 / rate;
+            let seconds = plan.layers[seeds].seconds;
+            assert!(
+                (seconds / expected - 1.0).abs() < 1e-9,
+                "layer {seeds}: {seconds} s, not {expected}"
+            );
+        };
+        // Twice the threads of layers 22..=25, four times layer 10's.
+        near(10, 20e6);
+        near(24, 2.0 * law(24));
+        // Beyond the records, on the fitted fall.
+        near(26, 2.0 * law(26));
+        near(28, 2.0 * law(28));
+        // Below them, unrecorded: the calibration's rate, twice.
+        near(16, 20e6);
+        let json = serde_json::to_value(&plan).unwrap();
+        let stated = &json["assumptions"];
+        assert_eq!(
+            stated["recorded_seeds"],
+            serde_json::json!([10, 22, 23, 24, 25])
+        );
+        assert_eq!(stated["stated"].as_array().unwrap().len(), 7);
+        assert!(
+            stated["stated"][2]
+                .as_str()
+                .unwrap()
+                .contains("layers 10, 22..=25")
+        );
+        // One large layer: nothing to fit.
+        let one = RecordedRates::new(&times[3..4]).unwrap();
+        assert_eq!((one.fitted, one.exponent), (false, RATE_EXPONENT));
+        assert_eq!(RecordedRates::new(&times[4..6]), None);
     }
 }
