@@ -1,28 +1,40 @@
-//! The context coding (coding 2, as builds write it) against the source
-//! table (zstd, or coding 1 as builds wrote it before) on built Awari
-//! layers, side by side in one run (so machine load affects both alike).
+//! The context codings (2: two lanes a stream; 3: four, as builds write
+//! it) against the source table (zstd, or however it was built) on built
+//! Awari layers, side by side in one run (so machine load affects all
+//! alike).
 //!
-//! `cargo bench --bench coding -- DIR SEEDS...` reads the (zstd or context
-//! coded) tables `DIR/oware-awari/scores.SEEDS.mtb`, writes each layer's
-//! values with coding 2 to a temporary folder (`TMPDIR`), and prints
-//! per coding and block size (`BLOCKS`): bytes per position, the time to
-//! write (0 for the source table, measured as it is), the
-//! time to decode every block, and the median time of one value read at
-//! random ranks (what a probe that misses the cache pays).
+//! `cargo bench --bench coding -- DIR SEEDS...` reads the tables
+//! `DIR/oware-awari/scores.SEEDS.mtb`, writes each layer's values with
+//! each coding of `CODINGS` (default `2,3`) to a temporary folder
+//! (`TMPDIR`), and prints per coding and block size (`BLOCKS`): bytes per
+//! position, the time to write (0 for the source table, measured as it
+//! is), the time to decode every block, and the median time of one value
+//! read at random ranks (what a probe that misses the cache pays).
 
 use std::path::PathBuf;
 use std::time::Instant;
 
 use mancala_tb::table::{BlockCoding, Table, TableWriter};
 
+/// A context coding by its id (2 or 3).
+fn coding(id: &str) -> BlockCoding {
+    match id {
+        "2" => BlockCoding::ScoreContextCrc,
+        "3" => BlockCoding::ScoreContextCrc4,
+        _ => panic!("coding {id}: 2 or 3"),
+    }
+}
+
 /// The codings and block sizes measured: the source table as it is, then
-/// `BLOCKS` (comma-separated block sizes of coding 2, default
-/// 32768, the size builds write).
+/// each of `CODINGS` (comma-separated ids, default `2,3`) at each of
+/// `BLOCKS` (comma-separated block sizes, default 32768, the size builds
+/// write).
 fn codings(source: &Table) -> Vec<(BlockCoding, u32)> {
+    let ids = std::env::var("CODINGS").unwrap_or_else(|_| "2,3".into());
     let sizes = std::env::var("BLOCKS").unwrap_or_else(|_| "32768".into());
-    let context = sizes
+    let context = ids
         .split(',')
-        .map(|s| (BlockCoding::ScoreContextCrc, s.parse().expect("BLOCKS")));
+        .flat_map(|id| (sizes.split(',')).map(move |s| (coding(id), s.parse().expect("BLOCKS"))));
     std::iter::once((source.coding(), source.block_size()))
         .chain(context)
         .collect()
@@ -35,8 +47,9 @@ fn main() {
         .collect();
     let dir = PathBuf::from(&args[0]);
     let tmp = tempfile::tempdir().expect("temporary folder");
-    // RECODE=DIR: only write the layers context coded into a tablebase
-    // folder DIR, e.g. to time probes of it with `benches/oware_probe.rs`.
+    // RECODE=DIR: only write the layers context coded (coding `CODING`,
+    // default 3) into a tablebase folder DIR, e.g. to time probes of it
+    // with `benches/oware_probe.rs`.
     if let Some(out) = std::env::var_os("RECODE") {
         let folder = PathBuf::from(out).join("oware-awari");
         std::fs::create_dir_all(&folder).expect("create RECODE folder");
@@ -44,7 +57,9 @@ fn main() {
             let source =
                 Table::open(dir.join(format!("oware-awari/scores.{seeds}.mtb"))).expect("open");
             TableWriter::new(source.meta().clone())
-                .coding(BlockCoding::ScoreContextCrc)
+                .coding(coding(
+                    &std::env::var("CODING").unwrap_or_else(|_| "3".into()),
+                ))
                 .write(
                     folder.join(format!("scores.{seeds}.mtb")),
                     &source.decode_all().expect("decode"),

@@ -1,20 +1,24 @@
 //! Static rANS: 32-bit states renormalised by 16-bit words, as in ryg's
 //! `rans_word.h` (a symbol reads at most one word, without a branch: byte
 //! renormalisation's unpredictable loop cost more than the rest of the
-//! decode), two states interleaved over one stream (each
-//! symbol's decode waits on the one before in its lane: two lanes keep the
-//! core busy twice as much). The encoder runs backwards over a stream, the
+//! decode), two or four states interleaved over one stream (each symbol's
+//! decode waits on the one before in its lane: more lanes keep the core
+//! busy, and a value halfway down a stream waits on fewer symbols before
+//! it). The encoder runs backwards over a stream, the
 //! decoder forwards. Decoding is table-driven: each decoding state (a
 //! distribution, and the state each of its symbols leads to) has a slot →
 //! (next state, frequency, offset) table, so a symbol costs one load, a
 //! multiply and an add, with no search and no division, and the next
 //! symbol's table is known without a further load.
 
-/// Frequencies of a distribution add up to `1 << SCALE_BITS`. 10 bits
-/// keeps each slot table at 4 KiB: on Awari layer 20, 12 bits (16 KiB)
-/// coded 0.4% smaller but decoded half as fast, missing the cache.
-pub const SCALE_BITS: u32 = 10;
-pub const SCALE: u32 = 1 << SCALE_BITS;
+/// Frequencies of a distribution add up to `1 << scale_bits`, at most
+/// `1 << MAX_SCALE_BITS`; the decoder's slot tables take 4 bytes a slot.
+/// On Awari layer 20, 12 bits (16 KiB a table) coded 0.4% smaller than 10
+/// but decoded half as fast, missing the cache; 9 bits (2 KiB) coded 0.75%
+/// larger than 10 and halved the time of a probe deep in a stream (its
+/// tables stay in the L2 cache); 8 bits coded 2.8% larger and was no
+/// faster.
+pub const MAX_SCALE_BITS: u32 = 10;
 /// Lower bound of the normalised state.
 const LOW: u32 = 1 << 16;
 
@@ -26,7 +30,7 @@ pub struct Tables {
 }
 
 impl Tables {
-    /// The tables of `freqs` (each per symbol, adding up to [`SCALE`]).
+    /// The tables of `freqs` (each per symbol, all adding up to one scale).
     pub fn new(freqs: &[Vec<u16>]) -> Tables {
         let mut spans = vec![0; freqs.len() * 256];
         for (t, freqs) in freqs.iter().enumerate() {
@@ -36,7 +40,7 @@ impl Tables {
                 spans[t * 256 + symbol] = freq | cum << 16;
                 cum += freq;
             }
-            debug_assert_eq!(cum, SCALE);
+            debug_assert!(cum.is_power_of_two() && cum <= 1 << MAX_SCALE_BITS);
         }
         Tables { spans }
     }
@@ -56,64 +60,70 @@ impl Tables {
 /// Where an entry of [`Decoding`] keeps the frequency: one shift extracts
 /// it on the decoder's critical path.
 const FREQ_SHIFT: u32 = 21;
-/// The bits of an entry naming the next state (where its slots start).
-const NEXT_MASK: u32 = (1 << FREQ_SHIFT) - SCALE;
-/// Most decoding states: their numbers fit between an entry's offset and
-/// frequency.
-pub const MAX_STATES: usize = 1 << (FREQ_SHIFT - SCALE_BITS);
+/// Most decoding states: at the largest scale, their numbers fit between
+/// an entry's offset and frequency.
+pub const MAX_STATES: usize = 1 << (FREQ_SHIFT - MAX_SCALE_BITS);
 
 /// The decoder's tables. A decoding state is a distribution together with
 /// the state that follows each of its symbols; per state and slot of the
 /// scale, one entry holds the slot's offset in its span (bits
-/// 0..SCALE_BITS), the next state as where its slots start
-/// (SCALE_BITS..FREQ_SHIFT) and the frequency (FREQ_SHIFT..32). Finding
+/// 0..scale_bits), the next state as where its slots start
+/// (scale_bits..FREQ_SHIFT) and the frequency (FREQ_SHIFT..32). Finding
 /// the next symbol's distribution then costs no load beyond the entry's:
 /// the load that would wait on the symbol is off the critical path.
 pub struct Decoding {
     entries: Vec<u32>,
+    scale_bits: u32,
 }
 
 impl Decoding {
-    /// `states[k]`: the distribution of `tables` state `k` decodes with,
-    /// and per symbol the state after it; at most [`MAX_STATES`] states.
-    pub fn new(tables: &Tables, states: &[(usize, Vec<u16>)]) -> Decoding {
+    /// `states[k]`: the distribution of `tables` (at the scale of
+    /// `scale_bits`) state `k` decodes with, and per symbol the state after
+    /// it; at most [`MAX_STATES`] states.
+    pub fn new(tables: &Tables, states: &[(usize, Vec<u16>)], scale_bits: u32) -> Decoding {
+        assert!(scale_bits <= MAX_SCALE_BITS, "a scale of {scale_bits} bits");
         assert!(
             states.len() <= MAX_STATES,
             "{} decoding states",
             states.len()
         );
-        let mut entries = vec![0; states.len() * SCALE as usize];
-        for (slots, (t, next)) in entries.chunks_mut(SCALE as usize).zip(states) {
+        let mut decoding = Decoding {
+            entries: vec![0; states.len() << scale_bits],
+            scale_bits,
+        };
+        let bases: Vec<u32> = (0..states.len()).map(|k| decoding.base(k)).collect();
+        for (slots, (t, next)) in decoding.entries.chunks_mut(1 << scale_bits).zip(states) {
             for (symbol, &after) in next.iter().enumerate() {
                 let (freq, cum) = tables.span(*t, symbol as u8);
                 for offset in 0..freq {
                     slots[(cum + offset) as usize] =
-                        offset | Decoding::base(after.into()) | freq << FREQ_SHIFT;
+                        offset | bases[usize::from(after)] | freq << FREQ_SHIFT;
                 }
             }
         }
-        Decoding { entries }
+        decoding
     }
 
     /// Where state `k`'s slots start: how the decoder names it.
-    pub fn base(k: usize) -> u32 {
-        (k << SCALE_BITS) as u32
+    pub fn base(&self, k: usize) -> u32 {
+        (k << self.scale_bits) as u32
     }
 
     /// The state whose slots start at `base`.
-    pub fn state(base: u32) -> usize {
-        (base >> SCALE_BITS) as usize
+    pub fn state(&self, base: u32) -> usize {
+        (base >> self.scale_bits) as usize
     }
 }
 
 /// Frequencies proportional to `counts` (per symbol), each symbol that
-/// occurred at least 1, adding up to [`SCALE`]. `None` if nothing occurred.
-pub fn quantize(counts: &[u64]) -> Option<Vec<u16>> {
+/// occurred at least 1, adding up to `1 << scale_bits`. `None` if nothing
+/// occurred, or more symbols did than the scale has slots.
+pub fn quantize(counts: &[u64], scale_bits: u32) -> Option<Vec<u16>> {
     let total: u64 = counts.iter().sum();
-    if total == 0 {
+    let scale = 1u64 << scale_bits;
+    if total == 0 || counts.iter().filter(|&&c| c > 0).count() as u64 > scale {
         return None;
     }
-    let scale = u64::from(SCALE);
     let mut freqs: Vec<u32> = counts
         .iter()
         .map(|&c| match c {
@@ -123,32 +133,39 @@ pub fn quantize(counts: &[u64]) -> Option<Vec<u16>> {
         .collect();
     // Rounding and the floor of 1 leave the sum a little off: the likeliest
     // symbols absorb the difference, where it costs least.
+    let scale = scale as u32;
     let mut sum: u32 = freqs.iter().sum();
-    while sum > SCALE {
+    while sum > scale {
         let largest = (0..freqs.len()).max_by_key(|&i| freqs[i])?;
         freqs[largest] -= 1;
         sum -= 1;
     }
     let largest = (0..freqs.len()).max_by_key(|&i| freqs[i])?;
-    freqs[largest] += SCALE - sum;
+    freqs[largest] += scale - sum;
     Some(freqs.into_iter().map(|f| f as u16).collect())
 }
 
-/// The lanes of a stream.
-pub const LANES: usize = 2;
+/// Most lanes a stream can have: one 8-byte load holds the words all of
+/// them can take in one step.
+pub const MAX_LANES: usize = 4;
 
 /// Codes one stream; symbols go in in exactly the reverse of the order
 /// they are decoded in, each with its lane.
 pub struct Encoder {
-    states: [u32; LANES],
+    states: Vec<u32>,
+    scale_bits: u32,
     /// The words, last first.
     out: Vec<u16>,
 }
 
 impl Encoder {
-    pub fn new() -> Encoder {
+    /// An encoder of a stream of `lanes` lanes (at most [`MAX_LANES`]),
+    /// with frequencies at the scale of `scale_bits`.
+    pub fn new(lanes: usize, scale_bits: u32) -> Encoder {
+        assert!((1..=MAX_LANES).contains(&lanes), "{lanes} lanes");
         Encoder {
-            states: [LOW; LANES],
+            states: vec![LOW; lanes],
+            scale_bits,
             out: Vec::new(),
         }
     }
@@ -158,12 +175,12 @@ impl Encoder {
     pub fn put(&mut self, lane: usize, (freq, cum): (u32, u32)) {
         let state = &mut self.states[lane];
         // 2³² for a symbol of the whole scale: in 64 bits.
-        let max = u64::from((LOW >> SCALE_BITS) << 16) * u64::from(freq);
+        let max = u64::from((LOW >> self.scale_bits) << 16) * u64::from(freq);
         if u64::from(*state) >= max {
             self.out.push(*state as u16);
             *state >>= 16;
         }
-        *state = ((*state / freq) << SCALE_BITS) + *state % freq + cum;
+        *state = ((*state / freq) << self.scale_bits) + *state % freq + cum;
     }
 
     /// Appends the stream to `out`: the final states (4 bytes each, little
@@ -175,60 +192,73 @@ impl Encoder {
     }
 }
 
-/// Reads one stream.
-pub struct Decoder<'a> {
-    /// The lanes' states (below 2³²), each a field of 64 bits: two of 32
-    /// bits the compiler packs into one register, which chains the lanes.
-    first: u64,
-    second: u64,
+/// Reads one stream of `N` lanes.
+pub struct Decoder<'a, const N: usize> {
+    /// The lanes' states (below 2³²), each a field of 64 bits: 32-bit
+    /// states the compiler packs two to a register, which chains the lanes.
+    states: [u64; N],
     bytes: &'a [u8],
     at: usize,
 }
 
-impl<'a> Decoder<'a> {
+impl<'a, const N: usize> Decoder<'a, N> {
     /// `None` if `bytes` cannot start a stream (damage).
-    pub fn new(bytes: &'a [u8]) -> Option<Decoder<'a>> {
-        let state = |lane: usize| {
+    pub fn new(bytes: &'a [u8]) -> Option<Decoder<'a, N>> {
+        const { assert!(N >= 1 && N <= MAX_LANES) };
+        let mut states = [0; N];
+        for (lane, state) in states.iter_mut().enumerate() {
             let bytes = bytes.get(4 * lane..4 * lane + 4)?;
-            Some(u64::from(u32::from_le_bytes(bytes.try_into().ok()?)))
-        };
-        let (first, second) = (state(0)?, state(1)?);
-        // The encoder never leaves a state below LOW.
-        (first >= u64::from(LOW) && second >= u64::from(LOW)).then_some(Decoder {
-            first,
-            second,
+            *state = u64::from(u32::from_le_bytes(bytes.try_into().ok()?));
+            // The encoder never leaves a state below LOW.
+            if *state < u64::from(LOW) {
+                return None;
+            }
+        }
+        Some(Decoder {
+            states,
             bytes,
-            at: 4 * LANES,
+            at: 4 * N,
         })
     }
 
     /// Decodes a symbol of each lane, from the states at `bases` (see
-    /// [`Decoding::base`]); returns the states after them. Both lanes'
-    /// renormalisation words come from one load made before either is
-    /// decoded: the second lane's word is then a select, not a load
-    /// waiting on the first lane's.
+    /// [`Decoding::base`]); returns the states after them. Every lane's
+    /// renormalisation word comes from one load made before any is
+    /// decoded: a later lane's word is then a shift, not a load waiting
+    /// on the lanes before it.
     #[inline]
-    pub fn next_pair(&mut self, decoding: &Decoding, bases: [u32; LANES]) -> [u32; LANES] {
-        let words = self.words();
-        let (a, low_a) = step(&mut self.first, decoding, bases[0], words & 0xffff);
-        let words = words >> (16 * u32::from(low_a));
-        let (b, low_b) = step(&mut self.second, decoding, bases[1], words & 0xffff);
-        self.at += 2 * (usize::from(low_a) + usize::from(low_b));
-        [a, b]
+    pub fn next(&mut self, decoding: &Decoding, bases: [u32; N]) -> [u32; N] {
+        let mut words = self.words();
+        let mut taken = 0;
+        let mut next = [0; N];
+        for lane in 0..N {
+            let low;
+            (next[lane], low) = step(
+                &mut self.states[lane],
+                decoding,
+                bases[lane],
+                words & 0xffff,
+            );
+            words >>= 16 * u32::from(low);
+            taken += usize::from(low);
+        }
+        self.at += 2 * taken;
+        next
     }
 
-    /// Decodes a symbol of the second lane alone (the last of a stream of
-    /// odd length), from the state at `base`; returns the state after it.
+    /// Decodes a symbol of `lane` alone (in a stream's last step, where
+    /// only its longer lanes have one), from the state at `base`; returns
+    /// the state after it.
     #[inline]
-    pub fn next_second(&mut self, decoding: &Decoding, base: u32) -> u32 {
+    pub fn next_in(&mut self, lane: usize, decoding: &Decoding, base: u32) -> u32 {
         let word = self.words() & 0xffff;
-        let (next, low) = step(&mut self.second, decoding, base, word);
+        let (next, low) = step(&mut self.states[lane], decoding, base, word);
         self.at += 2 * usize::from(low);
         next
     }
 
-    /// The next four bytes as words (little endian), zeros past the end
-    /// (damage: `is_complete` says so).
+    /// The next four words (little endian), zeros past the end (damage:
+    /// `is_complete` says so).
     #[inline]
     fn words(&self) -> u64 {
         match self.bytes.get(self.at..self.at + 8) {
@@ -248,7 +278,7 @@ impl<'a> Decoder<'a> {
     /// changed symbol fails it too unless the states land on `LOW` by
     /// chance.
     pub fn is_complete(&self) -> bool {
-        self.first == u64::from(LOW) && self.second == u64::from(LOW) && self.at == self.bytes.len()
+        self.states.iter().all(|&s| s == u64::from(LOW)) && self.at == self.bytes.len()
     }
 }
 
@@ -257,17 +287,19 @@ impl<'a> Decoder<'a> {
 /// next decoding state and whether it took the word.
 #[inline]
 fn step(state: &mut u64, decoding: &Decoding, base: u32, word: u64) -> (u32, bool) {
-    let slot = (*state & u64::from(SCALE - 1)) as usize;
+    let bits = decoding.scale_bits;
+    let slots = (1u32 << bits) - 1;
+    let slot = (*state & u64::from(slots)) as usize;
     let entry = decoding.entries[base as usize + slot];
-    // Below 2³² still: the state is, so `state >> SCALE_BITS` times a
-    // frequency of at most `SCALE` is too.
-    *state =
-        u64::from(entry >> FREQ_SHIFT) * (*state >> SCALE_BITS) + u64::from(entry & (SCALE - 1));
+    // Below 2³² still: the state is, so `state >> bits` times a frequency
+    // of at most `1 << bits` is too.
+    *state = u64::from(entry >> FREQ_SHIFT) * (*state >> bits) + u64::from(entry & slots);
     // From at least LOW the state drops to at least 2⁶: one word brings
     // it back, taken by a select rather than a branch.
     let low = *state < u64::from(LOW);
     *state = if low { *state << 16 | word } else { *state };
-    (entry & NEXT_MASK, low)
+    // The next state: the bits between the offset and the frequency.
+    (entry & ((1 << FREQ_SHIFT) - 1) & !slots, low)
 }
 
 #[cfg(test)]
@@ -276,19 +308,29 @@ mod tests {
 
     #[test]
     fn quantized_frequencies_add_up_and_keep_every_symbol() {
-        let freqs = quantize(&[1_000_000, 1, 0, 3]).unwrap();
-        assert_eq!(freqs.iter().map(|&f| u32::from(f)).sum::<u32>(), SCALE);
-        assert_eq!((freqs[1], freqs[2], freqs[3]), (1, 0, 1));
-        assert_eq!(quantize(&[0, 0]), None);
-        assert_eq!(quantize(&[0, 5]), Some(vec![0, SCALE as u16]));
+        for bits in [9, 10] {
+            let freqs = quantize(&[1_000_000, 1, 0, 3], bits).unwrap();
+            assert_eq!(freqs.iter().map(|&f| u32::from(f)).sum::<u32>(), 1 << bits);
+            assert_eq!((freqs[1], freqs[2], freqs[3]), (1, 0, 1));
+            assert_eq!(quantize(&[0, 0], bits), None);
+            assert_eq!(quantize(&[0, 5], bits), Some(vec![0, 1 << bits]));
+        }
+        assert_eq!(quantize(&[1; 5], 2), None, "5 symbols, 4 slots");
     }
 
-    /// A stream over two distributions, coded and decoded back.
+    /// A stream over two distributions, coded and decoded back, at both
+    /// scales the codings use.
     #[test]
     fn decodes_what_it_encodes_near_the_entropy() {
+        for bits in [9, 10] {
+            decodes_near_the_entropy(bits);
+        }
+    }
+
+    fn decodes_near_the_entropy(bits: u32) {
         let tables = Tables::new(&[
-            quantize(&[1, 1, 1, 1]).unwrap(),
-            quantize(&[95, 4, 0, 1]).unwrap(),
+            quantize(&[1, 1, 1, 1], bits).unwrap(),
+            quantize(&[95, 4, 0, 1], bits).unwrap(),
         ]);
         let mut seed = 12345u32;
         let symbols: Vec<(u8, bool)> = (0..5000)
@@ -302,9 +344,9 @@ mod tests {
             })
             .collect();
         // Lanes alternate, as they are decoded.
-        let mut encoder = Encoder::new();
+        let mut encoder = Encoder::new(2, bits);
         for (i, &(symbol, skew)) in symbols.iter().enumerate().rev() {
-            encoder.put(i % LANES, tables.span(skew as usize, symbol));
+            encoder.put(i % 2, tables.span(skew as usize, symbol));
         }
         let mut bytes = Vec::new();
         encoder.finish(&mut bytes);
@@ -315,13 +357,13 @@ mod tests {
         let states: Vec<(usize, Vec<u16>)> = (0..8)
             .map(|k| (k / 4, (0..4).map(|s| (k / 4 * 4 + s) as u16).collect()))
             .collect();
-        let decoding = Decoding::new(&tables, &states);
+        let decoding = Decoding::new(&tables, &states, bits);
         let decode = |bytes: &[u8]| {
-            let mut decoder = Decoder::new(bytes)?;
-            let mut bases = [Decoding::base(4), Decoding::base(0)];
-            let same = symbols.chunks(LANES).all(|pair| {
-                bases = decoder.next_pair(&decoding, bases);
-                bases.map(|b| Decoding::state(b) % 4) == [pair[0].0, pair[1].0].map(usize::from)
+            let mut decoder = Decoder::<2>::new(bytes)?;
+            let mut bases = [decoding.base(4), decoding.base(0)];
+            let same = symbols.chunks(2).all(|pair| {
+                bases = decoder.next(&decoding, bases);
+                bases.map(|b| decoding.state(b) % 4) == [pair[0].0, pair[1].0].map(usize::from)
             });
             Some(same && decoder.is_complete())
         };

@@ -11,7 +11,7 @@ use super::block::{self, Fault, TableValue};
 use super::cache::BlockCache;
 use super::error::TableError;
 use super::header::{BlockCoding, Header, INDEX_ENTRY_LEN, IndexEntry, TableMeta};
-use super::score_coding::{STREAM_LEN, ScoreCoding, ScoreModel};
+use super::score_coding::{STREAM_LEN, ScoreCoding, ScoreModel, StreamCheck};
 use crate::error::{PathContext, WithPath};
 
 /// Decoded blocks cached per table by [`Table::open`]: with the default
@@ -66,18 +66,22 @@ impl Table {
         let header = Header::decode(&map).at(path)?;
         let (model, blocks_start) = match header.coding {
             BlockCoding::Zstd => (None, header.header_len),
-            BlockCoding::ScoreContext | BlockCoding::ScoreContextCrc => {
+            BlockCoding::ScoreContext
+            | BlockCoding::ScoreContextCrc
+            | BlockCoding::ScoreContextCrc4 => {
                 let (model, end) = read_model(&map, &header).at(path)?;
                 (Some(Box::new(model)), end)
             }
         };
         // Tables of coding 1 cache streams: as many bytes as 4 Ki blocks
-        // would take. A probe of coding 2 decodes a stream only up to its
-        // value, which leaves nothing whole to cache.
-        let cache = BlockCache::new(match header.coding {
-            BlockCoding::Zstd => cache_blocks,
-            BlockCoding::ScoreContext => cache_blocks * (4096 / STREAM_LEN),
-            BlockCoding::ScoreContextCrc => 0,
+        // would take. A probe of codings 2 and 3 decodes a stream only up
+        // to its value, which leaves nothing whole to cache.
+        let cache = BlockCache::new(match header.coding.streams() {
+            None => cache_blocks,
+            Some(streams) if streams.check == StreamCheck::End => {
+                cache_blocks * (4096 / STREAM_LEN)
+            }
+            Some(_) => 0,
         });
         Ok(Table {
             path: path.to_owned(),
@@ -191,7 +195,7 @@ impl Table {
         if let Some(model) = &self.model {
             // One stream of the block, not the block, is decoded: whole and
             // cached, or with stream CRCs only up to the value.
-            let whole = !self.header.coding.has_stream_crcs();
+            let whole = (self.header.coding.streams()).is_some_and(|s| s.check == StreamCheck::End);
             let streams = size.div_ceil(STREAM_LEN as u64);
             let key = block * streams + (at / STREAM_LEN) as u64;
             let offset = at % STREAM_LEN;
@@ -201,7 +205,7 @@ impl Table {
             let (frame, len, _) = self.frame(block)?;
             let mut values = [0; STREAM_LEN];
             let part = model
-                .decode_part(frame, len, [at], &mut values)
+                .decode_part(frame, len, block, [at], &mut values)
                 .map_err(|reason| TableError::BadBlock { block, reason })?;
             let value = V::from_bytes(&values, offset);
             if whole {
@@ -389,7 +393,7 @@ impl Table {
                 .count();
             let (run, tail) = rest.split_at_mut(n);
             model
-                .decode_part(frame, len, run.iter().map(&offset), &mut values)
+                .decode_part(frame, len, block, run.iter().map(&offset), &mut values)
                 .map_err(|reason| TableError::BadBlock { block, reason })?;
             for item in run {
                 let value = values[offset(item) - start];
@@ -413,7 +417,7 @@ impl Table {
         let decoded = match &self.model {
             None => block::decompress(frame, len, crc),
             Some(model) => model
-                .decode(frame, len)
+                .decode(frame, len, block)
                 .map_err(Fault::Damaged)
                 .and_then(|bytes| block::checked(bytes, crc)),
         };
@@ -472,8 +476,8 @@ fn read_model(map: &[u8], header: &Header) -> Result<(ScoreModel, u64), TableErr
     let coding = ScoreCoding::new(meta.seeds)
         .filter(|_| meta.encoding.width() == 1)
         .ok_or_else(|| bad(format!("no context model for {} seeds", meta.seeds)))?;
-    let model =
-        ScoreModel::parse(coding, bytes).map_err(|reason| bad(format!("model: {reason}")))?;
-    let model = model.with_stream_crcs(header.coding.has_stream_crcs());
+    let streams = header.coding.streams().expect("a context coding");
+    let model = ScoreModel::parse(coding, bytes, streams)
+        .map_err(|reason| bad(format!("model: {reason}")))?;
     Ok((model, (start + 8 + bytes.len()) as u64))
 }

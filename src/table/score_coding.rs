@@ -12,7 +12,9 @@
 //! the encoder started, every word read), so a probe decodes its stream
 //! whole. Coding 2 leads each stream with the CRC-32 of its bytes: a probe
 //! checks them, then decodes only as far as its value, half the stream on
-//! average. The check is the whole CRC-32 (4 bytes a stream of 512 values:
+//! average. Coding 3 cuts each stream into four lanes rather than two: the
+//! decoder steps through the lanes side by side, so a probe waits on half
+//! as many steps, for 8 bytes more a stream (the two more lanes' states). The check is the whole CRC-32 (4 bytes a stream of 512 values:
 //! +2.3% on awari ≤ 20), not 2 bytes: the low 16 bits of the CRC-32 miss
 //! some single changed bytes (0xF1 in the 500th byte from a stream's end;
 //! streams can reach 650 bytes); a true CRC-16 catches every changed byte but
@@ -29,22 +31,65 @@ use std::ops::Range;
 
 use rayon::prelude::*;
 
-use super::rans::{self, Decoder, Decoding, Encoder, LANES, MAX_STATES, Tables};
+use super::rans::{self, Decoder, Decoding, Encoder, MAX_STATES, Tables};
 
 /// Largest seed count of the alphabet: symbols stay below 256.
 const MAX_SEEDS: u32 = 126;
-/// Values per stream: two lanes of 256, each starting afresh. Each stream
-/// costs 10 bytes (the lanes' final states and its end offset), 14 with
-/// its CRC; without one, a probe decodes one whole stream, so that its end
-/// checks it.
+/// Values per stream: two lanes of 256 (four of 128 in coding 3), each
+/// starting afresh. Each stream costs 4 bytes a lane (its final state), 2
+/// for its end offset and 4 for its CRC (codings 2 and 3); without one, a
+/// probe decodes one whole stream, so that its end checks it.
 pub const STREAM_LEN: usize = 512;
 /// Most contexts with a distribution of their own: beyond this the gain
 /// on Awari layers is small, and the tables (4 KiB each) would outgrow
 /// the L2 cache.
 const MAX_OWN_CONTEXTS: usize = 64;
 /// Largest block: its streams' end offsets are `u16`s (at most 10 bits a
-/// value plus 14 bytes a stream stays below 64 Ki bytes).
+/// value plus 22 bytes a stream stays below 64 Ki bytes).
 pub const MAX_BLOCK_SIZE: u32 = 1 << 15;
+
+/// How a context coding codes its streams (see
+/// [`BlockCoding::streams`](super::BlockCoding::streams)).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Streams {
+    pub check: StreamCheck,
+    /// Lanes a stream: 2 or 4.
+    pub lanes: usize,
+    /// The frequencies of each distribution add up to `1 << scale_bits`.
+    pub scale_bits: u32,
+}
+
+/// What vouches for a stream's bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StreamCheck {
+    /// Its end (coding 1): a probe decodes it whole.
+    End,
+    /// A CRC-32 of its bytes leading it (coding 2). A damaged block index
+    /// entry or stream offset that points at another stream whole reads
+    /// that stream's values: only whole-block decodes, checked against the
+    /// block's CRC, catch it.
+    Crc,
+    /// A CRC-32 of its block's and its own number, then its bytes (coding
+    /// 3): a stream read from anywhere else fails it.
+    PlacedCrc,
+}
+
+impl StreamCheck {
+    /// The check leading stream `k` of block `block`, if it has one.
+    fn crc(self, block: u64, k: usize, bytes: &[u8]) -> Option<u32> {
+        let mut crc = crc32fast::Hasher::new();
+        match self {
+            StreamCheck::End => return None,
+            StreamCheck::Crc => {}
+            StreamCheck::PlacedCrc => {
+                crc.update(&block.to_le_bytes());
+                crc.update(&(k as u32).to_le_bytes());
+            }
+        }
+        crc.update(bytes);
+        Some(crc.finalize())
+    }
+}
 
 /// The symbols of scores of a number of seeds.
 #[derive(Clone, Copy, Debug)]
@@ -89,10 +134,11 @@ impl ScoreCoding {
         self.seeds
     }
 
-    /// How often each symbol follows each pair of symbols in the streams
-    /// of `values` (blocks of `block_size`), or `None` if some value is not
-    /// a symbol. Indexed by `(previous · alphabet + before) · alphabet + symbol`.
-    pub fn count(&self, values: &[u8], block_size: usize) -> Option<Vec<u64>> {
+    /// How often each symbol follows each pair of symbols in the lanes of
+    /// the streams of `values` (blocks of `block_size`, streams of `lanes`
+    /// lanes), or `None` if some value is not a symbol. Indexed by
+    /// `(previous · alphabet + before) · alphabet + symbol`.
+    pub fn count(&self, values: &[u8], block_size: usize, lanes: usize) -> Option<Vec<u64>> {
         let a = self.alphabet();
         let blocks = values.len().div_ceil(block_size);
         let share = blocks.div_ceil(rayon::current_num_threads()).max(1) * block_size;
@@ -101,7 +147,7 @@ impl ScoreCoding {
             .map(|share| {
                 let mut counts = vec![0u64; a * a * a];
                 let streams = share.chunks(block_size).flat_map(|b| b.chunks(STREAM_LEN));
-                for lane in streams.flat_map(|s| <[&[u8]; LANES]>::from(lanes(s))) {
+                for lane in streams.flat_map(|s| lane_ranges(s.len(), lanes).map(|r| &s[r])) {
                     let (mut previous, mut before) = (self.start(), self.start());
                     for &v in lane {
                         let symbol = usize::from(self.symbol(v)?);
@@ -138,14 +184,18 @@ pub struct ScoreModel {
     values: Vec<u8>,
     /// The state of each lane's first symbol.
     start: u32,
-    /// Whether each stream is led by the CRC-32 of its bytes (coding 2).
-    stream_crcs: bool,
+    streams: Streams,
 }
 
 impl ScoreModel {
-    /// The model of `counts` (from [`ScoreCoding::count`]), or `None` if
-    /// nothing was counted.
-    pub fn from_counts(coding: ScoreCoding, counts: &[u64]) -> Option<ScoreModel> {
+    /// The model of `counts` (from [`ScoreCoding::count`]) for streams
+    /// coded as `streams`, or `None` if nothing was counted.
+    pub fn from_counts(
+        coding: ScoreCoding,
+        counts: &[u64],
+        streams: Streams,
+    ) -> Option<ScoreModel> {
+        let bits = streams.scale_bits;
         let a = coding.alphabet();
         let context = |c: usize| &counts[c * a..][..a];
         let mut previous_only = vec![vec![0u64; a]; a];
@@ -179,7 +229,7 @@ impl ScoreModel {
         let mut freqs = Vec::new();
         let mut shared_table = vec![None; a];
         for (previous, counts) in previous_only.iter().enumerate() {
-            if let Some(f) = rans::quantize(counts) {
+            if let Some(f) = rans::quantize(counts, bits) {
                 shared_table[previous] = Some(freqs.len() as u16);
                 freqs.push(f);
             }
@@ -188,7 +238,7 @@ impl ScoreModel {
         for (c, table) in map.iter_mut().enumerate() {
             if own[c] {
                 *table = freqs.len() as u16;
-                freqs.push(rans::quantize(context(c)).expect("a gain means counts"));
+                freqs.push(rans::quantize(context(c), bits).expect("a gain means counts"));
             } else if let Some(shared) = shared_table[c / a] {
                 *table = shared;
             }
@@ -196,7 +246,7 @@ impl ScoreModel {
         (!freqs.is_empty()).then(|| {
             // A state per distribution and per previous symbol of unseen
             // contexts (table 0): at most 2·254 + 64.
-            ScoreModel::new(coding, map, &freqs).expect("few decoding states")
+            ScoreModel::new(coding, map, &freqs, streams).expect("few decoding states")
         })
     }
 
@@ -225,9 +275,14 @@ impl ScoreModel {
         out
     }
 
-    /// Reads a model of scores of `coding`, checking everything a decoder
-    /// relies on.
-    pub fn parse(coding: ScoreCoding, mut bytes: &[u8]) -> Result<ScoreModel, String> {
+    /// Reads a model of scores of `coding` for streams coded as
+    /// `streams`, checking everything a decoder relies on.
+    pub fn parse(
+        coding: ScoreCoding,
+        mut bytes: &[u8],
+        streams: Streams,
+    ) -> Result<ScoreModel, String> {
+        let scale = 1u64 << streams.scale_bits;
         let a = coding.alphabet();
         let bytes = &mut bytes;
         if get_varint(bytes)? != STREAM_LEN as u64 {
@@ -254,14 +309,14 @@ impl ScoreModel {
                     return Err(format!("bad symbol {symbol} or frequency {freq}"));
                 }
                 sum += freq;
-                if sum > u64::from(rans::SCALE) {
+                if sum > scale {
                     return Err("frequencies over the scale".into());
                 }
                 freqs[symbol] = freq as u16;
                 next = symbol + 1;
             }
-            if sum != u64::from(rans::SCALE) {
-                return Err(format!("frequencies add up to {sum}, not {}", rans::SCALE));
+            if sum != scale {
+                return Err(format!("frequencies add up to {sum}, not {scale}"));
             }
             tables.push(freqs);
         }
@@ -276,12 +331,18 @@ impl ScoreModel {
         if !bytes.is_empty() {
             return Err("bytes after the model".into());
         }
-        ScoreModel::new(coding, map, &tables)
+        ScoreModel::new(coding, map, &tables, streams)
     }
 
     /// The model of `map` and the distributions `freqs`, with its decoding
     /// states; fails if they are more than the decoder can name.
-    fn new(coding: ScoreCoding, map: Vec<u16>, freqs: &[Vec<u16>]) -> Result<ScoreModel, String> {
+    fn new(
+        coding: ScoreCoding,
+        map: Vec<u16>,
+        freqs: &[Vec<u16>],
+        streams: Streams,
+    ) -> Result<ScoreModel, String> {
+        assert!(matches!(streams.lanes, 2 | 4), "{} lanes", streams.lanes);
         let a = coding.alphabet();
         let tables = Tables::new(freqs);
         // Per distribution · alphabet + previous symbol: its state's number.
@@ -312,23 +373,17 @@ impl ScoreModel {
             .iter()
             .map(|&key| coding.value((key % a) as u8))
             .collect();
-        let start = Decoding::base(state(coding.start(), coding.start()).into());
+        let decoding = Decoding::new(&tables, &states, streams.scale_bits);
+        let start = decoding.base(state(coding.start(), coding.start()).into());
         Ok(ScoreModel {
             coding,
-            decoding: Decoding::new(&tables, &states),
+            decoding,
             map,
             tables,
             values,
             start,
-            stream_crcs: false,
+            streams,
         })
-    }
-
-    /// The model coding blocks whose streams are led by the CRC-32 of
-    /// their bytes (block coding 2), or not (coding 1).
-    pub fn with_stream_crcs(mut self, stream_crcs: bool) -> ScoreModel {
-        self.stream_crcs = stream_crcs;
-        self
     }
 
     /// The distribution of a context.
@@ -337,39 +392,41 @@ impl ScoreModel {
         usize::from(self.map[previous * self.coding.alphabet() + before])
     }
 
-    /// A coded block: the `u16` end offset of each stream but the last
-    /// (from the end of the offsets), then the streams, each led by the
-    /// CRC-32 of its bytes if the model says so. All `values` are symbols
-    /// counted into the model.
-    pub fn encode(&self, values: &[u8]) -> Vec<u8> {
+    /// Block `block` coded: the `u16` end offset of each stream but the
+    /// last (from the end of the offsets), then the streams, each led by
+    /// its CRC if the model says so. All `values` are symbols counted into
+    /// the model.
+    pub fn encode(&self, values: &[u8], block: u64) -> Vec<u8> {
         let streams = values.len().div_ceil(STREAM_LEN);
         let head = 2 * streams.saturating_sub(1);
         let mut out = vec![0; head];
         let coding = self.coding;
+        let lanes = self.streams.lanes;
         for (k, stream) in values.chunks(STREAM_LEN).enumerate() {
             let symbols: Vec<usize> = stream
                 .iter()
                 .map(|&v| usize::from(coding.symbol(v).expect("counted values fit")))
                 .collect();
-            let (first, second) = lanes(&symbols);
-            let mut encoder = Encoder::new();
-            let mut put = |lane: usize, symbols: &[usize], i: usize| {
-                let previous = i.checked_sub(1).map_or(coding.start(), |j| symbols[j]);
-                let before = i.checked_sub(2).map_or(coding.start(), |j| symbols[j]);
-                let t = self.table(previous, before);
-                encoder.put(lane, self.tables.span(t, symbols[i] as u8));
-            };
-            // The reverse of the decoder's order.
-            for j in (0..second.len()).rev() {
-                put(1, second, j);
-                if j < first.len() {
-                    put(0, first, j);
+            let lanes: Vec<&[usize]> = lane_ranges(symbols.len(), lanes)
+                .map(|r| &symbols[r])
+                .collect();
+            let mut encoder = Encoder::new(lanes.len(), self.streams.scale_bits);
+            // The reverse of the decoder's order: steps from the last, and
+            // in each step the lanes from the last.
+            for i in (0..lanes[lanes.len() - 1].len()).rev() {
+                for (lane, symbols) in lanes.iter().enumerate().rev() {
+                    if i < symbols.len() {
+                        let previous = i.checked_sub(1).map_or(coding.start(), |j| symbols[j]);
+                        let before = i.checked_sub(2).map_or(coding.start(), |j| symbols[j]);
+                        let t = self.table(previous, before);
+                        encoder.put(lane, self.tables.span(t, symbols[i] as u8));
+                    }
                 }
             }
             let mut bytes = Vec::new();
             encoder.finish(&mut bytes);
-            if self.stream_crcs {
-                out.extend(crc32fast::hash(&bytes).to_le_bytes());
+            if let Some(crc) = self.streams.check.crc(block, k, &bytes) {
+                out.extend(crc.to_le_bytes());
             }
             out.extend(bytes);
             if k + 1 < streams {
@@ -380,26 +437,28 @@ impl ScoreModel {
         out
     }
 
-    /// The `len` values (as bytes) of a coded block, each stream decoded
-    /// whole and checked by its end (and its CRC, if it has one).
-    pub fn decode(&self, block: &[u8], len: usize) -> Result<Vec<u8>, String> {
+    /// The `len` values (as bytes) of block `block`, coded as `coded`,
+    /// each stream decoded whole and checked by its end (and its CRC, if
+    /// it has one).
+    pub fn decode(&self, coded: &[u8], len: usize, block: u64) -> Result<Vec<u8>, String> {
         let mut out = vec![0; len];
         for (k, values) in out.chunks_mut(STREAM_LEN).enumerate() {
-            let depth = whole_depth(values.len());
-            self.decode_stream(self.stream(block, len, k)?, values, depth)?;
+            let depth = self.whole_depth(values.len());
+            self.decode_stream(self.stream(coded, len, block, k)?, values, depth)?;
         }
         Ok(out)
     }
 
-    /// Decodes the stream of a coded block of `len` values that holds
-    /// `offsets` (at least one, all in that stream) into `out`; returns the
-    /// offsets the stream holds. A stream with a CRC is decoded only as far
+    /// Decodes the stream of block `block` (coded as `coded`, `len`
+    /// values) that holds `offsets` (at least one, all in that stream)
+    /// into `out`; returns the offsets the stream holds. A stream with a CRC is decoded only as far
     /// as `offsets` need (the CRC vouches for its bytes), one without
     /// whole, so that its end checks it.
     pub fn decode_part(
         &self,
-        block: &[u8],
+        coded: &[u8],
         len: usize,
+        block: u64,
         offsets: impl IntoIterator<Item = usize>,
         out: &mut [u8; STREAM_LEN],
     ) -> Result<Range<usize>, String> {
@@ -408,20 +467,21 @@ impl ScoreModel {
         let k = at / STREAM_LEN;
         let range = k * STREAM_LEN..len.min((k + 1) * STREAM_LEN);
         let out = &mut out[..range.len()];
-        let half = out.len() / LANES;
+        let lanes = self.streams.lanes;
         // Symbols of its lane up to and including an offset's.
         let depth = |at: usize| {
             debug_assert!(range.contains(&at), "offset {at} outside {range:?}");
-            match at - range.start {
-                i if i < half => i + 1,
-                i => i - half + 1,
+            let i = at - range.start;
+            let lane = lane_ranges(out.len(), lanes).find(|r| r.end > i);
+            i - lane.expect("an offset in the stream").start + 1
+        };
+        let depth = match self.streams.check {
+            StreamCheck::Crc | StreamCheck::PlacedCrc => {
+                offsets.fold(depth(at), |d, at| d.max(depth(at)))
             }
+            StreamCheck::End => self.whole_depth(out.len()),
         };
-        let depth = match self.stream_crcs {
-            true => offsets.fold(depth(at), |d, at| d.max(depth(at))),
-            false => whole_depth(out.len()),
-        };
-        self.decode_stream(self.stream(block, len, k)?, out, depth)?;
+        self.decode_stream(self.stream(coded, len, block, k)?, out, depth)?;
         Ok(range)
     }
 
@@ -429,52 +489,83 @@ impl ScoreModel {
     /// as it has) into `out`, a symbol of each lane in turn. A stream
     /// decoded whole must end where its values do.
     fn decode_stream(&self, bytes: &[u8], out: &mut [u8], depth: usize) -> Result<(), String> {
-        let mut decoder = Decoder::new(bytes).ok_or("a stream starts out of range")?;
-        let value = |base: u32| self.values[Decoding::state(base)];
-        let mut bases = [self.start; LANES];
-        let (first, second) = out.split_at_mut(out.len() / LANES);
-        let pairs = depth.min(first.len());
-        for (a, b) in first[..pairs].iter_mut().zip(&mut second[..pairs]) {
-            bases = decoder.next_pair(&self.decoding, bases);
-            (*a, *b) = (value(bases[0]), value(bases[1]));
+        match self.streams.lanes {
+            2 => self.decode_lanes::<2>(bytes, out, depth),
+            _ => self.decode_lanes::<4>(bytes, out, depth),
         }
-        // The second lane's last value of a stream of odd length is alone.
-        if depth > first.len() {
-            let last = second.last_mut().expect("a longer lane");
-            *last = value(decoder.next_second(&self.decoding, bases[1]));
+    }
+
+    /// [`Self::decode_stream`] for streams of `N` lanes.
+    fn decode_lanes<const N: usize>(
+        &self,
+        bytes: &[u8],
+        out: &mut [u8],
+        depth: usize,
+    ) -> Result<(), String> {
+        let mut decoder = Decoder::<N>::new(bytes).ok_or("a stream starts out of range")?;
+        let value = |base: u32| self.values[self.decoding.state(base)];
+        let mut bases = [self.start; N];
+        let (short, longer) = (out.len() / N, out.len() % N);
+        let starts: [usize; N] = std::array::from_fn(|lane| lane_start(out.len(), N, lane));
+        for i in 0..depth.min(short) {
+            bases = decoder.next(&self.decoding, bases);
+            for lane in 0..N {
+                out[starts[lane] + i] = value(bases[lane]);
+            }
         }
-        if depth >= second.len() && !decoder.is_complete() {
+        // The last `longer` lanes hold one value more: a last step of their own.
+        if depth > short {
+            for lane in N - longer..N {
+                bases[lane] = decoder.next_in(lane, &self.decoding, bases[lane]);
+                out[starts[lane] + short] = value(bases[lane]);
+            }
+        }
+        if depth >= self.whole_depth(out.len()) && !decoder.is_complete() {
             return Err("a stream does not end where its values do".into());
         }
         Ok(())
     }
 
-    /// The bytes of stream `k` of a coded block of `len` values, their
-    /// CRC checked if they have one.
-    fn stream<'a>(&self, block: &'a [u8], len: usize, k: usize) -> Result<&'a [u8], String> {
-        let bytes = stream(block, len, k)?;
-        if !self.stream_crcs {
+    /// Symbols of the longest lane of a stream of `len` values: how deep a
+    /// whole decode goes.
+    fn whole_depth(&self, len: usize) -> usize {
+        len.div_ceil(self.streams.lanes)
+    }
+
+    /// The bytes of stream `k` of block `block`, coded as `coded` (`len`
+    /// values), their CRC checked if they have one.
+    fn stream<'a>(
+        &self,
+        coded: &'a [u8],
+        len: usize,
+        block: u64,
+        k: usize,
+    ) -> Result<&'a [u8], String> {
+        let bytes = stream(coded, len, k)?;
+        if self.streams.check == StreamCheck::End {
             return Ok(bytes);
         }
         let (crc, bytes) = bytes
             .split_first_chunk::<4>()
             .ok_or_else(|| format!("stream {k} has no room for its CRC"))?;
-        if crc32fast::hash(bytes) != u32::from_le_bytes(*crc) {
+        if self.streams.check.crc(block, k, bytes) != Some(u32::from_le_bytes(*crc)) {
             return Err(format!("stream {k} fails its CRC"));
         }
         Ok(bytes)
     }
 }
 
-/// Symbols of the longer lane of a stream of `len` values: how deep a
-/// whole decode goes.
-fn whole_depth(len: usize) -> usize {
-    len - len / LANES
+/// Where lane `lane` of a stream of `len` values in `lanes` lanes starts:
+/// the lanes are consecutive runs of `len / lanes` values, the last
+/// `len % lanes` of them one longer.
+fn lane_start(len: usize, lanes: usize, lane: usize) -> usize {
+    let (short, longer) = (len / lanes, len % lanes);
+    lane * short + lane.saturating_sub(lanes - longer)
 }
 
-/// A stream's two lanes: its first half, and the rest.
-fn lanes<T>(stream: &[T]) -> (&[T], &[T]) {
-    stream.split_at(stream.len() / LANES)
+/// The lanes of a stream of `len` values, in order.
+fn lane_ranges(len: usize, lanes: usize) -> impl Iterator<Item = Range<usize>> {
+    (0..lanes).map(move |lane| lane_start(len, lanes, lane)..lane_start(len, lanes, lane + 1))
 }
 
 /// The bytes of stream `k` of a coded block of `len` values, CRC included.
@@ -515,7 +606,7 @@ fn get_varint(bytes: &mut &[u8]) -> Result<u64, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::table::CAPTURE_DECIDES;
+    use crate::table::{BlockCoding, CAPTURE_DECIDES};
 
     #[test]
     fn symbols_cover_the_scores_and_the_mark() {
@@ -545,32 +636,57 @@ mod tests {
             .collect()
     }
 
+    /// The stream layouts of codings 1, 2 and 3.
+    fn layouts() -> [Streams; 3] {
+        [
+            BlockCoding::ScoreContext,
+            BlockCoding::ScoreContextCrc,
+            BlockCoding::ScoreContextCrc4,
+        ]
+        .map(|c| c.streams().unwrap())
+    }
+
+    #[test]
+    fn lanes_are_consecutive_runs_the_last_ones_longer() {
+        let runs = |len, lanes| lane_ranges(len, lanes).collect::<Vec<_>>();
+        assert_eq!(runs(512, 2), [0..256, 256..512]);
+        assert_eq!(runs(7, 2), [0..3, 3..7]);
+        assert_eq!(runs(10, 4), [0..2, 2..4, 4..7, 7..10]);
+        assert_eq!(runs(1, 4), [0..0, 0..0, 0..0, 0..1]);
+    }
+
     #[test]
     fn blocks_and_their_parts_decode_to_the_values() {
         let coding = ScoreCoding::new(3).unwrap();
         let values = sample(3000);
-        let block_size = 1000;
-        let counts = coding.count(&values, block_size).unwrap();
-        let bytes = ScoreModel::from_counts(coding, &counts).unwrap().to_bytes();
+        // Blocks of 977 values end with a stream of 465 (lanes of unequal
+        // lengths), the last block is one stream of 69.
+        let block_size = 977;
         let mut buffer = [0; STREAM_LEN];
-        for stream_crcs in [false, true] {
-            let model = ScoreModel::parse(coding, &bytes)
-                .unwrap()
-                .with_stream_crcs(stream_crcs);
+        for streams in layouts() {
+            let counts = coding.count(&values, block_size, streams.lanes).unwrap();
+            let model = ScoreModel::from_counts(coding, &counts, streams).unwrap();
+            let model = ScoreModel::parse(coding, &model.to_bytes(), streams).unwrap();
             for block in values.chunks(block_size) {
-                let coded = model.encode(block);
-                assert!(coded.len() < block.len() / 3, "{} bytes", coded.len());
-                assert_eq!(model.decode(&coded, block.len()).unwrap(), block);
+                let coded = model.encode(block, 0);
+                // (A short block is mostly its streams' fixed bytes.)
+                if block.len() == block_size {
+                    assert!(coded.len() < block.len() / 3, "{} bytes", coded.len());
+                }
+                assert_eq!(model.decode(&coded, block.len(), 0).unwrap(), block);
                 for at in 0..block.len() {
                     let range = model
-                        .decode_part(&coded, block.len(), [at], &mut buffer)
+                        .decode_part(&coded, block.len(), 0, [at], &mut buffer)
                         .unwrap();
                     assert_eq!(buffer[at - range.start], block[at], "at {at}");
                 }
-                // Offsets in both lanes of the second (shorter) stream.
-                let offsets = [512, 520, 700, 760, 999];
+                // Offsets in every lane of a second (shorter) stream.
+                let offsets = [512, 520, 600, 700, 760, block.len() - 1];
+                if block.len() < offsets[0] {
+                    continue;
+                }
                 let range = model
-                    .decode_part(&coded, block.len(), offsets, &mut buffer)
+                    .decode_part(&coded, block.len(), 0, offsets, &mut buffer)
                     .unwrap();
                 for at in offsets {
                     assert_eq!(buffer[at - range.start], block[at], "at {at}");
@@ -579,14 +695,14 @@ mod tests {
                     let mut damaged = coded.clone();
                     damaged[at] ^= 0x04;
                     assert!(
-                        model.decode(&damaged, block.len()).is_err(),
+                        model.decode(&damaged, block.len(), 0).is_err(),
                         "byte {at} of {}",
                         coded.len()
                     );
                 }
             }
         }
-        assert_eq!(coding.count(&[4], 1), None, "not a score of 3 seeds");
+        assert_eq!(coding.count(&[4], 1, 2), None, "not a score of 3 seeds");
     }
 
     /// A probe decodes its stream only up to its value: the CRC alone
@@ -595,12 +711,23 @@ mod tests {
     fn a_changed_byte_of_a_stream_fails_every_probe_of_it() {
         let coding = ScoreCoding::new(3).unwrap();
         let block = sample(1000);
-        let counts = coding.count(&block, block.len()).unwrap();
-        let model = ScoreModel::from_counts(coding, &counts)
-            .unwrap()
-            .with_stream_crcs(true);
-        let coded = model.encode(&block);
         let mut buffer = [0; STREAM_LEN];
+        for streams in layouts()
+            .into_iter()
+            .filter(|s| s.check != StreamCheck::End)
+        {
+            let counts = coding.count(&block, block.len(), streams.lanes).unwrap();
+            let model = ScoreModel::from_counts(coding, &counts, streams).unwrap();
+            a_changed_byte_fails_every_probe(&model, &block, &mut buffer);
+        }
+    }
+
+    fn a_changed_byte_fails_every_probe(
+        model: &ScoreModel,
+        block: &[u8],
+        buffer: &mut [u8; STREAM_LEN],
+    ) {
+        let coded = model.encode(block, 0);
         for k in 0..2 {
             let bytes = stream(&coded, block.len(), k).unwrap();
             let start = bytes.as_ptr() as usize - coded.as_ptr() as usize;
@@ -611,7 +738,7 @@ mod tests {
                     damaged[at] ^= flip;
                     for offset in offsets.clone().step_by(5) {
                         assert!(
-                            (model.decode_part(&damaged, block.len(), [offset], &mut buffer))
+                            (model.decode_part(&damaged, block.len(), 0, [offset], buffer))
                                 .is_err(),
                             "byte {at} ^ {flip:#x}, offset {offset}"
                         );
@@ -625,14 +752,23 @@ mod tests {
     fn a_damaged_model_is_refused() {
         let coding = ScoreCoding::new(3).unwrap();
         let values = sample(3000);
-        let counts = coding.count(&values, 1000).unwrap();
-        let bytes = ScoreModel::from_counts(coding, &counts).unwrap().to_bytes();
-        assert!(ScoreModel::parse(coding, &bytes[..bytes.len() - 1]).is_err());
-        assert!(ScoreModel::parse(ScoreCoding::new(4).unwrap(), &bytes).is_err());
+        let counts = coding.count(&values, 1000, 2).unwrap();
+        let [streams, .., four] = layouts();
+        let model = ScoreModel::from_counts(coding, &counts, streams).unwrap();
+        let bytes = model.to_bytes();
+        assert!(ScoreModel::parse(coding, &bytes[..bytes.len() - 1], streams).is_err());
+        assert!(ScoreModel::parse(ScoreCoding::new(4).unwrap(), &bytes, streams).is_err());
+        assert!(
+            ScoreModel::parse(coding, &bytes, four).is_err(),
+            "frequencies of another scale"
+        );
         for at in [0, 1] {
             let mut damaged = bytes.clone();
             damaged[at] ^= 0x01;
-            assert!(ScoreModel::parse(coding, &damaged).is_err(), "byte {at}");
+            assert!(
+                ScoreModel::parse(coding, &damaged, streams).is_err(),
+                "byte {at}"
+            );
         }
     }
 }

@@ -86,7 +86,9 @@ impl TableWriter {
     fn resolved_block_size(&self) -> u32 {
         self.block_size.unwrap_or(match self.coding {
             BlockCoding::Zstd => DEFAULT_BLOCK_SIZE,
-            BlockCoding::ScoreContext | BlockCoding::ScoreContextCrc => CONTEXT_BLOCK_SIZE,
+            BlockCoding::ScoreContext
+            | BlockCoding::ScoreContextCrc
+            | BlockCoding::ScoreContextCrc4 => CONTEXT_BLOCK_SIZE,
         })
     }
 
@@ -144,7 +146,9 @@ impl TableWriter {
         }
         let spill = match settings.coding {
             BlockCoding::Zstd => None,
-            BlockCoding::ScoreContext | BlockCoding::ScoreContextCrc => {
+            BlockCoding::ScoreContext
+            | BlockCoding::ScoreContextCrc
+            | BlockCoding::ScoreContextCrc4 => {
                 let mut name = tmp.clone().into_os_string();
                 name.push(".values");
                 let path = PathBuf::from(name);
@@ -201,9 +205,9 @@ impl TableWriter {
         let block_size = self.resolved_block_size();
         let max = match self.coding {
             BlockCoding::Zstd => MAX_BLOCK_SIZE,
-            BlockCoding::ScoreContext | BlockCoding::ScoreContextCrc => {
-                score_coding::MAX_BLOCK_SIZE
-            }
+            BlockCoding::ScoreContext
+            | BlockCoding::ScoreContextCrc
+            | BlockCoding::ScoreContextCrc4 => score_coding::MAX_BLOCK_SIZE,
         };
         if block_size == 0 || block_size > max {
             return Err(TableError::InvalidInput {
@@ -392,10 +396,11 @@ impl<V: TableValue> PendingTable<V> {
         let values: &[u8] = &map;
         let block_size = self.settings.resolved_block_size() as usize;
         let meta = &self.settings.meta;
-        let stream_crcs = self.settings.coding.has_stream_crcs();
-        let model = ScoreCoding::new(meta.seeds)
-            .and_then(|coding| ScoreModel::from_counts(coding, &coding.count(values, block_size)?))
-            .map(|model| model.with_stream_crcs(stream_crcs));
+        let streams = self.settings.coding.streams().expect("a context coding");
+        let model = ScoreCoding::new(meta.seeds).and_then(|coding| {
+            let counts = coding.count(values, block_size, streams.lanes)?;
+            ScoreModel::from_counts(coding, &counts, streams)
+        });
         let result = match model {
             Some(model) => self.write_coded(&model, values),
             None => {
@@ -424,10 +429,10 @@ impl<V: TableValue> PendingTable<V> {
         self.io(|out| out.write_all(&section))?;
         self.blocks_start = self.header_len + section.len() as u64;
         let block_size = self.settings.resolved_block_size() as usize;
-        for batch in values.chunks(block_size * BATCH_BLOCKS) {
-            let frames = batch
-                .par_chunks(block_size)
-                .map(|block| (model.encode(block), block::crc(block)))
+        for (b, batch) in values.chunks(block_size * BATCH_BLOCKS).enumerate() {
+            let first = (b * BATCH_BLOCKS) as u64;
+            let frames = (batch.par_chunks(block_size).enumerate())
+                .map(|(i, block)| (model.encode(block, first + i as u64), block::crc(block)))
                 .collect();
             self.append_blocks(frames)?;
         }
