@@ -15,10 +15,10 @@ use crate::index::oware as index;
 use crate::tablebase::FileError;
 use crate::tablebase::Quiet;
 
-/// Bytes of a finished table per position (context coded, awari layers ≤ 22
-/// measured 2026-11-30: 0.345 for ≤ 20, 0.350 at 21 and 22; zstd tables
-/// were 0.387 and 0.395 up to 26), with a margin for larger layers.
-pub const TABLE_BYTES_PER_POSITION: f64 = 0.36;
+/// Bytes of a finished table per position (block coding 3, awari
+/// measured 2026-12-01: 0.367 for ≤ 20, 0.377 for ≤ 26, 0.380 at 26,
+/// growing by about 0.0015 a layer), with a margin for larger layers.
+pub const TABLE_BYTES_PER_POSITION: f64 = 0.39;
 /// Peak bytes of an out-of-core layer's scratch files per position (exits by
 /// size and positions by threshold; measured 1.36 on awari layer 18).
 pub const SCRATCH_BYTES_PER_POSITION: f64 = 1.4;
