@@ -62,6 +62,15 @@ fn a_flipped_byte_in_any_table_of_any_game_is_caught() {
     for encoding in ["score-or-capture", "score", "wdl-distance"] {
         assert!(info.contains(encoding), "{info}");
     }
+    // Built Oware layers are context coded (coding 3), the others zstd.
+    for line in info.lines().skip(1) {
+        let coding = if line.starts_with("oware") {
+            "context-3"
+        } else {
+            "zstd"
+        };
+        assert!(line.contains(&format!(" {coding} ")), "{line}");
+    }
     let files = tables(dir.path());
     assert_eq!(files.len(), 6 + 6 + 2, "{files:?}");
     assert_eq!(info.lines().count(), files.len() + 1, "{info}");

@@ -26,8 +26,8 @@ pub fn run(args: InfoArgs) -> anyhow::Result<()> {
         anyhow::bail!("no tables (*.mtb) in {}", args.dir.display());
     }
     println!(
-        "{:<6} {:<62} {:>5} {:>13} {:>12} {:>9} {:<16} checksums",
-        "game", "rules", "seeds", "positions", "bytes", "bits/pos", "encoding"
+        "{:<6} {:<62} {:>5} {:>13} {:>12} {:>9} {:<16} {:<9} checksums",
+        "game", "rules", "seeds", "positions", "bytes", "bits/pos", "encoding", "coding"
     );
     let mut damaged = 0;
     for path in &files {
@@ -42,7 +42,7 @@ pub fn run(args: InfoArgs) -> anyhow::Result<()> {
                     }
                 };
                 println!(
-                    "{:<6} {:<62} {:>5} {:>13} {:>12} {:>9.3} {:<16} {status}",
+                    "{:<6} {:<62} {:>5} {:>13} {:>12} {:>9.3} {:<16} {:<9} {status}",
                     m.game,
                     if m.options.is_empty() {
                         m.ruleset.clone()
@@ -54,6 +54,7 @@ pub fn run(args: InfoArgs) -> anyhow::Result<()> {
                     table.file_len(),
                     8.0 * table.file_len() as f64 / table.len().max(1) as f64,
                     m.encoding.name(),
+                    table.coding().name(),
                 );
             }
             Err(e) => {

@@ -67,6 +67,16 @@ impl BlockCoding {
         }
     }
 
+    /// The coding's name, as `info` lists it.
+    pub fn name(self) -> &'static str {
+        match self {
+            BlockCoding::Zstd => "zstd",
+            BlockCoding::ScoreContext => "context-1",
+            BlockCoding::ScoreContextCrc => "context-2",
+            BlockCoding::ScoreContextCrc4 => "context-3",
+        }
+    }
+
     /// How a context coding codes its streams; `None` for zstd.
     pub fn streams(self) -> Option<Streams> {
         let (check, lanes, scale_bits) = match self {
