@@ -194,8 +194,9 @@ impl Encoder {
 
 /// Reads one stream of `N` lanes.
 pub struct Decoder<'a, const N: usize> {
-    /// The lanes' states (below 2³²), each a field of 64 bits: 32-bit
-    /// states the compiler packs two to a register, which chains the lanes.
+    /// The lanes' states (below 2³²), each held in 64 bits: as 32-bit
+    /// fields the compiler would pack two to a register, which chains the
+    /// lanes.
     states: [u64; N],
     bytes: &'a [u8],
     at: usize,
