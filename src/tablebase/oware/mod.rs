@@ -332,11 +332,12 @@ pub fn human_bytes(bytes: u64) -> String {
 }
 
 /// The best a position's captures offer, or the end-of-game value if it has
-/// no move; `None` if all its moves stay in the layer.
+/// no move; `None` if all its moves stay in the layer. `child_value(child,
+/// seeds, rank)`: the value of a capture's child.
 fn exit_value(
     rules: Ruleset,
     board: &Board,
-    mut child_value: impl FnMut(usize, u64) -> i8,
+    mut child_value: impl FnMut(&Board, usize, u64) -> i8,
 ) -> Option<i8> {
     let moves = oware::legal_moves(rules, board);
     if moves.is_empty() {
@@ -348,7 +349,7 @@ fn exit_value(
         .filter(|m| m.captured > 0)
         .map(|m| {
             let rest = seeds - m.captured as usize;
-            m.captured as i8 - child_value(rest, index::rank_indexed(&m.child, rest))
+            m.captured as i8 - child_value(&m.child, rest, index::rank_indexed(&m.child, rest))
         })
         .max()
 }
@@ -367,7 +368,7 @@ fn restore_capture_decided(rules: Ruleset, seeds: usize, values: &mut [i8], lowe
                 if *value == CAPTURE_DECIDES {
                     // A damaged table could mark a position without exits; the
                     // mark then stays, and `verify` reports it.
-                    let exit = exit_value(rules, &board, |n, rank| lower.value(n, rank));
+                    let exit = exit_value(rules, &board, |_, n, rank| lower.value(n, rank));
                     *value = exit.unwrap_or(CAPTURE_DECIDES);
                 }
                 index::next_indexed(&mut board);
@@ -428,7 +429,7 @@ mod tests {
                     .unwrap();
                 let mut board = index::unrank(seeds, 0);
                 for (rank, (&value, &stored)) in values.iter().zip(marked.iter()).enumerate() {
-                    let exit = exit_value(rules, &board, |n, r| lower.value(n, r));
+                    let exit = exit_value(rules, &board, |_, n, r| lower.value(n, r));
                     let decided = exit == Some(value);
                     assert_eq!(
                         stored == CAPTURE_DECIDES,

@@ -104,23 +104,23 @@ impl OwareTablebase {
     pub fn value(&self, board: &Board) -> Result<i8, TablebaseError> {
         let seeds = oware::seeds(board);
         match index::rank(board) {
-            Some(rank) => self.indexed_value(seeds, rank),
+            Some(rank) => self.indexed_value(board, seeds, rank),
             None => self.best_move_value(board),
         }
     }
 
-    /// The value of the indexed position of rank `rank` in layer `seeds`.
-    fn indexed_value(&self, seeds: usize, rank: u64) -> Result<i8, TablebaseError> {
+    /// The value of the indexed position `board`, of rank `rank` in layer
+    /// `seeds`.
+    fn indexed_value(&self, board: &Board, seeds: usize, rank: u64) -> Result<i8, TablebaseError> {
         let table = self.layer(seeds)?;
         let stored = table.get(rank)?;
         if stored != CAPTURE_DECIDES || table.meta().encoding != ValueEncoding::ScoreOrCapture {
             return Ok(stored);
         }
         // The best capture decides: look it up in the lower layers.
-        let board = index::unrank(seeds, rank);
         let mut failure = None;
-        let exit = exit_value(self.rules, &board, |n, r| {
-            self.indexed_value(n, r).unwrap_or_else(|e| {
+        let exit = exit_value(self.rules, board, |child, n, r| {
+            self.indexed_value(child, n, r).unwrap_or_else(|e| {
                 failure.get_or_insert(e);
                 0
             })
@@ -130,7 +130,10 @@ impl OwareTablebase {
             (None, Some(value)) => Ok(value),
             (None, None) => Err(WithPath::new(
                 table_path(&ruleset_dir(&self.dir, self.rules), seeds),
-                FileError::NoCapture { rank, board },
+                FileError::NoCapture {
+                    rank,
+                    board: *board,
+                },
             )
             .into()),
         }
@@ -150,7 +153,7 @@ impl OwareTablebase {
                     pit: mv.pit,
                     captured: mv.captured,
                     child: mv.child,
-                    value: mv.captured as i8 - self.indexed_value(rest, rank)?,
+                    value: mv.captured as i8 - self.indexed_value(&mv.child, rest, rank)?,
                 })
             })
             .collect()
