@@ -11,6 +11,8 @@
 //! is), the time to decode every block, and the median time of one value
 //! read at random ranks (what a probe that misses the cache pays).
 
+mod common;
+
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -41,10 +43,7 @@ fn codings(source: &Table) -> Vec<(BlockCoding, u32)> {
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args()
-        .skip(1)
-        .filter(|a| a != "--bench")
-        .collect();
+    let args = common::args();
     let dir = PathBuf::from(&args[0]);
     let tmp = tempfile::tempdir().expect("temporary folder");
     // RECODE=DIR: only write the layers context coded (coding `CODING`,

@@ -13,6 +13,8 @@
 //!
 //! `cargo bench --bench dont_care -- DIR SEEDS` (awari tables under DIR).
 
+mod common;
+
 use std::path::PathBuf;
 
 use mancala_tb::games::oware::{self, Ruleset};
@@ -54,10 +56,7 @@ fn for_each_context(symbols: &[usize], alphabet: usize, mut f: impl FnMut(usize,
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args()
-        .skip(1)
-        .filter(|a| a != "--bench")
-        .collect();
+    let args = common::args();
     let dir = PathBuf::from(&args[0]);
     let seeds: usize = args[1].parse().expect("SEEDS is a number");
     let n = seeds as i32;

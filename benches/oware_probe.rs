@@ -13,6 +13,8 @@
 //! `mancala-tb probe oware` does), values only and with the move values:
 //! time per position of the whole batch.
 
+mod common;
+
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -21,10 +23,7 @@ use mancala_tb::index::oware as index;
 use mancala_tb::tablebase::oware::OwareTablebase;
 
 fn main() {
-    let args: Vec<String> = std::env::args()
-        .skip(1)
-        .filter(|a| a != "--bench")
-        .collect();
+    let args = common::args();
     let dir = PathBuf::from(args.first().map_or("tablebases", String::as_str));
     let tables = OwareTablebase::open(&dir, Ruleset::Awari).expect("open the tables");
     let seeds = match args.get(1) {
