@@ -64,11 +64,9 @@ impl Table {
             .map_err(TableError::io)
             .at(path)?;
         let header = Header::decode(&map).at(path)?;
-        let (model, blocks_start) = match header.coding {
-            BlockCoding::Zstd => (None, header.header_len),
-            BlockCoding::ScoreContext
-            | BlockCoding::ScoreContextCrc
-            | BlockCoding::ScoreContextCrc4 => {
+        let (model, blocks_start) = match header.coding.streams() {
+            None => (None, header.header_len),
+            Some(_) => {
                 let (model, end) = read_model(&map, &header).at(path)?;
                 (Some(Box::new(model)), end)
             }

@@ -84,11 +84,9 @@ impl TableWriter {
     }
 
     fn resolved_block_size(&self) -> u32 {
-        self.block_size.unwrap_or(match self.coding {
-            BlockCoding::Zstd => DEFAULT_BLOCK_SIZE,
-            BlockCoding::ScoreContext
-            | BlockCoding::ScoreContextCrc
-            | BlockCoding::ScoreContextCrc4 => CONTEXT_BLOCK_SIZE,
+        self.block_size.unwrap_or(match self.coding.streams() {
+            None => DEFAULT_BLOCK_SIZE,
+            Some(_) => CONTEXT_BLOCK_SIZE,
         })
     }
 
@@ -144,11 +142,9 @@ impl TableWriter {
         if V::WIDTH != 1 {
             settings.coding = BlockCoding::Zstd;
         }
-        let spill = match settings.coding {
-            BlockCoding::Zstd => None,
-            BlockCoding::ScoreContext
-            | BlockCoding::ScoreContextCrc
-            | BlockCoding::ScoreContextCrc4 => {
+        let spill = match settings.coding.streams() {
+            None => None,
+            Some(_) => {
                 let mut name = tmp.clone().into_os_string();
                 name.push(".values");
                 let path = PathBuf::from(name);
@@ -203,11 +199,9 @@ impl TableWriter {
             });
         }
         let block_size = self.resolved_block_size();
-        let max = match self.coding {
-            BlockCoding::Zstd => MAX_BLOCK_SIZE,
-            BlockCoding::ScoreContext
-            | BlockCoding::ScoreContextCrc
-            | BlockCoding::ScoreContextCrc4 => score_coding::MAX_BLOCK_SIZE,
+        let max = match self.coding.streams() {
+            None => MAX_BLOCK_SIZE,
+            Some(_) => score_coding::MAX_BLOCK_SIZE,
         };
         if block_size == 0 || block_size > max {
             return Err(TableError::InvalidInput {
