@@ -28,7 +28,7 @@ fn coding(id: &str) -> BlockCoding {
 }
 
 /// The codings and block sizes measured: the source table as it is, then
-/// each of `CODINGS` (comma-separated ids, default `2,3`) at each of
+/// each other of `CODINGS` (comma-separated ids, default `2,3`) at each of
 /// `BLOCKS` (comma-separated block sizes, default 32768, the size builds
 /// write).
 fn codings(source: &Table) -> Vec<(BlockCoding, u32)> {
@@ -37,8 +37,9 @@ fn codings(source: &Table) -> Vec<(BlockCoding, u32)> {
     let context = ids
         .split(',')
         .flat_map(|id| (sizes.split(',')).map(move |s| (coding(id), s.parse().expect("BLOCKS"))));
-    std::iter::once((source.coding(), source.block_size()))
-        .chain(context)
+    let own = (source.coding(), source.block_size());
+    std::iter::once(own)
+        .chain(context.filter(|&c| c != own))
         .collect()
 }
 
