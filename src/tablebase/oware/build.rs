@@ -133,14 +133,12 @@ pub fn plan_share(seeds: usize, positions: u64, budget: u64) -> Result<LayerPlan
     let rounded = (positions as usize).div_ceil(CHUNK) * CHUNK;
     // The layers a set-up reads most: kept in memory, they are looked up
     // directly, the fastest way; otherwise every part reads their tables.
+    // Whole layers, a byte a position, even for a share: its captures
+    // reach every position of them.
     let hot: u64 = [2, 3]
         .iter()
         .filter_map(|&d| seeds.checked_sub(d))
-        // In u128: past 36 seeds the product passes 2^64.
-        .map(|s| {
-            (u128::from(index::layer_size(s)) * u128::from(positions)
-                / u128::from(index::layer_size(seeds).max(1))) as u64
-        })
+        .map(index::layer_size)
         .sum();
     // The largest part (a multiple of the engines' chunk) that `room` bytes
     // hold at `bytes` a position, if any: up to `MAX_PART` if the room left

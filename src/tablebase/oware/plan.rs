@@ -585,6 +585,14 @@ mod tests {
         let layer_plan = plan_layer(45, 256 << 30).unwrap();
         assert_eq!(layer_plan.mode, Mode::InMemory);
         assert!(layer_plan.part > 1 << 30, "{}", layer_plan.part);
+        // So does a 16th of layer 42 in 64 GiB: its rank keeps whole lower
+        // layers, and 40 and 39 (67 G positions) do not fit. With 4 Mi
+        // parts (as when the hot layers were counted as shares) each of
+        // its ~875 parts would decode layer 39 whole.
+        let share = index::layer_size(42) / 16;
+        let share_plan = plan_share(42, share, 64 << 30).unwrap();
+        assert_eq!(share_plan.mode, Mode::InMemory);
+        assert!(share_plan.part as u64 >= share / 16, "{}", share_plan.part);
         assert_eq!(
             keys,
             [
