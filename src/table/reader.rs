@@ -193,7 +193,11 @@ impl Table {
         if let Some(model) = &self.model {
             // One stream of the block, not the block, is decoded: whole and
             // cached, or with stream CRCs only up to the value.
-            let whole = (self.header.coding.streams()).is_some_and(|s| s.check == StreamCheck::End);
+            let whole = self
+                .header
+                .coding
+                .streams()
+                .is_some_and(|s| s.check == StreamCheck::End);
             let streams = size.div_ceil(STREAM_LEN as u64);
             let key = block * streams + (at / STREAM_LEN) as u64;
             let offset = at % STREAM_LEN;

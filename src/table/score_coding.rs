@@ -62,6 +62,7 @@ pub const MAX_BLOCK_SIZE: u32 = 1 << 15;
 /// [`BlockCoding::streams`](super::BlockCoding::streams)).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Streams {
+    /// What vouches for a stream's bytes.
     pub check: StreamCheck,
     /// Lanes a stream: 2 or 4.
     pub lanes: usize,
@@ -90,13 +91,13 @@ impl StreamCheck {
         let mut crc = crc32fast::Hasher::new();
         match self {
             StreamCheck::End => return None,
-            StreamCheck::Crc => {}
+            StreamCheck::Crc => crc.update(bytes),
             StreamCheck::PlacedCrc => {
                 crc.update(&block.to_le_bytes());
                 crc.update(&(k as u32).to_le_bytes());
+                crc.update(bytes);
             }
         }
-        crc.update(bytes);
         Some(crc.finalize())
     }
 }
@@ -411,13 +412,12 @@ impl ScoreModel {
         let head = 2 * streams.saturating_sub(1);
         let mut out = vec![0; head];
         let coding = self.coding;
-        let lanes = self.streams.lanes;
         for (k, stream) in values.chunks(STREAM_LEN).enumerate() {
             let symbols: Vec<usize> = stream
                 .iter()
                 .map(|&v| usize::from(coding.symbol(v).expect("counted values fit")))
                 .collect();
-            let lanes: Vec<&[usize]> = lane_ranges(symbols.len(), lanes)
+            let lanes: Vec<&[usize]> = lane_ranges(symbols.len(), self.streams.lanes)
                 .map(|r| &symbols[r])
                 .collect();
             let mut encoder = Encoder::new(lanes.len(), self.streams.scale_bits);
@@ -461,9 +461,9 @@ impl ScoreModel {
 
     /// Decodes the stream of block `block` (coded as `coded`, `len`
     /// values) that holds `offsets` (at least one, all in that stream)
-    /// into `out`; returns the offsets the stream holds. A stream with a CRC is decoded only as far
-    /// as `offsets` need (the CRC vouches for its bytes), one without
-    /// whole, so that its end checks it.
+    /// into `out`; returns the offsets the stream holds. A stream with a
+    /// CRC is decoded only as far as `offsets` need (the CRC vouches for
+    /// its bytes), one without whole, so that its end checks it.
     pub fn decode_part(
         &self,
         coded: &[u8],
