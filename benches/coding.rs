@@ -1,11 +1,11 @@
-//! The context codings (2: two lanes a stream; 3: four, as builds write
-//! it) against the source table (zstd, or however it was built) on built
+//! The context codings (2: two lanes a stream; 3: four; 4: four with
+//! tails, as builds write it) against the source table (zstd, or however it was built) on built
 //! Awari layers, side by side in one run (so machine load affects all
 //! alike).
 //!
 //! `cargo bench --bench coding -- DIR SEEDS...` reads the tables
 //! `DIR/oware-awari/scores.SEEDS.mtb`, writes each layer's values with
-//! each coding of `CODINGS` (default `2,3`) to a temporary folder
+//! each coding of `CODINGS` (default `3,4`) to a temporary folder
 //! (`TMPDIR`), and prints per coding and block size (`BLOCKS`): bytes per
 //! position, the time to write (0 for the source table, measured as it
 //! is), the time to decode every block, and the median time of one value
@@ -18,21 +18,22 @@ use std::time::Instant;
 
 use mancala_tb::table::{BlockCoding, Table, TableWriter};
 
-/// A context coding by its id (2 or 3).
+/// A context coding by its id (2, 3 or 4).
 fn coding(id: &str) -> BlockCoding {
     match id {
         "2" => BlockCoding::ScoreContextCrc,
         "3" => BlockCoding::ScoreContextCrc4,
-        _ => panic!("coding {id}: 2 or 3"),
+        "4" => BlockCoding::ScoreContextTails,
+        _ => panic!("coding {id}: 2, 3 or 4"),
     }
 }
 
 /// The codings and block sizes measured: the source table as it is, then
-/// each other of `CODINGS` (comma-separated ids, default `2,3`) at each of
+/// each other of `CODINGS` (comma-separated ids, default `3,4`) at each of
 /// `BLOCKS` (comma-separated block sizes, default 32768, the size builds
 /// write).
 fn codings(source: &Table) -> Vec<(BlockCoding, u32)> {
-    let ids = std::env::var("CODINGS").unwrap_or_else(|_| "2,3".into());
+    let ids = std::env::var("CODINGS").unwrap_or_else(|_| "3,4".into());
     let sizes = std::env::var("BLOCKS").unwrap_or_else(|_| "32768".into());
     let context = ids
         .split(',')
@@ -48,7 +49,7 @@ fn main() {
     let dir = PathBuf::from(&args[0]);
     let tmp = tempfile::tempdir().expect("temporary folder");
     // RECODE=DIR: only write the layers context coded (coding `CODING`,
-    // default 3) into a tablebase folder DIR, e.g. to time probes of it
+    // default 4) into a tablebase folder DIR, e.g. to time probes of it
     // with `benches/oware_probe.rs`.
     if let Some(out) = std::env::var_os("RECODE") {
         let folder = PathBuf::from(out).join("oware-awari");
@@ -58,7 +59,7 @@ fn main() {
                 Table::open(dir.join(format!("oware-awari/scores.{seeds}.mtb"))).expect("open");
             TableWriter::new(source.meta().clone())
                 .coding(coding(
-                    &std::env::var("CODING").unwrap_or_else(|_| "3".into()),
+                    &std::env::var("CODING").unwrap_or_else(|_| "4".into()),
                 ))
                 .write(
                     folder.join(format!("scores.{seeds}.mtb")),

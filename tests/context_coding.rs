@@ -1,4 +1,4 @@
-//! The context codings of scores (block codings 1, 2 and 3; builds write 3):
+//! The context codings of scores (block codings 1 to 4; builds write 4):
 //! real Oware layers decode to exactly the solver's values, one value, a
 //! sorted batch or a whole layer alike, and damage never gives a wrong value.
 
@@ -13,11 +13,12 @@ use mancala_tb::tablebase::Quiet;
 use mancala_tb::tablebase::oware as tb;
 
 const MAX_SEEDS: usize = 11;
-/// Codings 1 and 2 (tables built before coding 3 must still read) and 3.
-const CODINGS: [BlockCoding; 3] = [
+/// Codings 1 to 3 (tables built before coding 4 must still read) and 4.
+const CODINGS: [BlockCoding; 4] = [
     BlockCoding::ScoreContext,
     BlockCoding::ScoreContextCrc,
     BlockCoding::ScoreContextCrc4,
+    BlockCoding::ScoreContextTails,
 ];
 
 fn meta(seeds: usize, encoding: ValueEncoding) -> TableMeta {
@@ -60,7 +61,7 @@ fn built_layers_decode_to_the_solvers_values_and_beat_zstd() {
         let table = Table::open(tb::table_path(&folder, seeds)).unwrap();
         assert_eq!(
             table.coding(),
-            BlockCoding::ScoreContextCrc4,
+            BlockCoding::ScoreContextTails,
             "layer {seeds}"
         );
         table.verify().unwrap();
@@ -222,7 +223,7 @@ fn a_flipped_byte_anywhere_is_caught_and_never_gives_a_wrong_value() {
     }
 }
 
-/// Coding 3's stream CRCs cover the stream's place: a block index entry
+/// The stream CRCs of codings 3 and 4 cover the stream's place: a block index entry
 /// that points at another block's stream (of the same length, so that
 /// nothing else looks amiss) fails every probe of either block. Coding 2
 /// reads the other block's values there.
@@ -233,7 +234,11 @@ fn a_stream_read_from_another_block_fails_its_crc() {
     let values = structured(seeds);
     let path = dir.path().join("t.mtb");
     // Blocks of one stream each.
-    for coding in [BlockCoding::ScoreContextCrc, BlockCoding::ScoreContextCrc4] {
+    for coding in [
+        BlockCoding::ScoreContextCrc,
+        BlockCoding::ScoreContextCrc4,
+        BlockCoding::ScoreContextTails,
+    ] {
         TableWriter::new(meta(seeds, ValueEncoding::ScoreOrCapture))
             .coding(coding)
             .block_size(512)
@@ -261,7 +266,7 @@ fn a_stream_read_from_another_block_fails_its_crc() {
         let read: Vec<_> = (a * 512..(a + 1) * 512)
             .map(|rank| table.get(rank as u64).ok())
             .collect();
-        if coding == BlockCoding::ScoreContextCrc4 {
+        if coding != BlockCoding::ScoreContextCrc {
             assert!(read.iter().all(Option::is_none), "blocks {a} and {b}");
         } else {
             // The control: the swap does make coding 2 read wrong values.
@@ -272,12 +277,16 @@ fn a_stream_read_from_another_block_fails_its_crc() {
     }
 }
 
-/// A probe of codings 2 and 3 decodes its stream only up to its value: a
+/// A probe of codings 2 to 4 decodes its stream only up to its value: a
 /// changed byte anywhere in the stream must still fail it, never give a
 /// value.
 #[test]
 fn a_flipped_byte_of_a_stream_fails_every_probe_of_it() {
-    for coding in [BlockCoding::ScoreContextCrc, BlockCoding::ScoreContextCrc4] {
+    for coding in [
+        BlockCoding::ScoreContextCrc,
+        BlockCoding::ScoreContextCrc4,
+        BlockCoding::ScoreContextTails,
+    ] {
         a_flipped_byte_of_a_stream_fails_every_probe(coding);
     }
 }

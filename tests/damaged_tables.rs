@@ -62,10 +62,10 @@ fn a_flipped_byte_in_any_table_of_any_game_is_caught() {
     for encoding in ["score-or-capture", "score", "wdl-distance"] {
         assert!(info.contains(encoding), "{info}");
     }
-    // Built Oware layers are context coded (coding 3), the others zstd.
+    // Built Oware layers are context coded (coding 4), the others zstd.
     for line in info.lines().skip(1) {
         let coding = if line.starts_with("oware") {
-            "context-3"
+            "context-4"
         } else {
             "zstd"
         };

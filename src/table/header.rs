@@ -54,6 +54,11 @@ pub enum BlockCoding {
     /// instead of 4, which stay in cache), and stream CRCs that cover the
     /// stream's place too (its block and stream numbers).
     ScoreContextCrc4 = 3,
+    /// As `ScoreContextCrc4`, the lanes' last symbols coded without
+    /// renormalising, so that their encoders start below 2¹⁶ (whose 16
+    /// bits carry nothing) rather than at it: 8 bytes a stream less, for
+    /// one byte giving the tails' length.
+    ScoreContextTails = 4,
 }
 
 impl BlockCoding {
@@ -63,6 +68,7 @@ impl BlockCoding {
             1 => Some(BlockCoding::ScoreContext),
             2 => Some(BlockCoding::ScoreContextCrc),
             3 => Some(BlockCoding::ScoreContextCrc4),
+            4 => Some(BlockCoding::ScoreContextTails),
             _ => None,
         }
     }
@@ -74,21 +80,24 @@ impl BlockCoding {
             BlockCoding::ScoreContext => "context-1",
             BlockCoding::ScoreContextCrc => "context-2",
             BlockCoding::ScoreContextCrc4 => "context-3",
+            BlockCoding::ScoreContextTails => "context-4",
         }
     }
 
     /// How a context coding codes its streams; `None` for zstd.
     pub fn streams(self) -> Option<Streams> {
-        let (check, lanes, scale_bits) = match self {
+        let (check, lanes, scale_bits, tails) = match self {
             BlockCoding::Zstd => return None,
-            BlockCoding::ScoreContext => (StreamCheck::End, 2, 10),
-            BlockCoding::ScoreContextCrc => (StreamCheck::Crc, 2, 10),
-            BlockCoding::ScoreContextCrc4 => (StreamCheck::PlacedCrc, 4, 9),
+            BlockCoding::ScoreContext => (StreamCheck::End, 2, 10, false),
+            BlockCoding::ScoreContextCrc => (StreamCheck::Crc, 2, 10, false),
+            BlockCoding::ScoreContextCrc4 => (StreamCheck::PlacedCrc, 4, 9, false),
+            BlockCoding::ScoreContextTails => (StreamCheck::PlacedCrc, 4, 9, true),
         };
         Some(Streams {
             check,
             lanes,
             scale_bits,
+            tails,
         })
     }
 }

@@ -22,7 +22,7 @@
 //! | 56 | 4 | `board_width` `u32`: pits per row |
 //! | 60 | 4 | `payload_crc` `u32`: CRC-32 of bytes `header_len .. file_len` |
 //! | 64 | 1 | value encoding: 1 = score (`i8`, the mover's result); 2 = score, with −128 standing for "the best capture decides" (recomputed by the reader from lower layers); 3 = win/draw/loss with distance (`i16`: `d ≥ 1` a win in `d` moves, 0 a draw, `−d − 1` a loss in `d`) |
-//! | 65 | 1 | block coding: 0 = zstd (each block one zstd frame); 1 = score context coding (one-byte scores, rANS under an order-2 context model stored before the first block); 2 = as 1, each stream led by the CRC-32 of its bytes; 3 = as 2 with four lanes a stream, frequencies adding up to 2⁹, and each stream's CRC-32 covering its block and stream numbers; other ids are refused |
+//! | 65 | 1 | block coding: 0 = zstd (each block one zstd frame); 1 = score context coding (one-byte scores, rANS under an order-2 context model stored before the first block); 2 = as 1, each stream led by the CRC-32 of its bytes; 3 = as 2 with four lanes a stream, frequencies adding up to 2⁹, and each stream's CRC-32 covering its block and stream numbers; 4 = as 3, each lane's last values coded without renormalising (its tail) so that its encoder starts below 2¹⁶; other ids are refused |
 //! | 66 | 2 | `g` `u16`: length of the game name |
 //! | 68 | 2 | `r` `u16`: length of the ruleset name |
 //! | 70 | 2 | `o` `u16`: length of the ruleset options |
@@ -41,18 +41,21 @@
 //! complement is `low + 256·high`). Planes compress far better than pairs: the
 //! high bytes are nearly constant.
 //!
-//! With block coding 1, 2 or 3 (chosen with [`TableWriter::coding`] for
-//! tables of one-byte scores; Oware builds write 3), the data starts with
+//! With block coding 1 to 4 (chosen with [`TableWriter::coding`] for
+//! tables of one-byte scores; Oware builds write 4), the data starts with
 //! the model section: `u32` model length `m`, `u32` CRC-32 of the model,
 //! then the model, in LEB128 varints: the stream length (512), the number of
 //! distributions, each distribution (its symbol count − 1, then each
 //! symbol, a byte, in increasing order, with its frequency; frequencies
-//! add up to 2¹⁰, 2⁹ in coding 3), then for each context its distribution. Symbols are
+//! add up to 2¹⁰, 2⁹ in codings 3 and 4), then for each context its
+//! distribution. A distribution's slots go to its symbols in increasing
+//! order, in coding 4 by decreasing frequency (ties in increasing
+//! order). Symbols are
 //! the values `−n ..= n` (`n` the seeds) as `v + n` and the capture mark as
 //! `2n + 1`; the context of a value is `(2n + 2)·previous + the one
 //! before`, the two symbols before it in its lane (a draw, `n`, before the
 //! first). A block is cut into streams of 512 values (the last may be
-//! shorter), each of `L` lanes (2; 4 in coding 3): consecutive runs of
+//! shorter), each of `L` lanes (2; 4 in codings 3 and 4): consecutive runs of
 //! `⌊len / L⌋` values, the last `len mod L` lanes one value longer. The
 //! block holds the `u16` end offset of each stream but the last (counted
 //! from the end of these offsets), then the streams. A stream is rANS with
@@ -61,15 +64,19 @@
 //! each, little-endian), then the words (little-endian), read as the
 //! lanes' values are decoded, a value of each lane in turn (the value `i`
 //! of every lane, then value `i + 1` of every lane, ...). A decoder must
-//! end each stream with every word read and every state back at 2¹⁶; a
-//! whole-block decode checks that and the block's CRC. With coding 1 a
-//! probe decodes one stream whole and checks its end. With codings 2 and
-//! 3 each stream is led by a `u32` CRC-32 (the offsets count it as part
-//! of the stream): in coding 2 of the stream's bytes, in coding 3 of the
-//! block number (`u64`), the stream's number in its block (`u32`), then
-//! its bytes, so that a stream read from another place (a damaged index
-//! entry or offset) fails it. A probe checks it, then decodes the stream
-//! only as far as its value.
+//! end each stream with every word read and (codings 1 to 3) every state
+//! back at 2¹⁶; a whole-block decode checks that and the block's CRC.
+//! With coding 1 a probe decodes one stream whole and checks its end.
+//! With codings 2 to 4 each stream is led by a `u32` CRC-32 (the offsets
+//! count it as part of the stream): in coding 2 of the stream's bytes, in
+//! codings 3 and 4 of the block number (`u64`), the stream's number in
+//! its block (`u32`), then its bytes, so that a stream read from another
+//! place (a damaged index entry or offset) fails it. A probe checks it,
+//! then decodes the stream only as far as its value. In coding 4 the
+//! stream's bytes start with a byte `t`, before the states: the last `t`
+//! steps of a stream of `s` steps (`s` = its longest lane's values) are
+//! its lanes' tails, in which the decoder reads no word (a step `i ≥ s −
+//! t` of each lane that has it never renormalises).
 //!
 //! A reader checks the magic, the version, the header CRC and that the sizes
 //! agree before trusting any offset, and each block's CRC when decoding it

@@ -10,6 +10,11 @@
 //! (next state, frequency, offset) table, so a symbol costs one load, a
 //! multiply and an add, with no search and no division, and the next
 //! symbol's table is known without a further load.
+//!
+//! A lane's encoder starts at 2¹⁶ (codings 1 to 3), whose 16 bits carry
+//! nothing, or (coding 4) lower, with a tail: the lane's last symbols,
+//! coded first, without renormalising (see [`tail_start`]). The decoder
+//! then reads no word in the tail's steps ([`Decoder::next_quiet`]).
 
 /// Frequencies of a distribution add up to `1 << scale_bits`, at most
 /// `1 << MAX_SCALE_BITS`; the decoder's slot tables take 4 bytes a slot.
@@ -22,6 +27,17 @@ pub const MAX_SCALE_BITS: u32 = 10;
 /// Lower bound of the normalised state.
 const LOW: u32 = 1 << 16;
 
+/// Which symbols a distribution's slots go to first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SlotOrder {
+    /// In increasing symbol order (codings 1 to 3).
+    BySymbol,
+    /// The likeliest first (coding 4): from a small state (a tail's), a
+    /// symbol costs about as many bits as where its slots start, so the
+    /// likely symbols cost least there.
+    ByFrequency,
+}
+
 /// Distributions as the encoder reads them, back to back.
 pub struct Tables {
     /// Per distribution and symbol: frequency (low 16 bits) and cumulative
@@ -30,13 +46,19 @@ pub struct Tables {
 }
 
 impl Tables {
-    /// The tables of `freqs` (each per symbol, all adding up to one scale).
-    pub fn new(freqs: &[Vec<u16>]) -> Tables {
+    /// The tables of `freqs` (each per symbol, all adding up to one scale),
+    /// each distribution's slots going to its symbols in `slots` order.
+    pub fn new(freqs: &[Vec<u16>], slots: SlotOrder) -> Tables {
         let mut spans = vec![0; freqs.len() * 256];
         for (t, freqs) in freqs.iter().enumerate() {
             let mut cum = 0u32;
-            for (symbol, &freq) in freqs.iter().enumerate() {
-                let freq = u32::from(freq);
+            let mut order: Vec<usize> = (0..freqs.len()).collect();
+            if slots == SlotOrder::ByFrequency {
+                // Stable: ties stay in symbol order.
+                order.sort_by_key(|&symbol| std::cmp::Reverse(freqs[symbol]));
+            }
+            for symbol in order {
+                let freq = u32::from(freqs[symbol]);
                 spans[t * 256 + symbol] = freq | cum << 16;
                 cum += freq;
             }
@@ -162,9 +184,16 @@ impl Encoder {
     /// An encoder of a stream of `lanes` lanes (at most [`MAX_LANES`]),
     /// with frequencies at the scale of `scale_bits`.
     pub fn new(lanes: usize, scale_bits: u32) -> Encoder {
+        Encoder::starting_at(vec![LOW; lanes], scale_bits)
+    }
+
+    /// As [`Encoder::new`], the lanes starting at `states` (from
+    /// [`tail_start`]).
+    pub fn starting_at(states: Vec<u32>, scale_bits: u32) -> Encoder {
+        let lanes = states.len();
         assert!((1..=MAX_LANES).contains(&lanes), "{lanes} lanes");
         Encoder {
-            states: vec![LOW; lanes],
+            states,
             scale_bits,
             out: Vec::new(),
         }
@@ -183,6 +212,15 @@ impl Encoder {
         *state = ((*state / freq) << self.scale_bits) + *state % freq + cum;
     }
 
+    /// Codes a symbol of a lane's tail: no renormalisation (its start,
+    /// from [`tail_start`], keeps the state within 32 bits).
+    #[inline]
+    pub fn put_quiet(&mut self, lane: usize, span: (u32, u32)) {
+        let state = &mut self.states[lane];
+        *state = u32::try_from(code(u64::from(*state), span, self.scale_bits))
+            .expect("a tail that fits, as tail_start found");
+    }
+
     /// Appends the stream to `out`: the final states (4 bytes each, little
     /// endian), then the renormalisation words (little endian) in the
     /// decoder's order.
@@ -190,6 +228,63 @@ impl Encoder {
         self.states.iter().for_each(|s| out.extend(s.to_le_bytes()));
         out.extend(self.out.iter().rev().flat_map(|w| w.to_le_bytes()));
     }
+}
+
+/// The state after coding a symbol of span `(freq, cum)` into `state`,
+/// without renormalising.
+fn code(state: u64, (freq, cum): (u32, u32), scale_bits: u32) -> u64 {
+    let freq = u64::from(freq);
+    ((state / freq) << scale_bits) + state % freq + u64::from(cum)
+}
+
+/// The least state that [`code`] takes to `target` or above.
+fn least_coding_to(target: u64, (freq, cum): (u32, u32), scale_bits: u32) -> u64 {
+    let (freq, cum) = (u64::from(freq), u64::from(cum));
+    let (high, slot) = (target >> scale_bits, target & ((1 << scale_bits) - 1));
+    match slot {
+        s if s < cum => high * freq,
+        s if s < cum + freq => high * freq + s - cum,
+        _ => (high + 1) * freq,
+    }
+}
+
+/// Where a lane starts that codes `tail` (the spans of its last symbols,
+/// in the encoder's order) without renormalising: the least state (at
+/// least 1) from which they lead to 2¹⁶ or above, where renormalised
+/// coding takes over, or 1 when they are the whole lane (`whole`). Its
+/// bits are what the lane wastes (16 for a lane without a tail, which
+/// starts at 2¹⁶). `None` if the state would outgrow 32 bits in the tail.
+pub fn tail_start(tail: &[(u32, u32)], whole: bool, scale_bits: u32) -> Option<u32> {
+    let least = match whole {
+        true => 1,
+        false => (tail.iter().rev())
+            .fold(u64::from(LOW), |target, &span| {
+                least_coding_to(target, span, scale_bits)
+            })
+            .max(1),
+    };
+    let end = tail.iter().try_fold(least, |state, &span| {
+        Some(code(state, span, scale_bits)).filter(|&s| s <= u64::from(u32::MAX))
+    })?;
+    debug_assert!(whole || end >= u64::from(LOW));
+    u32::try_from(least).ok()
+}
+
+/// How many of `spans` (in the encoder's order) a lane codes from 1
+/// before its state reaches 2¹⁶ (its tail, if it starts at 1), and how
+/// many before it would outgrow 32 bits (its longest tail from 1).
+pub fn tails_from_one(spans: &[(u32, u32)], scale_bits: u32) -> (usize, usize) {
+    let (mut state, mut reach) = (1, None);
+    for (coded, &span) in spans.iter().enumerate() {
+        if state >= u64::from(LOW) && reach.is_none() {
+            reach = Some(coded);
+        }
+        state = code(state, span, scale_bits);
+        if state > u64::from(u32::MAX) {
+            return (reach.unwrap_or(coded), coded);
+        }
+    }
+    (reach.unwrap_or(spans.len()), spans.len())
 }
 
 /// Reads one stream of `N` lanes.
@@ -203,17 +298,15 @@ pub struct Decoder<'a, const N: usize> {
 }
 
 impl<'a, const N: usize> Decoder<'a, N> {
-    /// `None` if `bytes` cannot start a stream (damage).
+    /// `None` if `bytes` are too short to start a stream (damage). (A
+    /// damaged state decodes to some symbols; the stream's end or its CRC
+    /// catches it.)
     pub fn new(bytes: &'a [u8]) -> Option<Decoder<'a, N>> {
         const { assert!(N >= 1 && N <= MAX_LANES) };
         let mut states = [0; N];
         for (lane, state) in states.iter_mut().enumerate() {
             let bytes = bytes.get(4 * lane..4 * lane + 4)?;
             *state = u64::from(u32::from_le_bytes(bytes.try_into().ok()?));
-            // The encoder never leaves a state below LOW.
-            if *state < u64::from(LOW) {
-                return None;
-            }
         }
         Some(Decoder {
             states,
@@ -229,12 +322,23 @@ impl<'a, const N: usize> Decoder<'a, N> {
     /// on the lanes before it.
     #[inline]
     pub fn next(&mut self, decoding: &Decoding, bases: [u32; N]) -> [u32; N] {
-        let mut words = self.words();
+        self.advance::<true>(decoding, bases)
+    }
+
+    /// [`Decoder::next`] in the lanes' tails: no words read.
+    #[inline]
+    pub fn next_quiet(&mut self, decoding: &Decoding, bases: [u32; N]) -> [u32; N] {
+        self.advance::<false>(decoding, bases)
+    }
+
+    #[inline]
+    fn advance<const READS: bool>(&mut self, decoding: &Decoding, bases: [u32; N]) -> [u32; N] {
+        let mut words = if READS { self.words() } else { 0 };
         let mut taken = 0;
         let mut next = [0; N];
         for lane in 0..N {
             let low;
-            (next[lane], low) = step(
+            (next[lane], low) = step::<READS>(
                 &mut self.states[lane],
                 decoding,
                 bases[lane],
@@ -248,12 +352,17 @@ impl<'a, const N: usize> Decoder<'a, N> {
     }
 
     /// Decodes a symbol of `lane` alone (in a stream's last step, where
-    /// only its longer lanes have one), from the state at `base`; returns
-    /// the state after it.
+    /// only its longer lanes have one), from the state at `base`, reading
+    /// no word in a tail (`quiet`); returns the state after it.
     #[inline]
-    pub fn next_in(&mut self, lane: usize, decoding: &Decoding, base: u32) -> u32 {
-        let word = self.words() & 0xffff;
-        let (next, low) = step(&mut self.states[lane], decoding, base, word);
+    pub fn next_in(&mut self, lane: usize, decoding: &Decoding, base: u32, quiet: bool) -> u32 {
+        let (next, low) = match quiet {
+            true => step::<false>(&mut self.states[lane], decoding, base, 0),
+            false => {
+                let word = self.words() & 0xffff;
+                step::<true>(&mut self.states[lane], decoding, base, word)
+            }
+        };
         self.at += 2 * usize::from(low);
         next
     }
@@ -273,21 +382,29 @@ impl<'a, const N: usize> Decoder<'a, N> {
         }
     }
 
-    /// Whether the stream was read exactly: every byte used and the states
-    /// back where the encoder started. A changed byte either changes a
-    /// symbol or fails this (decoding is the encoder's inverse), and a
-    /// changed symbol fails it too unless the states land on `LOW` by
-    /// chance.
-    pub fn is_complete(&self) -> bool {
-        self.states.iter().all(|&s| s == u64::from(LOW)) && self.at == self.bytes.len()
+    /// Whether the stream was read exactly: every byte used and (`at_low`:
+    /// for lanes that start at 2¹⁶) the states back where the encoder
+    /// started. A changed byte either changes a symbol or fails this
+    /// (decoding is the encoder's inverse), and a changed symbol fails it
+    /// too unless the states land on `LOW` by chance. Lanes with tails
+    /// start where their symbols say: only the bytes used are checked.
+    pub fn is_complete(&self, at_low: bool) -> bool {
+        let back = !at_low || self.states.iter().all(|&s| s == u64::from(LOW));
+        back && self.at == self.bytes.len()
     }
 }
 
 /// Decodes a symbol from `state` in the decoding state at `base`,
-/// renormalising with `word` if the state drops below LOW; returns the
-/// next decoding state and whether it took the word.
+/// renormalising with `word` if the state drops below LOW (and `READS`:
+/// not in a tail); returns the next decoding state and whether it took
+/// the word.
 #[inline]
-fn step(state: &mut u64, decoding: &Decoding, base: u32, word: u64) -> (u32, bool) {
+fn step<const READS: bool>(
+    state: &mut u64,
+    decoding: &Decoding,
+    base: u32,
+    word: u64,
+) -> (u32, bool) {
     let bits = decoding.scale_bits;
     let slots = (1u32 << bits) - 1;
     let slot = (*state & u64::from(slots)) as usize;
@@ -297,7 +414,7 @@ fn step(state: &mut u64, decoding: &Decoding, base: u32, word: u64) -> (u32, boo
     *state = u64::from(entry >> FREQ_SHIFT) * (*state >> bits) + u64::from(entry & slots);
     // From at least LOW the state drops to at least 2⁶: one word brings
     // it back, taken by a select rather than a branch.
-    let low = *state < u64::from(LOW);
+    let low = READS && *state < u64::from(LOW);
     *state = if low { *state << 16 | word } else { *state };
     // The next state: the bits between the offset and the frequency.
     (entry & ((1 << FREQ_SHIFT) - 1) & !slots, low)
@@ -306,6 +423,27 @@ fn step(state: &mut u64, decoding: &Decoding, base: u32, word: u64) -> (u32, boo
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_tail_starts_at_the_least_state_that_reaches_low() {
+        let freqs = quantize(&[90, 7, 2, 1], 9).unwrap();
+        let tables = Tables::new(&[freqs], SlotOrder::ByFrequency);
+        let tail: Vec<(u32, u32)> = [0, 1, 0, 2, 0].map(|s| tables.span(0, s)).to_vec();
+        let end = |start: u64| tail.iter().fold(start, |x, &span| code(x, span, 9));
+        let least = u64::from(tail_start(&tail, false, 9).unwrap());
+        assert!(least > 1 && end(least) >= u64::from(LOW));
+        assert!(end(least - 1) < u64::from(LOW));
+        assert_eq!(
+            tail_start(&tail, true, 9),
+            Some(1),
+            "a whole lane starts at 1"
+        );
+        assert_eq!(tails_from_one(&tail, 9), (tail.len(), tail.len()));
+        // The least likely symbol, about 6.7 bits (its slots start at 507).
+        assert_eq!(tails_from_one(&[tables.span(0, 3); 10], 9), (3, 4));
+        // About 3.8 bits a symbol: 60 of them outgrow 32 bits from 1.
+        assert_eq!(tail_start(&[tables.span(0, 1); 60], true, 9), None);
+    }
 
     #[test]
     fn quantized_frequencies_add_up_and_keep_every_symbol() {
@@ -329,10 +467,13 @@ mod tests {
     }
 
     fn decodes_near_the_entropy(bits: u32) {
-        let tables = Tables::new(&[
-            quantize(&[1, 1, 1, 1], bits).unwrap(),
-            quantize(&[95, 4, 0, 1], bits).unwrap(),
-        ]);
+        let tables = Tables::new(
+            &[
+                quantize(&[1, 1, 1, 1], bits).unwrap(),
+                quantize(&[95, 4, 0, 1], bits).unwrap(),
+            ],
+            SlotOrder::BySymbol,
+        );
         let mut seed = 12345u32;
         let symbols: Vec<(u8, bool)> = (0..5000)
             .map(|i| {
@@ -366,7 +507,7 @@ mod tests {
                 bases = decoder.next(&decoding, bases);
                 bases.map(|b| decoding.state(b) % 4) == [pair[0].0, pair[1].0].map(usize::from)
             });
-            Some(same && decoder.is_complete())
+            Some(same && decoder.is_complete(true))
         };
         assert_eq!(decode(&bytes), Some(true));
         for at in [0, 3, 4, bytes.len() / 2, bytes.len() - 1] {

@@ -19,7 +19,7 @@ const OWARE_BLOCK_SIZE: u32 = 1 << 15;
 /// cannot code would fall back to zstd at the build level.
 pub(crate) fn oware_build(meta: TableMeta) -> TableWriter {
     TableWriter::new(meta)
-        .coding(BlockCoding::ScoreContextCrc4)
+        .coding(BlockCoding::ScoreContextTails)
         .block_size(OWARE_BLOCK_SIZE)
         .level(BUILD_LEVEL)
 }
