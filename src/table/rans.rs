@@ -248,34 +248,37 @@ fn least_coding_to(target: u64, (freq, cum): (u32, u32), scale_bits: u32) -> u64
     }
 }
 
-/// Where a lane starts that codes `tail` (the spans of its last symbols,
-/// in the encoder's order) without renormalising: the least state (at
-/// least 1) from which they lead to 2¹⁶ or above, where renormalised
-/// coding takes over, or 1 when they are the whole lane (`whole`). Its
-/// bits are what the lane wastes (16 for a lane without a tail, which
-/// starts at 2¹⁶). `None` if the state would outgrow 32 bits in the tail.
-pub fn tail_start(tail: &[(u32, u32)], whole: bool, scale_bits: u32) -> Option<u32> {
-    let least = match whole {
+/// Where a lane starts (its spans in the decoder's order) whose values
+/// from `from` on are its tail, coded first (the last first) without
+/// renormalising: the least state (at least 1) from which they lead to
+/// 2¹⁶ or above, where renormalised coding takes over, or 1 when they
+/// are the whole lane. Its bits are what the lane wastes (16 for a lane
+/// without a tail, which starts at 2¹⁶). `None` if the state would
+/// outgrow 32 bits in the tail.
+pub fn tail_start(lane: &[(u32, u32)], from: usize, scale_bits: u32) -> Option<u32> {
+    let tail = &lane[from.min(lane.len())..];
+    let least = match tail.len() == lane.len() {
         true => 1,
-        false => (tail.iter().rev())
+        false => (tail.iter())
             .fold(u64::from(LOW), |target, &span| {
                 least_coding_to(target, span, scale_bits)
             })
             .max(1),
     };
-    let end = tail.iter().try_fold(least, |state, &span| {
+    let end = tail.iter().rev().try_fold(least, |state, &span| {
         Some(code(state, span, scale_bits)).filter(|&s| s <= u64::from(u32::MAX))
     })?;
-    debug_assert!(whole || end >= u64::from(LOW));
+    debug_assert!(tail.len() == lane.len() || end >= u64::from(LOW));
     u32::try_from(least).ok()
 }
 
-/// How many of `spans` (in the encoder's order) a lane codes from 1
-/// before its state reaches 2¹⁶ (its tail, if it starts at 1), and how
-/// many before it would outgrow 32 bits (its longest tail from 1).
-pub fn tails_from_one(spans: &[(u32, u32)], scale_bits: u32) -> (usize, usize) {
+/// How many of a lane's last values (its spans in the decoder's order)
+/// it codes from 1 before its state reaches 2¹⁶ (its tail, if it starts
+/// at 1), and how many before it would outgrow 32 bits (its longest tail
+/// from 1).
+pub fn tails_from_one(lane: &[(u32, u32)], scale_bits: u32) -> (usize, usize) {
     let (mut state, mut reach) = (1, None);
-    for (coded, &span) in spans.iter().enumerate() {
+    for (coded, &span) in lane.iter().rev().enumerate() {
         if state >= u64::from(LOW) && reach.is_none() {
             reach = Some(coded);
         }
@@ -284,7 +287,7 @@ pub fn tails_from_one(spans: &[(u32, u32)], scale_bits: u32) -> (usize, usize) {
             return (reach.unwrap_or(coded), coded);
         }
     }
-    (reach.unwrap_or(spans.len()), spans.len())
+    (reach.unwrap_or(lane.len()), lane.len())
 }
 
 /// Reads one stream of `N` lanes.
@@ -428,21 +431,25 @@ mod tests {
     fn a_tail_starts_at_the_least_state_that_reaches_low() {
         let freqs = quantize(&[90, 7, 2, 1], 9).unwrap();
         let tables = Tables::new(&[freqs], SlotOrder::ByFrequency);
-        let tail: Vec<(u32, u32)> = [0, 1, 0, 2, 0].map(|s| tables.span(0, s)).to_vec();
-        let end = |start: u64| tail.iter().fold(start, |x, &span| code(x, span, 9));
-        let least = u64::from(tail_start(&tail, false, 9).unwrap());
+        // A lane in the decoder's order; the tail codes its last first.
+        let lane: Vec<(u32, u32)> = [0, 2, 0, 1, 0, 1, 0].map(|s| tables.span(0, s)).to_vec();
+        let end = |start: u64| {
+            lane[2..]
+                .iter()
+                .rev()
+                .fold(start, |x, &span| code(x, span, 9))
+        };
+        let least = u64::from(tail_start(&lane, 2, 9).unwrap());
         assert!(least > 1 && end(least) >= u64::from(LOW));
         assert!(end(least - 1) < u64::from(LOW));
-        assert_eq!(
-            tail_start(&tail, true, 9),
-            Some(1),
-            "a whole lane starts at 1"
-        );
-        assert_eq!(tails_from_one(&tail, 9), (tail.len(), tail.len()));
+        assert_eq!(tail_start(&lane, 0, 9), Some(1), "a whole lane starts at 1");
+        assert_eq!(tail_start(&lane, 7, 9), Some(LOW), "no tail");
+        // Its last six take the state from 1 to 2¹⁶; all seven fit 32 bits.
+        assert_eq!(tails_from_one(&lane, 9), (6, 7));
+        assert_eq!(tail_start(&lane, 1, 9), Some(1));
         // The least likely symbol, about 6.7 bits (its slots start at 507).
         assert_eq!(tails_from_one(&[tables.span(0, 3); 10], 9), (3, 4));
-        // About 3.8 bits a symbol: 60 of them outgrow 32 bits from 1.
-        assert_eq!(tail_start(&[tables.span(0, 1); 60], true, 9), None);
+        assert_eq!(tail_start(&[tables.span(0, 3); 10], 5, 9), None);
     }
 
     #[test]

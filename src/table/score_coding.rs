@@ -631,23 +631,22 @@ impl ScoreModel {
 /// symbols about 10 bits a stream above their entropy.)
 fn choose_tails(lanes: &[Vec<(u32, u32)>], scale_bits: u32) -> (usize, Vec<u32>) {
     let steps = lanes.iter().map(Vec::len).max().unwrap_or(0);
-    // Coded first: the last symbol first.
-    let reversed = |spans: &[(u32, u32)]| spans.iter().rev().copied().collect::<Vec<_>>();
-    let starts = |quiet_from: usize| -> Option<Vec<u32>> {
+    let mut candidates: Vec<usize> = (lanes.iter())
+        .flat_map(|lane| {
+            let (reach, longest) = rans::tails_from_one(lane, scale_bits);
+            [lane.len() - reach, lane.len() - longest]
+        })
+        .chain([steps])
+        .collect();
+    candidates.sort_unstable();
+    candidates.dedup();
+    let starts = |from: usize| -> Option<Vec<u32>> {
         (lanes.iter())
-            .map(|spans| {
-                let tail = reversed(&spans[quiet_from.min(spans.len())..]);
-                rans::tail_start(&tail, tail.len() == spans.len(), scale_bits)
-            })
+            .map(|lane| rans::tail_start(lane, from, scale_bits))
             .collect()
     };
     let wasted = |starts: &[u32]| -> u32 { starts.iter().map(|s| s.ilog2()).sum() };
-    let candidates = lanes.iter().flat_map(|spans| {
-        let (reach, longest) = rans::tails_from_one(&reversed(spans), scale_bits);
-        [spans.len() - reach, spans.len() - longest]
-    });
-    candidates
-        .chain([steps])
+    (candidates.into_iter())
         .filter_map(|from| Some((from, starts(from)?)))
         .min_by_key(|(_, starts)| wasted(starts))
         .expect("no tails always fit")
