@@ -628,7 +628,8 @@ impl ScoreModel {
 /// candidates are, per lane, where its tail from 1 would reach 2¹⁶ and
 /// where it would outgrow 32 bits. (On awari layer 20 the lanes waste
 /// 7.6 bits a stream; their small starting states code the tails' first
-/// symbols about 10 bits a stream above their entropy.)
+/// symbols about 10 bits a stream above their entropy, 17 with slots in
+/// symbol order.)
 fn choose_tails(lanes: &[Vec<(u32, u32)>], scale_bits: u32) -> (usize, Vec<u32>) {
     let steps = lanes.iter().map(Vec::len).max().unwrap_or(0);
     let mut candidates: Vec<usize> = (lanes.iter())

@@ -15,10 +15,12 @@ use crate::index::oware as index;
 use crate::tablebase::FileError;
 use crate::tablebase::Quiet;
 
-/// Bytes of a finished table per position (block coding 3, awari
-/// measured 2026-12-01: 0.367 for ≤ 20, 0.377 for ≤ 26, 0.380 at 26,
-/// growing by about 0.0015 a layer), with a margin for larger layers.
-pub const TABLE_BYTES_PER_POSITION: f64 = 0.39;
+/// Bytes of a finished table per position (block coding 4, awari
+/// measured 2026-12-01: 0.358 for ≤ 20, 0.367 for ≤ 26, 0.371 at 26,
+/// growing by about 0.0014 a layer from 21 to 26): what the largest
+/// layers, which make up most of a build's tables, reach near 48 seeds if
+/// that growth goes on.
+pub const TABLE_BYTES_PER_POSITION: f64 = 0.40;
 /// Peak bytes of an out-of-core layer's scratch files per position (exits by
 /// size and positions by threshold; measured 1.36 on awari layer 18).
 pub const SCRATCH_BYTES_PER_POSITION: f64 = 1.4;
