@@ -16,13 +16,11 @@
 //! `cargo bench --bench contexts -- DIR SEEDS` (awari tables under DIR).
 
 mod common;
-
-use std::path::PathBuf;
+mod study;
 
 use mancala_tb::games::oware::{self, Ruleset};
 use mancala_tb::index::oware as index;
 use mancala_tb::table::CAPTURE_DECIDES;
-use mancala_tb::tablebase::oware as tb;
 
 /// Values a lane of coding 3.
 const LANE: usize = 128;
@@ -30,7 +28,7 @@ const LANE: usize = 128;
 /// Counts per context, and the adaptive code length so far.
 struct Model {
     name: &'static str,
-    counts: std::collections::HashMap<u64, Vec<u32>>,
+    counts: std::collections::HashMap<u64, Vec<u64>>,
     adaptive: f64,
 }
 
@@ -42,6 +40,7 @@ impl Model {
             adaptive: 0.0,
         }
     }
+
     /// Counts `symbol` in `context`, first paying for it what the counts so
     /// far say (Krichevsky–Trofimov: each count plus a half).
     fn add(&mut self, context: u64, symbol: usize, alphabet: usize) {
@@ -49,36 +48,19 @@ impl Model {
             .counts
             .entry(context)
             .or_insert_with(|| vec![0; alphabet]);
-        let total: u32 = c.iter().sum();
+        let total: u64 = c.iter().sum();
         self.adaptive -= ((c[symbol] as f64 + 0.5) / (total as f64 + 0.5 * alphabet as f64)).log2();
         c[symbol] += 1;
-    }
-    /// Bits of the symbols under each context's own final counts.
-    fn bits(&self) -> f64 {
-        let mut bits = 0.0;
-        for c in self.counts.values() {
-            let total: u32 = c.iter().sum();
-            for &n in c.iter().filter(|&&n| n > 0) {
-                bits -= n as f64 * (n as f64 / total as f64).log2();
-            }
-        }
-        bits
     }
 }
 
 fn main() {
-    let args = common::args();
-    let dir = PathBuf::from(&args[0]);
-    let seeds: usize = args[1].parse().expect("SEEDS is a number");
+    let (dir, seeds) = study::dir_and_seeds(&common::args());
     let n = seeds as i32;
     let alphabet = 2 * seeds + 3;
     let none = 2 * seeds + 2;
     let mark = 2 * seeds + 1;
-    let folder = tb::ruleset_dir(&dir, Ruleset::Awari);
-    let stored = mancala_tb::table::Table::open(tb::table_path(&folder, seeds))
-        .expect("open the layer")
-        .decode_all()
-        .expect("decode the layer");
+    let stored = study::stored_layer(&dir, seeds);
     let symbols: Vec<usize> = stored
         .iter()
         .map(|&s| {
@@ -182,7 +164,7 @@ fn main() {
         println!(
             "{:45} {:.4} B/position, adaptive {:.4} ({} contexts)",
             m.name,
-            m.bits() / 8.0 / positions,
+            study::entropy_bits(m.counts.values().map(Vec::as_slice)) / 8.0 / positions,
             m.adaptive / 8.0 / positions,
             m.counts.len()
         );

@@ -14,8 +14,7 @@
 //! `cargo bench --bench dont_care -- DIR SEEDS` (awari tables under DIR).
 
 mod common;
-
-use std::path::PathBuf;
+mod study;
 
 use mancala_tb::games::oware::{self, Ruleset};
 use mancala_tb::index::oware as index;
@@ -32,14 +31,7 @@ fn entropy_bits(symbols: &[usize], alphabet: usize) -> f64 {
     for_each_context(symbols, alphabet, |context, s| {
         counts[context * alphabet + s] += 1
     });
-    let mut bits = 0.0;
-    for context in counts.chunks(alphabet) {
-        let total: u64 = context.iter().sum();
-        for &n in context.iter().filter(|&&n| n > 0) {
-            bits -= n as f64 * (n as f64 / total as f64).log2();
-        }
-    }
-    bits
+    study::entropy_bits(counts.chunks(alphabet))
 }
 
 /// Calls `f(context, symbol)` for each symbol, its context being the two
@@ -56,19 +48,13 @@ fn for_each_context(symbols: &[usize], alphabet: usize, mut f: impl FnMut(usize,
 }
 
 fn main() {
-    let args = common::args();
-    let dir = PathBuf::from(&args[0]);
-    let seeds: usize = args[1].parse().expect("SEEDS is a number");
+    let (dir, seeds) = study::dir_and_seeds(&common::args());
     let n = seeds as i32;
     // Symbols: values −n..=n as v + n, the mark as 2n + 1.
     let alphabet = 2 * seeds + 2;
     let symbol = |v: i8| (i32::from(v) + n) as usize;
     let mark = 2 * seeds + 1;
-    let folder = tb::ruleset_dir(&dir, Ruleset::Awari);
-    let stored = mancala_tb::table::Table::open(tb::table_path(&folder, seeds))
-        .expect("open the layer")
-        .decode_all()
-        .expect("decode the layer");
+    let stored = study::stored_layer(&dir, seeds);
     tb::decode_layers(&dir, Ruleset::Awari, seeds, |layer, layers| {
         if layer < seeds {
             return Ok(());
