@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::run;
+use common::{run, run_with_input};
 
 /// Runs a command that must fail; returns its exit code and error output.
 fn failure(args: &[&str]) -> (i32, String) {
@@ -105,4 +105,45 @@ fn anything_else_exits_with_1() {
     ]);
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("cannot create the tablebase folder"), "{err}");
+}
+
+/// `probe` ends with the code of what kept a line from its answer (with
+/// `--keep-going`, the first such line's), or of a damaged table.
+#[test]
+fn a_probe_exits_with_its_lines_cause() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    assert!(
+        run(&["build", "oware", "--max-seeds", "2", "--dir", d])
+            .status
+            .success()
+    );
+    let probe = |input: &str, keep_going: bool| {
+        let mut args = vec!["probe", "oware", "--dir", d];
+        if keep_going {
+            args.push("--keep-going");
+        }
+        let out = run_with_input(&args, input);
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(!err.contains("panicked"), "{input:?}: {err}");
+        (out.status.code().expect("exited, not killed"), err)
+    };
+    let (two, three, four) = (
+        "1 1 0 0 0 0 0 0 0 0 0 0\n",
+        "1 2 3\n",
+        "4 4 4 4 4 4 4 4 4 4 4 0\n",
+    );
+    assert_eq!(probe(two, false).0, 0);
+    assert_eq!(probe(three, false).0, 2, "a line of three pits");
+    let (code, err) = probe(four, false);
+    assert_eq!(code, 3, "layer 44 is not built: {err}");
+    assert!(err.contains("line 1: layer 44"), "{err}");
+    assert_eq!(probe(&format!("{two}{three}{four}"), true).0, 2);
+    assert_eq!(probe(&format!("{two}{four}{three}"), true).0, 3);
+    let layer = dir.path().join("oware-awari/scores.2.mtb");
+    let bytes = std::fs::read(&layer).unwrap();
+    std::fs::write(&layer, &bytes[..bytes.len() - 7]).unwrap();
+    let (code, err) = probe(two, true);
+    assert_eq!(code, 4, "{err}");
+    assert!(err.contains("scores.2.mtb: truncated"), "{err}");
 }

@@ -9,7 +9,7 @@ use mancala_tb::answer::EngeheAnswer;
 use mancala_tb::games::engehe::{self, MAX_COUNTERS, Position, Rules};
 use mancala_tb::games::omweso::Endless;
 use mancala_tb::tablebase::engehe::{self as tb, Config, EngeheTablebase, EngeheTbError};
-use mancala_tb::tablebase::probe_lines::{Answer, BatchProber, BoxError, numbers};
+use mancala_tb::tablebase::probe_lines::{Answer, BatchProber, BoxError, LineError, numbers};
 
 /// Which En Gehé tables to use.
 #[derive(Debug, Args)]
@@ -205,7 +205,7 @@ impl BatchProber for EngeheLines {
         };
         Ok(positions
             .iter()
-            .map(|pos| answer(pos).map_err(|e: EngeheTbError| e.to_string()))
+            .map(|pos| answer(pos).map_err(|e: EngeheTbError| LineError::of(&e, e.cause())))
             .collect())
     }
 }

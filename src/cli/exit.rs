@@ -11,6 +11,7 @@ use mancala_tb::table::TableError;
 use mancala_tb::table::raw::RawError;
 use mancala_tb::tablebase::RelayTbError;
 use mancala_tb::tablebase::oware::TablebaseError;
+use mancala_tb::tablebase::probe_lines::ProbeError;
 
 /// Errors the CLI finds itself, by cause.
 #[derive(Debug, thiserror::Error)]
@@ -46,6 +47,8 @@ fn cause(err: &anyhow::Error) -> Cause<'_> {
                 Some(e.error.cause())
             } else if let Some(e) = e.downcast_ref::<WithPath<RawError>>() {
                 Some(e.error.cause())
+            } else if let Some(e) = e.downcast_ref::<ProbeError>() {
+                Some(e.cause())
             } else if let Some(e) = e.downcast_ref::<mancala_tb::error::MissingTable>() {
                 Some(Cause::MissingTable(e))
             } else if let Some(e) = e.downcast_ref::<CliError>() {

@@ -3,7 +3,12 @@
 //! batches, so a game can look a whole batch up at once (Oware's sorted
 //! lookups) and memory stays bounded however long the input.
 
+use std::fmt::Display;
 use std::io::{self, BufRead, Write};
+
+use crate::error::{Cause, MissingTable};
+use crate::tablebase::RelayTbError;
+use crate::tablebase::oware::TablebaseError;
 
 /// Lines answered together.
 const BATCH_LINES: usize = 1 << 16;
@@ -33,20 +38,76 @@ pub trait BatchProber {
 }
 
 /// One position's output line, or why it has none.
-pub type Answer = Result<String, String>;
+pub type Answer = Result<String, LineError>;
+
+/// Why a line has no answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LineError {
+    /// What is wrong, as the error line says it.
+    pub message: String,
+    /// What kind of failure it is (the exit code of a run it ends).
+    pub kind: LineErrorKind,
+}
+
+/// What kind of failure keeps a line from its answer: [`Cause`], owned.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LineErrorKind {
+    /// Not a position of the tables (or of the game).
+    BadInput,
+    /// A table it needs is not built.
+    MissingTable(MissingTable),
+    /// A table it needs is damaged.
+    DamagedTable,
+    /// Anything else.
+    Other,
+}
+
+impl LineError {
+    /// A line that is not a position: `message` says why.
+    pub fn bad_input(message: impl Into<String>) -> LineError {
+        LineError {
+            message: message.into(),
+            kind: LineErrorKind::BadInput,
+        }
+    }
+
+    /// The line error of `error`, whose cause is `cause`.
+    pub fn of(error: &impl Display, cause: Cause<'_>) -> LineError {
+        let kind = match cause {
+            Cause::BadInput => LineErrorKind::BadInput,
+            Cause::MissingTable(missing) => LineErrorKind::MissingTable(missing.clone()),
+            Cause::DamagedTable => LineErrorKind::DamagedTable,
+            Cause::Other => LineErrorKind::Other,
+        };
+        LineError {
+            message: error.to_string(),
+            kind,
+        }
+    }
+
+    /// Why the line failed, as errors say it.
+    pub fn cause(&self) -> Cause<'_> {
+        match &self.kind {
+            LineErrorKind::BadInput => Cause::BadInput,
+            LineErrorKind::MissingTable(missing) => Cause::MissingTable(missing),
+            LineErrorKind::DamagedTable => Cause::DamagedTable,
+            LineErrorKind::Other => Cause::Other,
+        }
+    }
+}
 /// An error of a game's tables.
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
 /// Why a batch probe stopped.
 #[derive(Debug, thiserror::Error)]
 pub enum ProbeError {
-    /// A line that is not a position (without `keep_going`).
-    #[error("line {line}: {message}")]
+    /// A line without an answer (without `keep_going`).
+    #[error("line {line}: {}", error.message)]
     Line {
         /// The line's number, from 1.
         line: u64,
-        /// What is wrong with it.
-        message: String,
+        /// Why it has no answer.
+        error: LineError,
     },
     /// Lines answered by error lines (with `keep_going`).
     #[error("{count} of {lines} lines could not be answered (error lines in the output)")]
@@ -55,6 +116,8 @@ pub enum ProbeError {
         count: u64,
         /// Lines read.
         lines: u64,
+        /// Why the first of them has no answer.
+        first: LineError,
     },
     /// The tables failed.
     #[error(transparent)]
@@ -67,6 +130,28 @@ pub enum ProbeError {
     Write(#[source] io::Error),
 }
 
+impl ProbeError {
+    /// Why the run stopped: a line's cause (with `keep_going`, the first
+    /// unanswered line's), the tables' or the system's.
+    pub fn cause(&self) -> Cause<'_> {
+        match self {
+            ProbeError::Line { error, .. } | ProbeError::Unanswered { first: error, .. } => {
+                error.cause()
+            }
+            ProbeError::Tables(e) => {
+                if let Some(e) = e.downcast_ref::<TablebaseError>() {
+                    e.cause()
+                } else if let Some(e) = e.downcast_ref::<RelayTbError>() {
+                    e.cause()
+                } else {
+                    Cause::Other
+                }
+            }
+            ProbeError::Read(_) | ProbeError::Write(_) => Cause::Other,
+        }
+    }
+}
+
 /// Answers every line of `input` on `output`. Blank lines are errors too:
 /// each input line gets exactly one output line.
 pub fn probe_lines<P: BatchProber>(
@@ -76,14 +161,15 @@ pub fn probe_lines<P: BatchProber>(
     options: ProbeOptions,
 ) -> Result<(), ProbeError> {
     let mut lines = input.lines();
-    let (mut line_no, mut failed) = (0u64, 0u64);
+    let (mut line_no, mut failed, mut first_failure) = (0u64, 0u64, None);
     loop {
         // Per line of the batch: its position's index, or its error.
         let mut parsed = Vec::new();
         let mut positions = Vec::new();
         for line in lines.by_ref().take(BATCH_LINES) {
             let line = line.map_err(ProbeError::Read)?;
-            parsed.push(prober.parse(&line).map(|p| {
+            let position = prober.parse(&line).map_err(LineError::bad_input);
+            parsed.push(position.map(|p| {
                 positions.push(p);
                 positions.len() - 1
             }));
@@ -100,19 +186,22 @@ pub fn probe_lines<P: BatchProber>(
             let answer = entry.and_then(|_| answers.next().expect("one answer per position"));
             let text = match answer {
                 Ok(text) => text,
-                Err(message) if options.keep_going => {
+                Err(error) if options.keep_going => {
                     failed += 1;
-                    if options.json {
+                    let message = &error.message;
+                    let text = if options.json {
                         serde_json::json!({"line": line_no, "error": message}).to_string()
                     } else {
                         format!("error: line {line_no}: {message}")
-                    }
+                    };
+                    first_failure.get_or_insert(error);
+                    text
                 }
-                Err(message) => {
+                Err(error) => {
                     output.flush().map_err(ProbeError::Write)?;
                     return Err(ProbeError::Line {
                         line: line_no,
-                        message,
+                        error,
                     });
                 }
             };
@@ -120,13 +209,14 @@ pub fn probe_lines<P: BatchProber>(
         }
     }
     output.flush().map_err(ProbeError::Write)?;
-    if failed > 0 {
-        return Err(ProbeError::Unanswered {
+    match first_failure {
+        Some(first) => Err(ProbeError::Unanswered {
             count: failed,
             lines: line_no,
-        });
+            first,
+        }),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 /// The numbers of a line, separated by spaces, tabs or commas.

@@ -10,10 +10,11 @@ use super::super::shared::{Bars, ProbeIo, named, parse_pit, probe_with, thread_p
 use super::{RulesArgs, path_text};
 use mancala_tb::answer::{OmwesoAnswer, OmwesoMove, OmwesoValue};
 use mancala_tb::games::omweso::{MAX_SEEDS, MAX_WIDTH, MIN_WIDTH, Position};
+use mancala_tb::tablebase::RelayTbError;
 use mancala_tb::tablebase::omweso::{
     self as tb, Config, MoveResult, MoveValue, Objective, OmwesoTablebase,
 };
-use mancala_tb::tablebase::probe_lines::{Answer, BatchProber, BoxError, numbers};
+use mancala_tb::tablebase::probe_lines::{Answer, BatchProber, BoxError, LineError, numbers};
 
 /// Which Omweso table to use (the seeds come from the command or the position).
 #[derive(Debug, Args)]
@@ -221,6 +222,11 @@ pub fn probe(args: ProbeOmweso) -> anyhow::Result<()> {
     probe_with(&OmwesoLines { table: args.table }, &args.io)
 }
 
+/// A line's error from its tables'.
+fn line_error(e: &RelayTbError) -> LineError {
+    LineError::of(e, e.cause())
+}
+
 /// `probe omweso` lines: one table per seed count, opened as lines need it.
 struct OmwesoLines {
     table: OmwesoTable,
@@ -241,12 +247,12 @@ impl BatchProber for OmwesoLines {
                 .entry(seeds)
                 .or_insert_with(|| OmwesoTablebase::open(&self.table.dir, self.table.config(seeds)))
                 .as_ref()
-                .map_err(|e| e.to_string())?;
-            let value = tables.value(pos).map_err(|e| e.to_string())?;
+                .map_err(line_error)?;
+            let value = tables.value(pos).map_err(|e| line_error(&e))?;
             if !json {
                 return Ok(value.to_string());
             }
-            let moves = tables.move_values(pos).map_err(|e| e.to_string())?;
+            let moves = tables.move_values(pos).map_err(|e| line_error(&e))?;
             let moves: Vec<_> = moves.iter().map(OmwesoMove::from).collect();
             let value = OmwesoValue::from(value);
             let out = serde_json::json!({"pits": pos.pits(), "value": value, "moves": moves});

@@ -8,7 +8,7 @@ use super::{MoveValue, OwareTablebase, TablebaseError, open_table, ruleset_dir};
 use crate::games::oware::{self, Board};
 use crate::index::oware as index;
 use crate::solve::oware::{Lookup, LowerLayers};
-use crate::tablebase::probe_lines::{Answer, BatchProber, BoxError, numbers};
+use crate::tablebase::probe_lines::{Answer, BatchProber, BoxError, LineError, numbers};
 
 /// The answer for one position of a batch.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -136,7 +136,7 @@ impl BatchProber for OwareTablebase {
             .iter()
             .zip(probed)
             .map(|(board, probed)| {
-                let p = probed.map_err(|e| e.to_string())?;
+                let p = probed.map_err(|e| LineError::of(&e, e.cause()))?;
                 if !json {
                     return Ok(p.value.to_string());
                 }
