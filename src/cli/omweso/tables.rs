@@ -222,7 +222,7 @@ pub fn probe(args: ProbeOmweso) -> anyhow::Result<()> {
     probe_with(&OmwesoLines { table: args.table }, &args.io)
 }
 
-/// A line's error from its tables'.
+/// The line error of a failure of the Omweso tables.
 fn line_error(e: &RelayTbError) -> LineError {
     LineError::of(e, e.cause())
 }
