@@ -9,7 +9,7 @@ use mancala_tb::answer::EngeheAnswer;
 use mancala_tb::games::engehe::{self, MAX_COUNTERS, Position, Rules};
 use mancala_tb::games::omweso::Endless;
 use mancala_tb::tablebase::engehe::{self as tb, Config, EngeheTablebase, EngeheTbError};
-use mancala_tb::tablebase::probe_lines::{Answer, BatchProber, BoxError, LineError, numbers};
+use mancala_tb::tablebase::probe_lines::{Answer, BatchProber, LineError, numbers};
 
 /// Which En Gehé tables to use.
 #[derive(Debug, Args)]
@@ -188,7 +188,7 @@ impl BatchProber for EngeheLines {
         engehe::Position::new(width, &numbers(line)?).map_err(|e| e.to_string())
     }
 
-    fn answer(&self, positions: &[engehe::Position], json: bool) -> Result<Vec<Answer>, BoxError> {
+    fn answer(&self, positions: &[engehe::Position], json: bool) -> Result<Vec<Answer>, LineError> {
         let answer = |pos: &engehe::Position| {
             let value = self.tables.value(pos)?;
             if !json {

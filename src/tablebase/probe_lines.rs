@@ -7,8 +7,6 @@ use std::fmt::Display;
 use std::io::{self, BufRead, Write};
 
 use crate::error::{Cause, MissingTable};
-use crate::tablebase::RelayTbError;
-use crate::tablebase::oware::TablebaseError;
 
 /// Lines answered together.
 const BATCH_LINES: usize = 1 << 16;
@@ -34,13 +32,13 @@ pub trait BatchProber {
     /// object with the position, its value and its moves' values; or what
     /// keeps that position from having one. `Err` (a damaged table) ends
     /// the run.
-    fn answer(&self, positions: &[Self::Position], json: bool) -> Result<Vec<Answer>, BoxError>;
+    fn answer(&self, positions: &[Self::Position], json: bool) -> Result<Vec<Answer>, LineError>;
 }
 
 /// One position's output line, or why it has none.
 pub type Answer = Result<String, LineError>;
 
-/// Why a line has no answer.
+/// Why a line (or, ending the run, a batch of lines) has no answer.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LineError {
     /// What is wrong, as the error line says it.
@@ -95,8 +93,6 @@ impl LineError {
         }
     }
 }
-/// An error of a game's tables.
-pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
 /// Why a batch probe stopped.
 #[derive(Debug, thiserror::Error)]
@@ -120,8 +116,8 @@ pub enum ProbeError {
         first: LineError,
     },
     /// The tables failed.
-    #[error(transparent)]
-    Tables(BoxError),
+    #[error("{}", .0.message)]
+    Tables(LineError),
     /// Reading the input failed.
     #[error("cannot read the positions")]
     Read(#[source] io::Error),
@@ -135,18 +131,9 @@ impl ProbeError {
     /// unanswered line's), the tables' or the system's.
     pub fn cause(&self) -> Cause<'_> {
         match self {
-            ProbeError::Line { error, .. } | ProbeError::Unanswered { first: error, .. } => {
-                error.cause()
-            }
-            ProbeError::Tables(e) => {
-                if let Some(e) = e.downcast_ref::<TablebaseError>() {
-                    e.cause()
-                } else if let Some(e) = e.downcast_ref::<RelayTbError>() {
-                    e.cause()
-                } else {
-                    Cause::Other
-                }
-            }
+            ProbeError::Line { error, .. }
+            | ProbeError::Unanswered { first: error, .. }
+            | ProbeError::Tables(error) => error.cause(),
             ProbeError::Read(_) | ProbeError::Write(_) => Cause::Other,
         }
     }

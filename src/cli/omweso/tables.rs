@@ -14,7 +14,7 @@ use mancala_tb::tablebase::RelayTbError;
 use mancala_tb::tablebase::omweso::{
     self as tb, Config, MoveResult, MoveValue, Objective, OmwesoTablebase,
 };
-use mancala_tb::tablebase::probe_lines::{Answer, BatchProber, BoxError, LineError, numbers};
+use mancala_tb::tablebase::probe_lines::{Answer, BatchProber, LineError, numbers};
 
 /// Which Omweso table to use (the seeds come from the command or the position).
 #[derive(Debug, Args)]
@@ -239,7 +239,7 @@ impl BatchProber for OmwesoLines {
         Position::new(self.table.width as usize, &numbers(line)?).map_err(|e| e.to_string())
     }
 
-    fn answer(&self, positions: &[Position], json: bool) -> Result<Vec<Answer>, BoxError> {
+    fn answer(&self, positions: &[Position], json: bool) -> Result<Vec<Answer>, LineError> {
         let mut tables = BTreeMap::new();
         let answers = positions.iter().map(|pos| {
             let seeds = pos.seeds();

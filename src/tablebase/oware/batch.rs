@@ -8,7 +8,7 @@ use super::{MoveValue, OwareTablebase, TablebaseError, open_table, ruleset_dir};
 use crate::games::oware::{self, Board};
 use crate::index::oware as index;
 use crate::solve::oware::{Lookup, LowerLayers};
-use crate::tablebase::probe_lines::{Answer, BatchProber, BoxError, LineError, numbers};
+use crate::tablebase::probe_lines::{Answer, BatchProber, LineError, numbers};
 
 /// The answer for one position of a batch.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -130,8 +130,10 @@ impl BatchProber for OwareTablebase {
         oware::parse_board(&numbers(line)?).map_err(|e| e.to_string())
     }
 
-    fn answer(&self, boards: &[Board], json: bool) -> Result<Vec<Answer>, BoxError> {
-        let probed = self.probe_many(boards, json)?;
+    fn answer(&self, boards: &[Board], json: bool) -> Result<Vec<Answer>, LineError> {
+        let probed = self
+            .probe_many(boards, json)
+            .map_err(|e| LineError::of(&e, e.cause()))?;
         Ok(boards
             .iter()
             .zip(probed)
