@@ -333,7 +333,7 @@ pub fn plan(args: PlanOware) -> anyhow::Result<()> {
             "{:>5} {:>15} {:<11} {:>12} {:>12} {:>12}",
             l.seeds,
             l.positions,
-            l.mode.to_string(),
+            l.engine.to_string(),
             tb::human_bytes(l.memory_bytes),
             tb::human_bytes(l.disk_bytes),
             duration(l.seconds)

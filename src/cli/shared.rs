@@ -54,7 +54,7 @@ impl BuildObserver for Bars {
         let plan = self.plans.lock().expect("plans lock").last().copied();
         let mode = match plan {
             Some((s, plan, memory)) if s == seeds => {
-                format!("{} {}", plan.mode, human_bytes(memory))
+                format!("{} {}", plan.engine, human_bytes(memory))
             }
             _ => String::new(),
         };
@@ -129,7 +129,7 @@ fn print_summary(reports: &[LayerReport], plans: &[(usize, LayerPlan, u64)]) {
             None => ("built".into(), "-".into()),
         };
         let (mode, memory) = match plans.iter().find(|p| p.0 == r.seeds) {
-            Some((_, plan, memory)) => (plan.mode.to_string(), human_bytes(*memory)),
+            Some((_, plan, memory)) => (plan.engine.to_string(), human_bytes(*memory)),
             None => ("-".into(), "-".into()),
         };
         println!(

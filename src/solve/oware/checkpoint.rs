@@ -1,6 +1,6 @@
 //! A layer's engine state saved at a threshold boundary, so that a killed
 //! build resumes there. Both engines use it: the in-memory engine saves its
-//! values and states, the bounded engine its states and bits (its scratch
+//! values and states, the out-of-core engine its states and bits (its scratch
 //! files by then are complete).
 //!
 //! The file: a header naming the engine, the layer and the next threshold,
@@ -13,18 +13,11 @@ use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use super::EngineError;
+use super::{Engine, EngineError};
 use crate::error::PathContext;
 use crate::games::oware::Ruleset;
 
 const MAGIC: &[u8; 8] = b"MTBCKPT1";
-
-/// The engine whose state a checkpoint holds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Engine {
-    InMemory,
-    Bounded,
-}
 
 /// The checkpoint of `engine` in a layer's scratch folder. The engines use
 /// separate files, so a build that changes engine (a new `--memory`) starts
@@ -32,7 +25,7 @@ pub enum Engine {
 pub fn checkpoint_path(scratch: &Path, engine: Engine) -> PathBuf {
     scratch.join(match engine {
         Engine::InMemory => "checkpoint.in-memory",
-        Engine::Bounded => "checkpoint",
+        Engine::OutOfCore => "checkpoint",
     })
 }
 
@@ -56,7 +49,12 @@ impl Checkpoint {
     ) -> Checkpoint {
         let mut header = MAGIC.to_vec();
         header.extend_from_slice(
-            format!("oware {} layer {seeds} {engine:?}\n", rules.name()).as_bytes(),
+            format!(
+                "oware {} layer {seeds} {}\n",
+                rules.name(),
+                engine.checkpoint_name()
+            )
+            .as_bytes(),
         );
         Checkpoint {
             path: checkpoint_path(scratch, engine),

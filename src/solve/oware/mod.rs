@@ -17,7 +17,7 @@
 //! - [`solve_layer`], in memory: one value byte per position (the best
 //!   exit while unresolved, the result afterwards) and a 4-bit state, 1.5
 //!   bytes in all; the fast path where the layer fits.
-//! - [`bounded::solve_layer`]: only the state and one bit per position in
+//! - [`out_of_core::solve_layer`]: only the state and one bit per position in
 //!   memory (0.625 bytes), exits and results streamed through scratch
 //!   files in rank order; for layers larger than memory.
 //!
@@ -44,14 +44,14 @@ use checkpoint::Checkpoint;
 use outbox::{Outbox, propagate_threshold};
 use states::{COUNTER, Exits, FRESH, LOSS, LOW_BITS, NIBBLE, PENDING, PER_WORD, RESOLVED, States};
 
-pub mod bounded;
 mod checkpoint;
+pub mod out_of_core;
 mod outbox;
 mod rank_stream;
 mod set_up;
 mod states;
 
-pub use checkpoint::{Engine, checkpoint_path};
+pub use checkpoint::checkpoint_path;
 pub use outbox::OUTBOX_BYTES;
 pub use set_up::{Lookup, LowerLayers, PART_BYTES};
 
@@ -77,13 +77,57 @@ pub enum EngineError<E: std::error::Error + 'static> {
     Lower(E),
 }
 
+/// The engine that builds a layer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Engine {
+    /// The whole layer's values and states in memory ([`solve_layer`]).
+    InMemory,
+    /// States in memory, the rest streamed through scratch files
+    /// ([`out_of_core::solve_layer`]).
+    OutOfCore,
+}
+
+impl Engine {
+    /// The name a checkpoint's header gives the engine (kept from before
+    /// the engines were renamed, so that saved checkpoints still load).
+    fn checkpoint_name(self) -> &'static str {
+        match self {
+            Engine::InMemory => "InMemory",
+            Engine::OutOfCore => "Bounded",
+        }
+    }
+}
+
+impl std::str::FromStr for Engine {
+    type Err = String;
+
+    /// An engine as [`Display`](std::fmt::Display) writes it.
+    fn from_str(text: &str) -> Result<Engine, String> {
+        match text {
+            "in memory" => Ok(Engine::InMemory),
+            "out of core" => Ok(Engine::OutOfCore),
+            _ => Err(format!("unknown engine {text:?}")),
+        }
+    }
+}
+
+impl std::fmt::Display for Engine {
+    /// As users read it: the progress line, the summary, `build-times.tsv`.
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str(match self {
+            Engine::InMemory => "in memory",
+            Engine::OutOfCore => "out of core",
+        })
+    }
+}
+
 /// Bytes of memory the in-memory engine takes per position of the layer.
 pub const IN_MEMORY_BYTES_PER_POSITION: f64 = 1.5;
 
 /// How an engine runs.
 #[derive(Clone, Debug)]
 pub struct Config {
-    /// Positions per part of the set-up (and of the bounded engine's final
+    /// Positions per part of the set-up (and of the out-of-core engine's final
     /// pass): a multiple of [`CHUNK`]; each part asks the lower layers one
     /// batch.
     pub part: usize,
@@ -149,7 +193,7 @@ where
     };
     let mut checkpoint = Checkpoint::new(
         &config.scratch,
-        checkpoint::Engine::InMemory,
+        Engine::InMemory,
         rules,
         seeds,
         config.checkpoint_every,

@@ -1,4 +1,4 @@
-//! Scratch files of the bounded engine: increasing ranks, each with a flag
+//! Scratch files of the out-of-core engine: increasing ranks, each with a flag
 //! bit, stored as LEB128 varints of `(rank − previous rank) << 1 | flag`.
 //! Dense sets of ranks cost about a byte each; every file is written once
 //! in rank order and read once (or once per threshold) in rank order.

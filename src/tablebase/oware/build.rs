@@ -2,7 +2,7 @@
 //! by layer (and, out of core, threshold by threshold).
 //!
 //! Each layer picks the fastest engine that fits the budget: in memory (1.5
-//! bytes per position) or bounded (0.625 bytes, the rest streamed through
+//! bytes per position) or out of core (0.625 bytes, the rest streamed through
 //! scratch files). The finished layers below are read from their compressed
 //! tables in sorted batches, or straight from memory where the budget left
 //! room to keep their values (resident). No raw `scores.N` file is needed.
@@ -19,8 +19,8 @@ use crate::games::oware::{MAX_SEEDS, Ruleset};
 use crate::index::oware as index;
 use crate::solve::array::BigArray;
 use crate::solve::oware::{
-    self as engine, CHUNK, EngineError, IN_MEMORY_BYTES_PER_POSITION, OUTBOX_BYTES, PART_BYTES,
-    bounded,
+    self as engine, CHUNK, Engine, EngineError, IN_MEMORY_BYTES_PER_POSITION, OUTBOX_BYTES,
+    PART_BYTES, out_of_core,
 };
 use crate::table::raw::{self, RawLayer, RawWriter};
 use crate::table::{CAPTURE_DECIDES, PendingTable, Table, ValueEncoding};
@@ -42,42 +42,11 @@ const IN_MEMORY_PART_BYTES: u64 = PART_BYTES;
 /// A layer that takes longer saves its state at the next threshold boundary.
 pub const CHECKPOINT_EVERY: Duration = Duration::from_secs(600);
 
-/// How a layer is built.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Mode {
-    /// The whole layer's values and states in memory.
-    InMemory,
-    /// States in memory, the rest streamed through scratch files.
-    Bounded,
-}
-
-impl std::str::FromStr for Mode {
-    type Err = String;
-
-    /// A mode as [`Display`](std::fmt::Display) writes it.
-    fn from_str(text: &str) -> Result<Mode, String> {
-        match text {
-            "in memory" => Ok(Mode::InMemory),
-            "out of core" => Ok(Mode::Bounded),
-            _ => Err(format!("unknown mode {text:?}")),
-        }
-    }
-}
-
-impl std::fmt::Display for Mode {
-    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str(match self {
-            Mode::InMemory => "in memory",
-            Mode::Bounded => "out of core",
-        })
-    }
-}
-
 /// The engine and memory chosen for a layer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LayerPlan {
     /// The engine.
-    pub mode: Mode,
+    pub engine: Engine,
     /// Positions set up (and written) at once.
     pub part: usize,
     /// Peak memory of the engine, its parts and the fixed overhead.
@@ -121,7 +90,7 @@ impl BuildOptions {
 }
 
 /// The engine for layer `seeds` under `budget` bytes: in memory if it fits,
-/// else bounded with the largest parts that fit, else the error that names
+/// else out of core with the largest parts that fit, else the error that names
 /// the least budget that would do.
 pub fn plan_layer(seeds: usize, budget: u64) -> Result<LayerPlan, TablebaseError> {
     plan_share(seeds, index::layer_size(seeds), budget)
@@ -158,15 +127,15 @@ pub fn plan_share(seeds: usize, positions: u64, budget: u64) -> Result<LayerPlan
         .and_then(|room| part(room, IN_MEMORY_PART_BYTES))
     {
         return Ok(LayerPlan {
-            mode: Mode::InMemory,
+            engine: Engine::InMemory,
             part,
             engine_bytes: in_memory + part as u64 * IN_MEMORY_PART_BYTES,
         });
     }
-    let base = (positions as f64 * bounded::BYTES_PER_POSITION) as u64
-        + bounded::fixed_bytes(seeds)
+    let base = (positions as f64 * out_of_core::BYTES_PER_POSITION) as u64
+        + out_of_core::fixed_bytes(seeds)
         + FIXED_BYTES;
-    let minimum = base + CHUNK as u64 * bounded::PART_BYTES_PER_POSITION;
+    let minimum = base + CHUNK as u64 * out_of_core::PART_BYTES_PER_POSITION;
     if budget < minimum {
         return Err(TablebaseError::TooLittleMemory {
             seeds,
@@ -174,11 +143,11 @@ pub fn plan_share(seeds: usize, positions: u64, budget: u64) -> Result<LayerPlan
             minimum,
         });
     }
-    let part = part(budget - base, bounded::PART_BYTES_PER_POSITION).unwrap_or(CHUNK);
+    let part = part(budget - base, out_of_core::PART_BYTES_PER_POSITION).unwrap_or(CHUNK);
     Ok(LayerPlan {
-        mode: Mode::Bounded,
+        engine: Engine::OutOfCore,
         part,
-        engine_bytes: base + part as u64 * bounded::PART_BYTES_PER_POSITION,
+        engine_bytes: base + part as u64 * out_of_core::PART_BYTES_PER_POSITION,
     })
 }
 
@@ -301,7 +270,7 @@ pub fn build_on<T: Transport>(
                         positions,
                         seconds,
                         threads: rayon::current_num_threads(),
-                        mode: plan.mode,
+                        engine: plan.engine,
                         ranks: transport.ranks(),
                     };
                     super::record_build_time(&folder, &time)?;
@@ -344,7 +313,7 @@ fn plan_rank<T: Transport>(
     let size = index::layer_size(seeds) as usize;
     let share = distributed::share(size, transport.rank(), transport.ranks(), CHUNK);
     let plan = plan_share(seeds, share.len() as u64, budget.saturating_sub(buffers))?;
-    if plan.mode != Mode::InMemory {
+    if plan.engine != Engine::InMemory {
         return Err(TablebaseError::ShareTooLarge {
             seeds,
             ranks: transport.ranks(),
@@ -614,11 +583,11 @@ fn remove_file(path: &Path) -> Result<(), TablebaseError> {
 /// above.
 fn retain(seeds: usize, plan: &LayerPlan, options: &BuildOptions, lower: &LowerTables) -> bool {
     let positions = index::layer_size(seeds);
-    let during = match plan.mode {
+    let during = match plan.engine {
         // The values array is the engine's own.
-        Mode::InMemory => plan.engine_bytes,
+        Engine::InMemory => plan.engine_bytes,
         // The engine's states are freed before the final pass.
-        Mode::Bounded => positions + plan.part as u64 * 4 + FIXED_BYTES,
+        Engine::OutOfCore => positions + plan.part as u64 * 4 + FIXED_BYTES,
     };
     lower.resident_bytes() + during.max(positions) <= options.memory
         && seeds + 2 <= options.max_seeds
@@ -645,11 +614,7 @@ fn build_layer(job: &LayerJob) -> Result<(Outcomes, Option<BigArray<i8>>), Table
     let published = options.keep_raw.then(|| raw::layer_path(folder, seeds));
     let mut out = LayerOutput::create(folder, rules, seeds, published.into_iter().chain(cache))?;
     let scratch = scratch_dir(folder, seeds);
-    let engine = match plan.mode {
-        Mode::InMemory => engine::Engine::InMemory,
-        Mode::Bounded => engine::Engine::Bounded,
-    };
-    if engine::checkpoint_path(&scratch, engine).exists() {
+    if engine::checkpoint_path(&scratch, plan.engine).exists() {
         observer.layer_resumed(seeds);
     }
     let config = engine::Config {
@@ -657,8 +622,8 @@ fn build_layer(job: &LayerJob) -> Result<(Outcomes, Option<BigArray<i8>>), Table
         scratch: scratch.clone(),
         checkpoint_every: Some(options.checkpoint_every),
     };
-    let values = match plan.mode {
-        Mode::InMemory => {
+    let values = match plan.engine {
+        Engine::InMemory => {
             let solved = engine::solve_layer(rules, seeds, lower, &config, &progress)
                 .map_err(|e| engine_error(e, seeds))?;
             let outcomes = outcomes(solved.values());
@@ -668,7 +633,7 @@ fn build_layer(job: &LayerJob) -> Result<(Outcomes, Option<BigArray<i8>>), Table
             out.finish()?;
             (outcomes, retain.then(|| solved.into_values()))
         }
-        Mode::Bounded => {
+        Engine::OutOfCore => {
             let mut kept = if retain {
                 Some(allocate_resident(seeds)?)
             } else {
@@ -676,7 +641,7 @@ fn build_layer(job: &LayerJob) -> Result<(Outcomes, Option<BigArray<i8>>), Table
             };
             let mut at = 0;
             let mut counts = Outcomes::default();
-            bounded::solve_layer(
+            out_of_core::solve_layer(
                 rules,
                 seeds,
                 lower,

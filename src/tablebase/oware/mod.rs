@@ -21,7 +21,7 @@ use rayon::prelude::*;
 
 pub use batch::Probed;
 pub use build::{
-    BuildOptions, CHECKPOINT_EVERY, FIXED_BYTES, LayerPlan, Mode, build, build_on, plan_layer,
+    BuildOptions, CHECKPOINT_EVERY, FIXED_BYTES, LayerPlan, build, build_on, plan_layer,
     scratch_dir,
 };
 pub use check::{decode_layers, export, import, verify};
@@ -37,6 +37,7 @@ use crate::error::{Cause, MissingTable, WithPath};
 use crate::games::oware::{self, Board, MAX_SEEDS, Ruleset};
 use crate::index::oware as index;
 use crate::solve::oware as engine;
+pub use crate::solve::oware::Engine;
 use crate::table::raw::RawError;
 use crate::table::{CAPTURE_DECIDES, TableError, TableMeta, ValueEncoding};
 
@@ -51,8 +52,8 @@ pub fn table_path(folder: &Path, seeds: usize) -> PathBuf {
 }
 
 /// The build times of a ruleset folder: one line per layer built,
-/// `seeds positions seconds threads mode ranks`, tab-separated, the latest
-/// last (`mode` as the progress line prints it: `in memory`, `out of core`).
+/// `seeds positions seconds threads engine ranks`, tab-separated, the latest
+/// last (`engine` as the progress line prints it: `in memory`, `out of core`).
 pub fn build_times_path(dir: &Path, rules: Ruleset) -> PathBuf {
     ruleset_dir(dir, rules).join("build-times.tsv")
 }
@@ -68,9 +69,9 @@ pub struct BuildTime {
     pub seconds: f64,
     /// Worker threads the build used (per rank).
     pub threads: usize,
-    /// The engine. Lines written before the mode was recorded (four
+    /// The engine. Lines written before the engine was recorded (four
     /// fields) read as the default build's: in memory, one rank.
-    pub mode: Mode,
+    pub engine: Engine,
     /// Ranks of a distributed build sharing the layer; 1 otherwise.
     pub ranks: usize,
 }
@@ -83,7 +84,7 @@ fn record_build_time(folder: &Path, time: &BuildTime) -> Result<(), TablebaseErr
         positions,
         seconds,
         threads,
-        mode,
+        engine,
         ranks,
     } = time;
     std::fs::OpenOptions::new()
@@ -93,7 +94,7 @@ fn record_build_time(folder: &Path, time: &BuildTime) -> Result<(), TablebaseErr
         .and_then(|mut f| {
             writeln!(
                 f,
-                "{seeds}\t{positions}\t{seconds:.6}\t{threads}\t{mode}\t{ranks}"
+                "{seeds}\t{positions}\t{seconds:.6}\t{threads}\t{engine}\t{ranks}"
             )
         })
         .map_err(|e| WithPath::new(path, FileError::Io(e)).into())
@@ -118,9 +119,9 @@ pub fn build_times(dir: &Path, rules: Ruleset) -> Result<Vec<BuildTime>, Tableba
 /// A line of `build-times.tsv`, if it reads as one.
 fn parse_build_time(line: &str) -> Option<BuildTime> {
     let fields: Vec<&str> = line.split('\t').collect();
-    let (mode, ranks) = match fields[..] {
-        [_, _, _, _] => (Mode::InMemory, 1),
-        [_, _, _, _, mode, ranks] => (mode.parse().ok()?, ranks.parse().ok()?),
+    let (engine, ranks) = match fields[..] {
+        [_, _, _, _] => (Engine::InMemory, 1),
+        [_, _, _, _, engine, ranks] => (engine.parse().ok()?, ranks.parse().ok()?),
         _ => return None,
     };
     Some(BuildTime {
@@ -128,7 +129,7 @@ fn parse_build_time(line: &str) -> Option<BuildTime> {
         positions: fields[1].parse().ok()?,
         seconds: fields[2].parse().ok()?,
         threads: fields[3].parse().ok()?,
-        mode,
+        engine,
         ranks,
     })
 }
@@ -386,13 +387,13 @@ mod tests {
     fn build_time_lines_of_old_and_new_builds_read_back() {
         let old = parse_build_time("20\t80214915\t19.859189\t2").unwrap();
         assert_eq!((old.seeds, old.positions, old.threads), (20, 80214915, 2));
-        assert_eq!((old.mode, old.ranks), (Mode::InMemory, 1));
+        assert_eq!((old.engine, old.ranks), (Engine::InMemory, 1));
         let time = BuildTime {
             seeds: 18,
             positions: 33245212,
             seconds: 8.5,
             threads: 4,
-            mode: Mode::Bounded,
+            engine: Engine::OutOfCore,
             ranks: 3,
         };
         let folder = tempfile::tempdir().unwrap();

@@ -7,11 +7,12 @@ use std::time::Instant;
 
 use serde::{Serialize, Serializer};
 
-use super::build::{BuildOptions, LayerPlan, Mode, plan_layer, plan_share, residence_order};
+use super::build::{BuildOptions, LayerPlan, plan_layer, plan_share, residence_order};
 use super::{BuildTime, TablebaseError, build, ruleset_dir, table_path};
 use crate::error::PathContext;
 use crate::games::oware::{MAX_SEEDS, Ruleset};
 use crate::index::oware as index;
+use crate::solve::oware::Engine;
 use crate::tablebase::FileError;
 use crate::tablebase::Quiet;
 
@@ -144,7 +145,7 @@ impl RecordedRates {
     pub fn new(times: &[BuildTime]) -> Option<RecordedRates> {
         let mut layers: Vec<(usize, u64, f64)> = times
             .iter()
-            .filter(|t| t.mode == Mode::InMemory && t.ranks == 1 && t.seconds > 0.0)
+            .filter(|t| t.engine == Engine::InMemory && t.ranks == 1 && t.seconds > 0.0)
             .map(|t| {
                 let rate = t.positions as f64 / t.seconds / t.threads.max(1) as f64;
                 (t.seeds, t.positions, rate)
@@ -245,8 +246,8 @@ pub struct LayerProjection {
     /// Peak memory per node (the engine; lower layers are read from disk).
     pub memory_bytes: u64,
     /// The engine the memory budget allows (`in memory`, `out of core`).
-    #[serde(serialize_with = "as_text")]
-    pub mode: Mode,
+    #[serde(rename = "mode", serialize_with = "as_text")]
+    pub engine: Engine,
     /// Its positions.
     pub positions: u64,
     /// Wall time of the layer's build.
@@ -420,7 +421,7 @@ pub fn project(max_seeds: usize, assumptions: &Assumptions) -> Result<Projection
             // Each node holds its share of the layer's states.
             let share = positions.div_ceil(a.nodes as u64);
             let plan = plan_share(seeds, share, a.memory)?;
-            if a.nodes > 1 && plan.mode != Mode::InMemory {
+            if a.nodes > 1 && plan.engine != Engine::InMemory {
                 // The shares of a distributed build are built in memory.
                 return Err(TablebaseError::ShareTooLarge {
                     seeds,
@@ -442,9 +443,9 @@ pub fn project(max_seeds: usize, assumptions: &Assumptions) -> Result<Projection
                             .powf(-RATE_EXPONENT)
                 }
             };
-            let rate = match plan.mode {
-                Mode::InMemory => in_memory,
-                Mode::Bounded => in_memory * c.bounded / c.in_memory,
+            let rate = match plan.engine {
+                Engine::InMemory => in_memory,
+                Engine::OutOfCore => in_memory * c.bounded / c.in_memory,
             };
             let network = positions as f64 * sent_bytes_per_position(a.nodes)
                 / a.nodes as f64
@@ -452,15 +453,15 @@ pub fn project(max_seeds: usize, assumptions: &Assumptions) -> Result<Projection
             let lower = read_lower(seeds, share, &plan, a);
             let seconds = positions as f64 / (rate * scale) + lower.seconds + network;
             let scratch = lower.cached_bytes as f64
-                + match plan.mode {
-                    Mode::InMemory => 0.0,
-                    Mode::Bounded => positions as f64 * SCRATCH_BYTES_PER_POSITION,
+                + match plan.engine {
+                    Engine::InMemory => 0.0,
+                    Engine::OutOfCore => positions as f64 * SCRATCH_BYTES_PER_POSITION,
                 };
             tables += positions as f64 * TABLE_BYTES_PER_POSITION;
             Ok(LayerProjection {
                 seeds,
                 positions,
-                mode: plan.mode,
+                engine: plan.engine,
                 memory_bytes: plan.engine_bytes,
                 disk_bytes: (tables + scratch) as u64,
                 seconds,
@@ -563,7 +564,7 @@ mod tests {
             ..assumptions.clone()
         };
         let layer_plan = plan_layer(20, tight.memory).unwrap();
-        assert_eq!(layer_plan.mode, Mode::Bounded);
+        assert_eq!(layer_plan.engine, Engine::OutOfCore);
         let parts = index::layer_size(20).div_ceil(layer_plan.part as u64);
         let decoded = (index::layer_size(18) + index::layer_size(17)) * parts;
         let reads = read_lower(20, index::layer_size(20), &layer_plan, &tight);
@@ -585,7 +586,7 @@ mod tests {
         // takes parts as large as the room allows (the arithmetic of the
         // hot layers passes 2^64).
         let layer_plan = plan_layer(45, 256 << 30).unwrap();
-        assert_eq!(layer_plan.mode, Mode::InMemory);
+        assert_eq!(layer_plan.engine, Engine::InMemory);
         assert!(layer_plan.part > 1 << 30, "{}", layer_plan.part);
         // So does a 16th of layer 42 in 64 GiB: its rank keeps whole lower
         // layers, and 40 and 39 (67 G positions) do not fit. With 4 Mi
@@ -593,7 +594,7 @@ mod tests {
         // its ~875 parts would decode layer 39 whole.
         let share = index::layer_size(42) / 16;
         let share_plan = plan_share(42, share, 64 << 30).unwrap();
-        assert_eq!(share_plan.mode, Mode::InMemory);
+        assert_eq!(share_plan.engine, Engine::InMemory);
         assert!(share_plan.part as u64 >= share / 16, "{}", share_plan.part);
         assert_eq!(
             keys,
@@ -618,7 +619,7 @@ mod tests {
             positions: index::layer_size(seeds),
             seconds: index::layer_size(seeds) as f64 / rate,
             threads,
-            mode: Mode::InMemory,
+            engine: Engine::InMemory,
             ranks: 1,
         };
         // On 2 threads, exactly P^−0.3 over layers 22..=25.
@@ -626,7 +627,7 @@ mod tests {
         let mut times: Vec<BuildTime> = (22..=25).map(|s| time(s, law(s), 2)).collect();
         // Neither out of core nor distributed layers count.
         times.push(BuildTime {
-            mode: Mode::Bounded,
+            engine: Engine::OutOfCore,
             ..time(26, 1.0, 2)
         });
         times.push(BuildTime {

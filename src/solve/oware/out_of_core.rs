@@ -1,4 +1,4 @@
-//! The bounded-memory engine: only what the propagation reaches at random
+//! The out-of-core engine: only what the propagation reaches at random
 //! stays in memory, the 4-bit state and one bit per position ("its best exit
 //! is worth at most −t", the test of a position whose last open move
 //! closes), 0.625 bytes per position. Everything else is streamed through
@@ -21,14 +21,14 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
-use super::checkpoint::{Checkpoint, Engine};
+use super::checkpoint::Checkpoint;
 use super::outbox::{Outbox, propagate_threshold};
 use super::rank_stream::{RankReader, RankWriter, STREAM_BYTES, ScratchResult};
 use super::set_up::{LowerLayers, PART_BYTES, set_up_part};
 use super::states::{
     COUNTER, Exits, FRESH, LOSS, LOW_BITS, NIBBLE, PENDING, PER_WORD, RESOLVED, States,
 };
-use super::{CHUNK, Config, EngineError, prefetch};
+use super::{CHUNK, Config, Engine, EngineError, prefetch};
 use crate::distributed::Alone;
 use crate::error::PathContext;
 use crate::games::oware::Ruleset;
@@ -50,7 +50,7 @@ pub fn fixed_bytes(seeds: usize) -> u64 {
     2 * (seeds as u64 + 1) * STREAM_BYTES
 }
 
-/// Solves layer `seeds` in bounded memory, resuming from the checkpoint in
+/// Solves layer `seeds` out of core, resuming from the checkpoint in
 /// `config.scratch` if there is one. Hands the values to `emit` part by part
 /// in rank order: the values, and the same with every value that is that of
 /// the position's best exit replaced by `mark`. Removes its scratch files
@@ -79,13 +79,13 @@ where
         dir: config.scratch.clone(),
     };
     scratch.create()?;
-    let mut layer = Bounded {
+    let mut layer = OutOfCore {
         states: States::new(rules, seeds, 0..size).map_err(memory)?,
         closed_lose: BigArray::zeroed(size.div_ceil(64)).map_err(memory)?,
     };
     let mut checkpoint = Checkpoint::new(
         &scratch.dir,
-        Engine::Bounded,
+        Engine::OutOfCore,
         rules,
         seeds,
         config.checkpoint_every,
@@ -130,14 +130,14 @@ where
     scratch.remove()
 }
 
-struct Bounded {
+struct OutOfCore {
     states: States,
     /// Bit `rank`: the position's best exit is worth at most `−t` (at the
     /// current threshold `t`; bits only turn on as `t` falls).
     closed_lose: BigArray<AtomicU64>,
 }
 
-impl Exits for Bounded {
+impl Exits for OutOfCore {
     #[inline]
     fn lost_when_closed(&self, rank: usize, _t: i8) -> bool {
         self.closed_lose[rank / 64].load(Ordering::Relaxed) & (1 << (rank % 64)) != 0
@@ -148,7 +148,7 @@ impl Exits for Bounded {
     }
 }
 
-impl Bounded {
+impl OutOfCore {
     fn mark_closed_lose(&self, rank: usize) {
         self.closed_lose[rank / 64].fetch_or(1 << (rank % 64), Ordering::Relaxed);
     }

@@ -15,7 +15,7 @@ mod common;
 
 use mancala_tb::games::oware::Ruleset;
 use mancala_tb::index::oware as index;
-use mancala_tb::tablebase::oware::{self as tb, LayerPlan, Mode};
+use mancala_tb::tablebase::oware::{self as tb, Engine, LayerPlan};
 use mancala_tb::tablebase::{BuildObserver, Quiet};
 
 const MAX_SEEDS: usize = 16;
@@ -32,10 +32,10 @@ fn table(dir: &Path, rules: Ruleset, seeds: usize) -> Vec<u8> {
 #[test]
 fn the_tiny_budget_forces_every_out_of_core_path() {
     let plan = |seeds| tb::plan_layer(seeds, TINY).unwrap();
-    assert_eq!(plan(14).mode, Mode::InMemory);
+    assert_eq!(plan(14).engine, Engine::InMemory);
     for seeds in [15, 16] {
-        let LayerPlan { mode, part, .. } = plan(seeds);
-        assert_eq!(mode, Mode::Bounded);
+        let LayerPlan { engine, part, .. } = plan(seeds);
+        assert_eq!(engine, Engine::OutOfCore);
         assert!(part <= 1 << 17, "layer {seeds}: parts of {part}");
     }
     let err = tb::plan_layer(30, TINY).unwrap_err().to_string();
