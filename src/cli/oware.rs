@@ -124,33 +124,34 @@ fn parse_size_or_zero(s: &str) -> Result<u64, String> {
 }
 
 /// The budget and the lower cache a build uses: as given, or by default
-/// the memory available now (`MemAvailable`) less 10% for the budget, and
-/// what that share leaves beside the budget for the cache (none with the
-/// default budget). One reading of `MemAvailable` serves both.
+/// what the job may use now (the memory available, capped by its memory
+/// cgroup's limit) less 10% for the budget, and what that share leaves
+/// beside the budget for the cache (none with the default budget). A
+/// budget above the cgroup's limit is refused: the kernel would kill the
+/// build when it got there.
 fn memory_and_lower_cache(
     memory: Option<u64>,
     lower_cache: Option<u64>,
 ) -> anyhow::Result<(u64, u64)> {
-    let usable = usable_memory()?;
+    let cgroup = mancala_tb::memory::cgroup_limit();
+    if let (Some(asked), Some(limit)) = (memory.map(|m| m + lower_cache.unwrap_or(0)), &cgroup)
+        && asked > limit.bytes
+    {
+        return Err(super::exit::CliError::BadInput(format!(
+            "--memory and --lower-cache ask for {} but this job's memory cgroup allows {} \
+             ({}); lower them",
+            tb::human_bytes(asked),
+            tb::human_bytes(limit.bytes),
+            limit.file.display()
+        ))
+        .into());
+    }
+    let usable = mancala_tb::memory::usable()
+        .context("cannot tell the memory available (no /proc/meminfo); pass --memory")?
+        / 10
+        * 9;
     let memory = memory.unwrap_or(usable);
     Ok((memory, lower_cache.unwrap_or(usable.saturating_sub(memory))))
-}
-
-/// The memory available now (`MemAvailable`), less 10%.
-fn usable_memory() -> anyhow::Result<u64> {
-    Ok(available_memory()? / 10 * 9)
-}
-
-/// `MemAvailable` of /proc/meminfo, in bytes.
-fn available_memory() -> anyhow::Result<u64> {
-    let meminfo = std::fs::read_to_string("/proc/meminfo")
-        .context("cannot read /proc/meminfo for the memory available; pass --memory")?;
-    let kib: u64 = meminfo
-        .lines()
-        .find_map(|l| l.strip_prefix("MemAvailable:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .context("no MemAvailable in /proc/meminfo; pass --memory")?;
-    Ok(kib * 1024)
 }
 
 pub fn build(args: BuildOware) -> anyhow::Result<()> {
@@ -227,7 +228,7 @@ fn build_distributed(args: BuildOware) -> anyhow::Result<()> {
         Ok(match args.memory {
             Some(memory) => memory,
             // The ranks on this machine share its memory.
-            None => usable_memory()? / local_ranks(),
+            None => memory_and_lower_cache(None, Some(0))?.0 / local_ranks(),
         })
     };
     let memory = match setup() {

@@ -348,22 +348,23 @@ impl Compact {
     }
 
     /// With its best exit worth at most `−t`: is every non-capturing move
-    /// of `board` one to a child won at `t` or better?
+    /// of `board` one to a child won at `t` or better? The move from pit
+    /// `won` (if any) is known to be.
     #[inline]
-    fn every_move_closed(&self, board: &Board) -> bool {
-        oware::legal_moves(self.rules, board).iter().all(|mv| {
-            mv.captured != 0
+    fn every_move_closed(&self, board: &Board, won: Option<usize>) -> bool {
+        oware::every_quiet_child(self.rules, board, |pit, child| {
+            Some(pit) == won
                 || self
                     .codes
-                    .get(index::rank_indexed(&mv.child, self.seeds) as usize)
+                    .get(index::rank_indexed(child, self.seeds) as usize)
                     == WON
         })
     }
 
-    /// Tells the parent `parent` (of board `board`) that a non-capturing
-    /// child resolved; returns whether that resolved it, and how.
+    /// Tells the parent `parent` (of board `board`) that the child of its
+    /// move from `pit` resolved; returns whether that resolved it, and how.
     #[inline]
-    fn tell(&self, parent: usize, board: &Board, child_lost: bool) -> Option<bool> {
+    fn tell(&self, parent: usize, board: &Board, pit: usize, child_lost: bool) -> Option<bool> {
         if child_lost {
             // A move to a lost child wins.
             self.codes
@@ -371,7 +372,7 @@ impl Compact {
                 .then_some(false)
         } else {
             (self.codes.get(parent) == CLOSED
-                && self.every_move_closed(board)
+                && self.every_move_closed(board, Some(pit))
                 && self.codes.change(parent, |c| c == CLOSED, LOST))
             .then_some(true)
         }
@@ -396,8 +397,9 @@ struct Worker {
     overflow: Vec<u64>,
     /// Positions resolved (`rank << 1 | lost`), not yet in a run.
     records: Vec<u64>,
-    /// Parents gathered for a batch: rank, board, whether the child is lost.
-    parents: Vec<(usize, Board, bool)>,
+    /// Parents gathered for a batch: rank, board, the pit of the move to
+    /// the child, whether the child is lost.
+    parents: Vec<(usize, Board, usize, bool)>,
     /// Positions resolved not yet counted in the progress.
     count: u64,
 }
@@ -438,7 +440,7 @@ impl Pass<'_> {
             let resolved = if negative {
                 layer.codes.change(rank, |c| c == OPEN, CLOSED);
                 layer.codes.get(rank) == CLOSED
-                    && layer.every_move_closed(&board)
+                    && layer.every_move_closed(&board, None)
                     && layer.codes.change(rank, |c| c == CLOSED, LOST)
             } else {
                 layer.codes.change(rank, |c| c == OPEN || c == CLOSED, WON)
@@ -472,15 +474,15 @@ impl Pass<'_> {
             w.parents.clear();
             for _ in 0..BATCH {
                 let Some(child) = w.stack.pop() else { break };
-                oware::for_each_unmove(layer.rules, &child.board, |parent, _pit| {
+                oware::for_each_unmove(layer.rules, &child.board, |parent, pit| {
                     let rank = index::rank_indexed(parent, layer.seeds) as usize;
                     layer.codes.prefetch(rank);
-                    w.parents.push((rank, *parent, child.lost));
+                    w.parents.push((rank, *parent, pit, child.lost));
                 });
             }
             for i in 0..w.parents.len() {
-                let (rank, board, child_lost) = w.parents[i];
-                if let Some(lost) = layer.tell(rank, &board, child_lost) {
+                let (rank, board, pit, child_lost) = w.parents[i];
+                if let Some(lost) = layer.tell(rank, &board, pit, child_lost) {
                     self.resolved(w, rank, board, lost)?;
                 }
             }

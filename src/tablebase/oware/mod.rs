@@ -21,8 +21,8 @@ use rayon::prelude::*;
 
 pub use batch::Probed;
 pub use build::{
-    BuildOptions, CHECKPOINT_EVERY, FIXED_BYTES, LayerPlan, build, build_on, plan_layer,
-    scratch_dir,
+    BuildOptions, CHECKPOINT_EVERY, FIXED_BYTES, LayerPlan, build, build_on, plan_engine,
+    plan_layer, scratch_dir,
 };
 pub use check::{decode_layers, export, import, verify};
 pub use plan::{
