@@ -1,0 +1,24 @@
+//! The extension module `mancala_tb._native`: the tables of each game
+//! ([`oware::Oware`], [`relay::Omweso`], [`relay::EnGehe`]) probed for numpy
+//! arrays of positions through the library's public API, with the GIL
+//! released while probing. The Python package `mancala_tb` re-exports it.
+
+mod boards;
+mod errors;
+mod oware;
+mod relay;
+
+use pyo3::prelude::*;
+use pyo3::types::{PyTuple, PyType};
+
+/// What `__reduce__` gives pickle: the class, and the arguments that make
+/// the object again (it reopens its tables from its folder).
+type Reduced<'py> = (Bound<'py, PyType>, Bound<'py, PyTuple>);
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<oware::Oware>()?;
+    m.add_class::<relay::Omweso>()?;
+    m.add_class::<relay::EnGehe>()?;
+    errors::register(m)
+}
