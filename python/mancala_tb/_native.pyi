@@ -1,6 +1,7 @@
 """Type stubs of the extension module; the classes are documented in their docstrings."""
 
 import os
+from pathlib import Path
 from typing import Any, Sequence, Union
 
 import numpy as np
@@ -17,7 +18,7 @@ class MissingTableError(TableError):
     """A table that is not built yet; the message names the build command."""
 
     build_command: str
-    path: str
+    path: Path
 
 class DamagedTableError(TableError):
     """A damaged, truncated, foreign or inconsistent table file."""
@@ -27,7 +28,7 @@ class Oware:
 
     def __init__(self, dir: _Path, rules: str = "awari") -> None: ...
     @property
-    def dir(self) -> str: ...
+    def dir(self) -> Path: ...
     @property
     def rules(self) -> str: ...
     def values(self, boards: _Boards) -> npt.NDArray[np.int8]:
