@@ -10,7 +10,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
 use crate::errors::Failure;
-use crate::{Reduced, boards};
+use crate::{Reduced, boards, opened};
 
 /// What `move_values` gives a pit that cannot be played (the published
 /// lookup tool's convention).
@@ -37,12 +37,9 @@ pub struct Oware {
 impl Oware {
     /// The tables, opened on first use.
     fn tables(&self) -> Result<&OwareTablebase, Failure> {
-        if let Some(tables) = self.tables.get() {
-            return Ok(tables);
-        }
-        let tables = OwareTablebase::open(&self.dir, self.rules)?;
-        // Another thread may have opened them meanwhile: either serves.
-        Ok(self.tables.get_or_init(|| tables))
+        Ok(opened(&self.tables, || {
+            OwareTablebase::open(&self.dir, self.rules)
+        })?)
     }
 
     /// The probe of every board of `boards` (with `with_moves`, also their

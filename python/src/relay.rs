@@ -18,7 +18,7 @@ use pyo3::prelude::*;
 use rayon::prelude::*;
 
 use crate::errors::Failure;
-use crate::{Reduced, boards};
+use crate::{Reduced, boards, opened};
 
 /// Each row of `boards` (`pits` counts) made a position by `parse`.
 fn positions<P: Send>(
@@ -237,12 +237,9 @@ pub struct EnGehe {
 impl EnGehe {
     /// The tables, opened on first use.
     fn tables(&self) -> Result<&EngeheTablebase, Failure> {
-        if let Some(tables) = self.tables.get() {
-            return Ok(tables);
-        }
-        let tables = EngeheTablebase::open(&self.dir, self.config)?;
-        // Another thread may have opened them meanwhile: either serves.
-        Ok(self.tables.get_or_init(|| tables))
+        Ok(opened(&self.tables, || {
+            EngeheTablebase::open(&self.dir, self.config)
+        })?)
     }
 
     fn parse(&self, counts: &[u32]) -> Result<engehe::Position, String> {
