@@ -15,7 +15,7 @@ use mancala_tb::answer::OwareAnswer;
 use mancala_tb::error::MissingTable;
 use mancala_tb::games::oware::{self, Board, MAX_SEEDS, Ruleset};
 use mancala_tb::index::oware as index;
-use mancala_tb::tablebase::oware::{self as tb, OwareTablebase, PvEnd};
+use mancala_tb::tablebase::oware::{self as tb, Engine, OwareTablebase, PvEnd};
 
 /// Which Oware tables to use.
 #[derive(Debug, Args)]
@@ -52,10 +52,15 @@ pub struct BuildOware {
     #[arg(long)]
     keep_raw: bool,
     /// Memory budget (e.g. 6G, 512M, 1.5G; binary units). Each layer is built
-    /// in memory if it fits, else out of core with its states only in
-    /// memory. Default: the memory available now, less 10%
+    /// in memory if it fits (1.5 bytes a position), else out of core (0.625:
+    /// its states in memory, the rest in scratch files), else compact (0.25).
+    /// Default: the memory available now, less 10%
     #[arg(long, value_parser = parse_size)]
     memory: Option<u64>,
+    /// Build every layer with this engine (if it fits --memory) rather than
+    /// the fastest that fits: in-memory, out-of-core or compact
+    #[arg(long, value_parser = engine_name())]
+    engine: Option<Engine>,
     /// Lower layers kept decoded in scratch files (DIR/oware-RULES/lower-cache/,
     /// 1 byte a position) and read through the page cache, outside --memory:
     /// an out-of-core layer then reads them directly instead of decoding their
@@ -74,6 +79,14 @@ pub struct BuildOware {
     /// ranks see). Needs a binary built with `--features mpi`
     #[arg(long)]
     distributed: bool,
+}
+
+/// An engine as `--engine` names it: its name with dashes for spaces.
+fn engine_name() -> impl clap::builder::TypedValueParser<Value = Engine> {
+    use clap::builder::TypedValueParser;
+    clap::builder::PossibleValuesParser::new(["in-memory", "out-of-core", "compact"]).map(|name| {
+        (name.replace('-', " ").parse()).unwrap_or_else(|_| unreachable!("{name} names an engine"))
+    })
 }
 
 /// A size in bytes: a number with an optional unit K, M, G or T (powers of
@@ -175,6 +188,7 @@ fn build_options(args: &BuildOware, memory: u64) -> tb::BuildOptions {
     tb::BuildOptions {
         keep_raw: args.keep_raw,
         checkpoint_every: std::time::Duration::from_secs(args.checkpoint_every),
+        engine: args.engine,
         ..tb::BuildOptions::new(args.max_seeds as usize, memory)
     }
 }

@@ -20,7 +20,7 @@ use crate::index::oware as index;
 use crate::solve::array::BigArray;
 use crate::solve::oware::{
     self as engine, CHUNK, Engine, EngineError, IN_MEMORY_BYTES_PER_POSITION, OUTBOX_BYTES,
-    PART_BYTES, out_of_core,
+    PART_BYTES, compact, out_of_core,
 };
 use crate::table::raw::{self, RawLayer, RawWriter};
 use crate::table::{CAPTURE_DECIDES, PendingTable, Table, ValueEncoding};
@@ -72,6 +72,9 @@ pub struct BuildOptions {
     /// In a distributed build, the notices a rank queues for the others
     /// before an exchange; it receives at most as much.
     pub outbox_bytes: u64,
+    /// The engine of every layer built, if it fits the budget; `None`: the
+    /// fastest that fits.
+    pub engine: Option<Engine>,
 }
 
 impl BuildOptions {
@@ -85,13 +88,14 @@ impl BuildOptions {
             keep_raw: false,
             checkpoint_every: CHECKPOINT_EVERY,
             outbox_bytes: OUTBOX_BYTES,
+            engine: None,
         }
     }
 }
 
-/// The engine for layer `seeds` under `budget` bytes: in memory if it fits,
-/// else out of core with the largest parts that fit, else the error that names
-/// the least budget that would do.
+/// The engine for layer `seeds` under `budget` bytes: the fastest that fits
+/// (in memory, out of core, compact) with the largest parts that fit, else
+/// the error that names the least budget that would do.
 pub fn plan_layer(seeds: usize, budget: u64) -> Result<LayerPlan, TablebaseError> {
     plan_share(seeds, index::layer_size(seeds), budget)
 }
@@ -99,6 +103,19 @@ pub fn plan_layer(seeds: usize, budget: u64) -> Result<LayerPlan, TablebaseError
 /// [`plan_layer`] for a machine that holds `positions` of the layer (its
 /// share in a distributed build).
 pub fn plan_share(seeds: usize, positions: u64, budget: u64) -> Result<LayerPlan, TablebaseError> {
+    plan_engine(Engine::InMemory, seeds, positions, budget)
+        .or_else(|_| plan_engine(Engine::OutOfCore, seeds, positions, budget))
+        .or_else(|_| plan_engine(Engine::Compact, seeds, positions, budget))
+}
+
+/// [`plan_share`] with the engine given: its largest parts that fit, or
+/// the error that names its least budget.
+pub fn plan_engine(
+    engine: Engine,
+    seeds: usize,
+    positions: u64,
+    budget: u64,
+) -> Result<LayerPlan, TablebaseError> {
     let rounded = (positions as usize).div_ceil(CHUNK) * CHUNK;
     // The layers a set-up reads most: kept in memory, they are looked up
     // directly, the fastest way; otherwise every part reads their tables.
@@ -121,34 +138,39 @@ pub fn plan_share(seeds: usize, positions: u64, budget: u64) -> Result<LayerPlan
         };
         (chunks > 0).then(|| (chunks as usize * CHUNK).min(rounded.max(CHUNK)).min(cap))
     };
-    let in_memory = (positions as f64 * IN_MEMORY_BYTES_PER_POSITION) as u64 + FIXED_BYTES;
-    if let Some(part) = budget
-        .checked_sub(in_memory)
-        .and_then(|room| part(room, IN_MEMORY_PART_BYTES))
+    // Memory the engine takes whatever its parts, and per position of a part.
+    let (base, part_bytes) = match engine {
+        Engine::InMemory => (
+            (positions as f64 * IN_MEMORY_BYTES_PER_POSITION) as u64,
+            IN_MEMORY_PART_BYTES,
+        ),
+        Engine::OutOfCore => (
+            (positions as f64 * out_of_core::BYTES_PER_POSITION) as u64
+                + out_of_core::fixed_bytes(seeds),
+            out_of_core::PART_BYTES_PER_POSITION,
+        ),
+        Engine::Compact => (
+            (positions as f64 * compact::BYTES_PER_POSITION) as u64
+                + compact::fixed_bytes(seeds, rayon::current_num_threads()),
+            compact::PART_BYTES_PER_POSITION,
+        ),
+    };
+    let base = base + FIXED_BYTES;
+    match budget
+        .checked_sub(base)
+        .and_then(|room| part(room, part_bytes))
     {
-        return Ok(LayerPlan {
-            engine: Engine::InMemory,
+        Some(part) => Ok(LayerPlan {
+            engine,
             part,
-            engine_bytes: in_memory + part as u64 * IN_MEMORY_PART_BYTES,
-        });
-    }
-    let base = (positions as f64 * out_of_core::BYTES_PER_POSITION) as u64
-        + out_of_core::fixed_bytes(seeds)
-        + FIXED_BYTES;
-    let minimum = base + CHUNK as u64 * out_of_core::PART_BYTES_PER_POSITION;
-    if budget < minimum {
-        return Err(TablebaseError::TooLittleMemory {
+            engine_bytes: base + part as u64 * part_bytes,
+        }),
+        None => Err(TablebaseError::TooLittleMemory {
             seeds,
             budget,
-            minimum,
-        });
+            minimum: base + CHUNK as u64 * part_bytes,
+        }),
     }
-    let part = part(budget - base, out_of_core::PART_BYTES_PER_POSITION).unwrap_or(CHUNK);
-    Ok(LayerPlan {
-        engine: Engine::OutOfCore,
-        part,
-        engine_bytes: base + part as u64 * out_of_core::PART_BYTES_PER_POSITION,
-    })
 }
 
 /// Builds the layers `0..=options.max_seeds` of `rules` under `dir` (the
@@ -306,7 +328,11 @@ fn plan_rank<T: Transport>(
 ) -> Result<LayerPlan, TablebaseError> {
     let budget = options.memory;
     if transport.ranks() == 1 {
-        return plan_layer(seeds, budget);
+        let size = index::layer_size(seeds);
+        return match options.engine {
+            Some(engine) => plan_engine(engine, seeds, size, budget),
+            None => plan_layer(seeds, budget),
+        };
     }
     // The notices queued and received.
     let buffers = options.outbox_bytes * 2;
@@ -587,7 +613,7 @@ fn retain(seeds: usize, plan: &LayerPlan, options: &BuildOptions, lower: &LowerT
         // The values array is the engine's own.
         Engine::InMemory => plan.engine_bytes,
         // The engine's states are freed before the final pass.
-        Engine::OutOfCore => positions + plan.part as u64 * 4 + FIXED_BYTES,
+        Engine::OutOfCore | Engine::Compact => positions + plan.part as u64 * 4 + FIXED_BYTES,
     };
     lower.resident_bytes() + during.max(positions) <= options.memory
         && seeds + 2 <= options.max_seeds
@@ -633,7 +659,7 @@ fn build_layer(job: &LayerJob) -> Result<(Outcomes, Option<BigArray<i8>>), Table
             out.finish()?;
             (outcomes, retain.then(|| solved.into_values()))
         }
-        Engine::OutOfCore => {
+        Engine::OutOfCore | Engine::Compact => {
             let mut kept = if retain {
                 Some(allocate_resident(seeds)?)
             } else {
@@ -641,22 +667,21 @@ fn build_layer(job: &LayerJob) -> Result<(Outcomes, Option<BigArray<i8>>), Table
             };
             let mut at = 0;
             let mut counts = Outcomes::default();
-            out_of_core::solve_layer(
-                rules,
-                seeds,
-                lower,
-                &config,
-                CAPTURE_DECIDES,
-                &progress,
-                |values, marked| {
-                    counts = counts + outcomes(values);
-                    if let Some(kept) = &mut kept {
-                        kept[at..at + values.len()].copy_from_slice(values);
-                        at += values.len();
-                    }
-                    out.push(values, marked)
-                },
-            )
+            let emit = |values: &[i8], marked: &[i8]| {
+                counts = counts + outcomes(values);
+                if let Some(kept) = &mut kept {
+                    kept[at..at + values.len()].copy_from_slice(values);
+                    at += values.len();
+                }
+                out.push(values, marked)
+            };
+            let (mark, progress) = (CAPTURE_DECIDES, &progress);
+            match plan.engine {
+                Engine::Compact => {
+                    compact::solve_layer(rules, seeds, lower, &config, mark, progress, emit)
+                }
+                _ => out_of_core::solve_layer(rules, seeds, lower, &config, mark, progress, emit),
+            }
             .map_err(|e| engine_error(e, seeds))?;
             out.finish()?;
             (counts, kept)

@@ -77,19 +77,21 @@ pub struct Calibration {
     pub in_memory: f64,
     /// Positions per second of that layer out of core.
     pub bounded: f64,
+    /// Positions per second of that layer in the compact engine.
+    pub compact: f64,
 }
 
-/// Builds layers `0..=seeds` in a temporary folder, the last one twice (in
-/// memory, then out of core with its lower layers read from their tables),
-/// and measures both rates. Runs on the current rayon pool.
+/// Builds layers `0..=seeds` in a temporary folder, the last one three
+/// times (in memory, then out of core and compact with its lower layers
+/// read from their tables), and measures the rates. Runs on the current rayon pool.
 pub fn calibrate(rules: Ruleset, seeds: usize) -> Result<Calibration, TablebaseError> {
     let dir = std::env::temp_dir().join(format!("mancala-tb-calibrate-{}", std::process::id()));
     let result = (|| {
         let roomy = 16 << 30;
         build(&dir, rules, &BuildOptions::new(seeds - 1, roomy), &Quiet)?;
-        let time = |memory| -> Result<f64, TablebaseError> {
+        let time = |options: BuildOptions| -> Result<f64, TablebaseError> {
             let start = Instant::now();
-            build(&dir, rules, &BuildOptions::new(seeds, memory), &Quiet)?;
+            build(&dir, rules, &options, &Quiet)?;
             let seconds = start.elapsed().as_secs_f64();
             let table = table_path(&ruleset_dir(&dir, rules), seeds);
             std::fs::remove_file(&table)
@@ -97,15 +99,20 @@ pub fn calibrate(rules: Ruleset, seeds: usize) -> Result<Calibration, TablebaseE
                 .at(&table)?;
             Ok(index::layer_size(seeds) as f64 / seconds)
         };
-        let in_memory = time(roomy)?;
+        let in_memory = time(BuildOptions::new(seeds, roomy))?;
         // The least budget of the bounded engine, with room for parts.
         let tight = bounded_budget(seeds);
-        let bounded = time(tight)?;
+        let bounded = time(BuildOptions::new(seeds, tight))?;
+        let compact = time(BuildOptions {
+            engine: Some(Engine::Compact),
+            ..BuildOptions::new(seeds, tight)
+        })?;
         Ok(Calibration {
             seeds,
             threads: rayon::current_num_threads(),
             in_memory,
             bounded,
+            compact,
         })
     })();
     let _ = std::fs::remove_dir_all(&dir);
@@ -446,6 +453,7 @@ pub fn project(max_seeds: usize, assumptions: &Assumptions) -> Result<Projection
             let rate = match plan.engine {
                 Engine::InMemory => in_memory,
                 Engine::OutOfCore => in_memory * c.bounded / c.in_memory,
+                Engine::Compact => in_memory * c.compact / c.in_memory,
             };
             let network = positions as f64 * sent_bytes_per_position(a.nodes)
                 / a.nodes as f64
@@ -455,7 +463,9 @@ pub fn project(max_seeds: usize, assumptions: &Assumptions) -> Result<Projection
             let scratch = lower.cached_bytes as f64
                 + match plan.engine {
                     Engine::InMemory => 0.0,
-                    Engine::OutOfCore => positions as f64 * SCRATCH_BYTES_PER_POSITION,
+                    Engine::OutOfCore | Engine::Compact => {
+                        positions as f64 * SCRATCH_BYTES_PER_POSITION
+                    }
                 };
             tables += positions as f64 * TABLE_BYTES_PER_POSITION;
             Ok(LayerProjection {
@@ -527,6 +537,7 @@ mod tests {
                 threads: 2,
                 in_memory: 10e6,
                 bounded: 5e6,
+                compact: 2.5e6,
             },
             threads: 2,
             nodes: 1,
@@ -649,6 +660,7 @@ mod tests {
                 threads: 2,
                 in_memory: 10e6,
                 bounded: 5e6,
+                compact: 2.5e6,
             },
             threads: 4,
             nodes: 1,
