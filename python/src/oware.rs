@@ -5,6 +5,7 @@ use std::sync::OnceLock;
 
 use mancala_tb::OwareTablebase;
 use mancala_tb::games::oware::{self, Board, PITS, Ruleset, SIDE};
+use mancala_tb::tablebase::oware::Probed;
 use numpy::{PyArray1, PyArray2, PyArrayMethods};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -49,7 +50,7 @@ impl Oware {
         py: Python<'_>,
         boards: &Bound<'_, PyAny>,
         with_moves: bool,
-        answer: impl Fn(&mancala_tb::tablebase::oware::Probed, &mut Vec<T>) + Send + Sync,
+        answer: impl Fn(&Probed, &mut Vec<T>) + Send + Sync,
     ) -> PyResult<Vec<T>> {
         let rows = boards::rows(boards, PITS)?;
         let bytes = rows.bytes();
