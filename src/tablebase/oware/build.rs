@@ -103,9 +103,21 @@ pub fn plan_layer(seeds: usize, budget: u64) -> Result<LayerPlan, TablebaseError
 /// [`plan_layer`] for a machine that holds `positions` of the layer (its
 /// share in a distributed build).
 pub fn plan_share(seeds: usize, positions: u64, budget: u64) -> Result<LayerPlan, TablebaseError> {
-    plan_engine(Engine::InMemory, seeds, positions, budget)
-        .or_else(|_| plan_engine(Engine::OutOfCore, seeds, positions, budget))
-        .or_else(|_| plan_engine(Engine::Compact, seeds, positions, budget))
+    let minimum = |e: &TablebaseError| match e {
+        TablebaseError::TooLittleMemory { minimum, .. } => *minimum,
+        _ => u64::MAX,
+    };
+    let mut least: Option<TablebaseError> = None;
+    for engine in [Engine::InMemory, Engine::OutOfCore, Engine::Compact] {
+        match plan_engine(engine, seeds, positions, budget) {
+            Ok(plan) => return Ok(plan),
+            // At small layers the compact engine's buffers outweigh the
+            // bits it saves: the error names whichever needs least.
+            Err(e) if least.as_ref().is_none_or(|l| minimum(&e) < minimum(l)) => least = Some(e),
+            Err(_) => {}
+        }
+    }
+    Err(least.expect("three engines were tried"))
 }
 
 /// [`plan_share`] with the engine given: its largest parts that fit, or
@@ -169,6 +181,7 @@ pub fn plan_engine(
             seeds,
             budget,
             minimum: base + CHUNK as u64 * part_bytes,
+            engine,
         }),
     }
 }

@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use serde::{Serialize, Serializer};
 
-use super::build::{BuildOptions, LayerPlan, plan_layer, plan_share, residence_order};
+use super::build::{BuildOptions, LayerPlan, plan_engine, plan_share, residence_order};
 use super::{BuildTime, TablebaseError, build, ruleset_dir, table_path};
 use crate::error::PathContext;
 use crate::games::oware::{MAX_SEEDS, Ruleset};
@@ -101,12 +101,12 @@ pub fn calibrate(rules: Ruleset, seeds: usize) -> Result<Calibration, TablebaseE
         };
         let in_memory = time(BuildOptions::new(seeds, roomy))?;
         // The least budget of the bounded engine, with room for parts.
-        let tight = bounded_budget(seeds);
-        let bounded = time(BuildOptions::new(seeds, tight))?;
-        let compact = time(BuildOptions {
-            engine: Some(Engine::Compact),
-            ..BuildOptions::new(seeds, tight)
-        })?;
+        let tight = |engine| BuildOptions {
+            engine: Some(engine),
+            ..BuildOptions::new(seeds, tight_budget(engine, seeds))
+        };
+        let bounded = time(tight(Engine::OutOfCore))?;
+        let compact = time(tight(Engine::Compact))?;
         Ok(Calibration {
             seeds,
             threads: rayon::current_num_threads(),
@@ -119,13 +119,15 @@ pub fn calibrate(rules: Ruleset, seeds: usize) -> Result<Calibration, TablebaseE
     result
 }
 
-/// A budget that builds layer `seeds` out of core in parts of a few
+/// A budget that builds layer `seeds` with `engine` in parts of a few
 /// hundred thousand positions, with little room for lower layers.
-fn bounded_budget(seeds: usize) -> u64 {
+fn tight_budget(engine: Engine, seeds: usize) -> u64 {
     let positions = index::layer_size(seeds);
-    let mut budget = (positions as f64 * 0.7) as u64 + super::FIXED_BYTES + (8 << 20);
-    while plan_layer(seeds, budget).is_err() {
-        budget += 1 << 20;
+    let mut budget = super::FIXED_BYTES + (8 << 20);
+    while let Err(TablebaseError::TooLittleMemory { minimum, .. }) =
+        plan_engine(engine, seeds, positions, budget)
+    {
+        budget = minimum + (8 << 20);
     }
     budget
 }
@@ -268,6 +270,8 @@ pub struct LayerProjection {
 pub struct StatedAssumptions {
     /// [`Calibration::bounded`].
     pub bounded_rate: f64,
+    /// [`Calibration::compact`].
+    pub compact_rate: f64,
     /// [`Calibration::seeds`].
     pub calibration_seeds: usize,
     /// [`Calibration::threads`].
@@ -309,11 +313,12 @@ impl From<&Assumptions> for StatedAssumptions {
         let c = a.calibration;
         let mut stated = vec![
             format!(
-                "rates measured here on layer {} with {} threads: {:.2}M positions/s in memory, {:.2}M out of core",
+                "rates measured here on layer {} with {} threads: {:.2}M positions/s in memory, {:.2}M out of core, {:.2}M compact",
                 c.seeds,
                 c.threads,
                 c.in_memory / 1e6,
-                c.bounded / 1e6
+                c.bounded / 1e6,
+                c.compact / 1e6
             ),
             format!(
                 "rates scale linearly with threads ({} per node); where no build recorded a layer, they fall from the calibration's as (layer size)^-{RATE_EXPONENT}",
@@ -357,6 +362,7 @@ impl From<&Assumptions> for StatedAssumptions {
         }
         StatedAssumptions {
             bounded_rate: c.bounded,
+            compact_rate: c.compact,
             calibration_seeds: c.seeds,
             calibration_threads: c.threads,
             decode_seconds_per_position: DECODE_SECONDS_PER_POSITION,
@@ -528,6 +534,7 @@ fn read_lower(seeds: usize, share: u64, plan: &LayerPlan, a: &Assumptions) -> Lo
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tablebase::oware::plan_layer;
 
     #[test]
     fn a_projection_prints_as_the_json_of_plan_oware() {
