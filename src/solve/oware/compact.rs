@@ -38,7 +38,7 @@ use super::set_up::{LowerLayers, PART_BYTES, set_up_part};
 use super::states::PER_WORD as STATES_PER_WORD;
 use super::{CHUNK, Config, Engine, EngineError, prefetch};
 use crate::error::PathContext;
-use crate::games::oware::{self, Board, Ruleset};
+use crate::games::oware::{self, Board, Ruleset, SIDE};
 use crate::index::oware as index;
 use crate::solve::Progress;
 use crate::solve::array::BigArray;
@@ -348,34 +348,36 @@ impl Compact {
     }
 
     /// With its best exit worth at most `−t`: is every non-capturing move
-    /// of `board` one to a child won at `t` or better? The move from pit
-    /// `won` (if any) is known to be.
+    /// of `board` one to a child won at `t` or better?
     #[inline]
-    fn every_move_closed(&self, board: &Board, won: Option<usize>) -> bool {
-        oware::every_quiet_child(self.rules, board, |pit, child| {
-            Some(pit) == won
-                || self
-                    .codes
-                    .get(index::rank_indexed(child, self.seeds) as usize)
-                    == WON
+    fn every_move_closed(&self, board: &Board) -> bool {
+        oware::every_quiet_child(self.rules, board, |_, child| {
+            self.codes
+                .get(index::rank_indexed(child, self.seeds) as usize)
+                == WON
         })
     }
 
-    /// Tells the parent `parent` (of board `board`) that the child of its
-    /// move from `pit` resolved; returns whether that resolved it, and how.
+    /// The test of a closed position whose child by the move from `pit` was
+    /// just won: its other non-capturing children, their codes asked for.
     #[inline]
-    fn tell(&self, parent: usize, board: &Board, pit: usize, child_lost: bool) -> Option<bool> {
-        if child_lost {
-            // A move to a lost child wins.
-            self.codes
-                .change(parent, |c| c == OPEN || c == CLOSED, WON)
-                .then_some(false)
-        } else {
-            (self.codes.get(parent) == CLOSED
-                && self.every_move_closed(board, Some(pit))
-                && self.codes.change(parent, |c| c == CLOSED, LOST))
-            .then_some(true)
-        }
+    fn test_of(&self, rank: usize, board: Board, pit: usize) -> Test {
+        let mut test = Test {
+            rank,
+            board,
+            children: [0; SIDE],
+            len: 0,
+        };
+        oware::every_quiet_child(self.rules, &board, |p, child| {
+            if p != pit {
+                let child = index::rank_indexed(child, self.seeds) as usize;
+                self.codes.prefetch(child);
+                test.children[test.len] = child;
+                test.len += 1;
+            }
+            true
+        });
+        test
     }
 }
 
@@ -400,8 +402,19 @@ struct Worker {
     /// Parents gathered for a batch: rank, board, the pit of the move to
     /// the child, whether the child is lost.
     parents: Vec<(usize, Board, usize, bool)>,
+    /// Closed parents of a batch to test.
+    tests: Vec<Test>,
     /// Positions resolved not yet counted in the progress.
     count: u64,
+}
+
+/// A closed position that may have lost its last open move: it is lost if
+/// every child listed is won.
+struct Test {
+    rank: usize,
+    board: Board,
+    children: [usize; SIDE],
+    len: usize,
 }
 
 impl Pass<'_> {
@@ -440,7 +453,7 @@ impl Pass<'_> {
             let resolved = if negative {
                 layer.codes.change(rank, |c| c == OPEN, CLOSED);
                 layer.codes.get(rank) == CLOSED
-                    && layer.every_move_closed(&board, None)
+                    && layer.every_move_closed(&board)
                     && layer.codes.change(rank, |c| c == CLOSED, LOST)
             } else {
                 layer.codes.change(rank, |c| c == OPEN || c == CLOSED, WON)
@@ -480,12 +493,28 @@ impl Pass<'_> {
                     w.parents.push((rank, *parent, pit, child.lost));
                 });
             }
+            // A won parent resolves at once; a closed one is tested once the
+            // children of all the batch's are asked for from memory.
+            let mut tests = std::mem::take(&mut w.tests);
             for i in 0..w.parents.len() {
                 let (rank, board, pit, child_lost) = w.parents[i];
-                if let Some(lost) = layer.tell(rank, &board, pit, child_lost) {
-                    self.resolved(w, rank, board, lost)?;
+                if child_lost {
+                    if layer.codes.change(rank, |c| c == OPEN || c == CLOSED, WON) {
+                        self.resolved(w, rank, board, false)?;
+                    }
+                } else if layer.codes.get(rank) == CLOSED {
+                    tests.push(layer.test_of(rank, board, pit));
                 }
             }
+            for test in tests.drain(..) {
+                let children = &test.children[..test.len];
+                if children.iter().all(|&child| layer.codes.get(child) == WON)
+                    && layer.codes.change(test.rank, |c| c == CLOSED, LOST)
+                {
+                    self.resolved(w, test.rank, test.board, true)?;
+                }
+            }
+            w.tests = tests;
         }
         Ok(())
     }
