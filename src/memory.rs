@@ -1,9 +1,23 @@
 //! The memory a job may use: what the machine has available, and the limit
 //! of the memory cgroup the process runs in (Slurm jobs and containers set
 //! one, and the kernel charges the page cache of the job's files to it too),
-//! whichever is less.
+//! whichever is less; and the disk space free for its files.
 
+use std::io;
 use std::path::{Path, PathBuf};
+
+/// Bytes free for an unprivileged user on the file system of `path`.
+pub fn free_disk(path: &Path) -> io::Result<u64> {
+    use std::os::unix::ffi::OsStrExt;
+    let name = std::ffi::CString::new(path.as_os_str().as_bytes())
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "a path with a NUL byte"))?;
+    let mut stat: libc::statvfs = unsafe { std::mem::zeroed() };
+    // SAFETY: `name` is a NUL-terminated path and `stat` a struct the call fills in.
+    if unsafe { libc::statvfs(name.as_ptr(), &mut stat) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(stat.f_bavail as u64 * stat.f_frsize as u64)
+}
 
 /// The limit of a memory cgroup and the file that sets it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -95,6 +109,14 @@ mod tests {
     fn write(path: &Path, text: &str) {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(path, text).unwrap();
+    }
+
+    #[test]
+    fn free_disk_reads_the_file_system_of_a_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        assert!(free_disk(dir.path()).unwrap() > 0);
+        let missing = free_disk(&dir.path().join("missing")).unwrap_err();
+        assert_eq!(missing.kind(), io::ErrorKind::NotFound);
     }
 
     #[test]
