@@ -31,12 +31,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
-use super::checkpoint::Checkpoint;
 use super::rank_stream::{self, RankReader, RankWriter, STREAM_BYTES, ScratchResult};
-use super::scratch::{ExitFiles, Scratch, final_pass};
+use super::scratch::{ExitFiles, Scratch, Streamed, solve_streamed};
 use super::set_up::{LowerLayers, PART_BYTES, set_up_part};
 use super::states::PER_WORD as STATES_PER_WORD;
-use super::{CHUNK, Config, Engine, EngineError, prefetch};
+use super::{Config, Engine, EngineError, prefetch};
 use crate::error::PathContext;
 use crate::games::oware::{self, Board, Ruleset, SIDE};
 use crate::index::oware as index;
@@ -137,19 +136,14 @@ fn solve_layer_with<L, E>(
     config: &Config,
     mark: i8,
     progress: Progress,
-    mut emit: impl FnMut(&[i8], &[i8]) -> Result<(), E>,
+    emit: impl FnMut(&[i8], &[i8]) -> Result<(), E>,
 ) -> Result<(), EngineError<E>>
 where
     L: LowerLayers<Error = E>,
     E: std::error::Error + 'static,
 {
-    assert!(config.part > 0 && config.part.is_multiple_of(CHUNK));
     let size = index::layer_size(seeds) as usize;
-    let scratch = Scratch {
-        dir: config.scratch.clone(),
-    };
-    scratch.create()?;
-    let mut layer = Compact {
+    let layer = Compact {
         rules,
         seeds,
         limits,
@@ -159,42 +153,7 @@ where
             source,
         })?,
     };
-    let mut checkpoint = Checkpoint::new(
-        &scratch.dir,
-        Engine::Compact,
-        rules,
-        seeds,
-        config.checkpoint_every,
-    );
-    let first = match checkpoint.load(&mut [layer.codes.words.as_bytes_mut()])? {
-        Some(next) => {
-            // Count the set-up and the positions resolved before the
-            // checkpoint again, so the bar ends full.
-            progress((size + layer.codes.resolved()) as u64);
-            next
-        }
-        None => {
-            layer.set_up(lower, config.part, &scratch, progress)?;
-            seeds as i8
-        }
-    };
-    for t in (1..=first).rev() {
-        layer.threshold(&scratch, t, progress)?;
-        if checkpoint.due(t - 1) {
-            checkpoint.save(&[layer.codes.words.as_bytes()], t - 1)?;
-        }
-    }
-    drop(layer);
-    final_pass(
-        seeds,
-        size,
-        config.part,
-        &scratch,
-        mark,
-        progress,
-        &mut emit,
-    )?;
-    scratch.remove()
+    solve_streamed(layer, rules, seeds, lower, config, mark, progress, emit)
 }
 
 /// The two-bit codes of a layer.
@@ -261,7 +220,21 @@ struct Resolved {
     lost: bool,
 }
 
-impl Compact {
+impl Streamed for Compact {
+    const ENGINE: Engine = Engine::Compact;
+
+    fn arrays(&self) -> Vec<&[u8]> {
+        vec![self.codes.words.as_bytes()]
+    }
+
+    fn arrays_mut(&mut self) -> Vec<&mut [u8]> {
+        vec![self.codes.words.as_bytes_mut()]
+    }
+
+    fn resolved(&self) -> usize {
+        self.codes.resolved()
+    }
+
     /// Exits into the files by size; positions without an exit are closed
     /// from the start (closing their last move loses at any threshold).
     fn set_up<L: LowerLayers<Error = E>, E: std::error::Error + 'static>(
@@ -297,7 +270,7 @@ impl Compact {
     /// closed, then everything they resolve in turn; the positions resolved
     /// go to their file.
     fn threshold<E: std::error::Error + 'static>(
-        &self,
+        &mut self,
         scratch: &Scratch,
         t: i8,
         progress: Progress,
@@ -346,7 +319,9 @@ impl Compact {
         pass.frontier.remove()?;
         Ok(())
     }
+}
 
+impl Compact {
     /// With its best exit worth at most `−t`: is every non-capturing move
     /// of `board` one to a child won at `t` or better?
     #[inline]
@@ -723,7 +698,7 @@ fn merge(path: &Path, runs: &[(u64, u64)], writer: &mut RankWriter) -> ScratchRe
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::solve::oware::{Lookup, solve_layer as solve_in_memory};
+    use crate::solve::oware::{CHUNK, Lookup, solve_layer as solve_in_memory};
     use crate::table::CAPTURE_DECIDES;
 
     /// Lower layers whose values are all in memory.

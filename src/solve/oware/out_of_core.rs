@@ -17,15 +17,14 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use super::checkpoint::Checkpoint;
 use super::outbox::{Outbox, propagate_threshold};
 use super::rank_stream::{RankReader, RankWriter, STREAM_BYTES};
-use super::scratch::{ExitFiles, Scratch, final_pass};
+use super::scratch::{ExitFiles, Scratch, Streamed, solve_streamed};
 use super::set_up::{LowerLayers, PART_BYTES, set_up_part};
 use super::states::{
     COUNTER, Exits, FRESH, LOSS, LOW_BITS, NIBBLE, PENDING, PER_WORD, RESOLVED, States,
 };
-use super::{CHUNK, Config, Engine, EngineError, prefetch};
+use super::{Config, Engine, EngineError, prefetch};
 use crate::distributed::Alone;
 use crate::games::oware::Ruleset;
 use crate::index::oware as index;
@@ -47,10 +46,7 @@ pub fn fixed_bytes(seeds: usize) -> u64 {
 }
 
 /// Solves layer `seeds` out of core, resuming from the checkpoint in
-/// `config.scratch` if there is one. Hands the values to `emit` part by part
-/// in rank order: the values, and the same with every value that is that of
-/// the position's best exit replaced by `mark`. Removes its scratch files
-/// when done.
+/// `config.scratch` if there is one; see [`solve_streamed`].
 pub fn solve_layer<L, E>(
     rules: Ruleset,
     seeds: usize,
@@ -58,72 +54,23 @@ pub fn solve_layer<L, E>(
     config: &Config,
     mark: i8,
     progress: Progress,
-    mut emit: impl FnMut(&[i8], &[i8]) -> Result<(), E>,
+    emit: impl FnMut(&[i8], &[i8]) -> Result<(), E>,
 ) -> Result<(), EngineError<E>>
 where
     L: LowerLayers<Error = E>,
     E: std::error::Error + 'static,
 {
-    assert!(config.part > 0 && config.part.is_multiple_of(CHUNK));
     let size = index::layer_size(seeds) as usize;
     let memory = |source| EngineError::Memory {
         seeds,
         bytes: (size as f64 * BYTES_PER_POSITION) as u64,
         source,
     };
-    let scratch = Scratch {
-        dir: config.scratch.clone(),
-    };
-    scratch.create()?;
-    let mut layer = OutOfCore {
+    let layer = OutOfCore {
         states: States::new(rules, seeds, 0..size).map_err(memory)?,
         closed_lose: BigArray::zeroed(size.div_ceil(64)).map_err(memory)?,
     };
-    let mut checkpoint = Checkpoint::new(
-        &scratch.dir,
-        Engine::OutOfCore,
-        rules,
-        seeds,
-        config.checkpoint_every,
-    );
-    let first = match checkpoint.load(&mut [
-        layer.states.words.as_bytes_mut(),
-        layer.closed_lose.as_bytes_mut(),
-    ])? {
-        Some(next) => {
-            // The set-up and the positions resolved before the checkpoint
-            // were counted then; count them again so the bar ends full.
-            progress((size + layer.states.resolved()) as u64);
-            next
-        }
-        None => {
-            layer.set_up(lower, config.part, &scratch, progress)?;
-            seeds as i8
-        }
-    };
-    let mut outbox = Outbox::new(vec![0, size], 0);
-    for t in (1..=first).rev() {
-        layer.seed(&scratch, t)?;
-        propagate_threshold(&layer.states, &layer, t, progress, &mut outbox, &Alone);
-        layer.record(&scratch, t)?;
-        if checkpoint.due(t - 1) {
-            checkpoint.save(
-                &[layer.states.words.as_bytes(), layer.closed_lose.as_bytes()],
-                t - 1,
-            )?;
-        }
-    }
-    drop(layer);
-    final_pass(
-        seeds,
-        size,
-        config.part,
-        &scratch,
-        mark,
-        progress,
-        &mut emit,
-    )?;
-    scratch.remove()
+    solve_streamed(layer, rules, seeds, lower, config, mark, progress, emit)
 }
 
 struct OutOfCore {
@@ -133,20 +80,22 @@ struct OutOfCore {
     closed_lose: BigArray<AtomicU64>,
 }
 
-impl Exits for OutOfCore {
-    #[inline]
-    fn lost_when_closed(&self, rank: usize, _t: i8) -> bool {
-        self.closed_lose[rank / 64].load(Ordering::Relaxed) & (1 << (rank % 64)) != 0
-    }
-    #[inline]
-    fn prefetch(&self, rank: usize) {
-        prefetch(&self.closed_lose[rank / 64]);
-    }
-}
+impl Streamed for OutOfCore {
+    const ENGINE: Engine = Engine::OutOfCore;
 
-impl OutOfCore {
-    fn mark_closed_lose(&self, rank: usize) {
-        self.closed_lose[rank / 64].fetch_or(1 << (rank % 64), Ordering::Relaxed);
+    fn arrays(&self) -> Vec<&[u8]> {
+        vec![self.states.words.as_bytes(), self.closed_lose.as_bytes()]
+    }
+
+    fn arrays_mut(&mut self) -> Vec<&mut [u8]> {
+        vec![
+            self.states.words.as_bytes_mut(),
+            self.closed_lose.as_bytes_mut(),
+        ]
+    }
+
+    fn resolved(&self) -> usize {
+        self.states.resolved()
     }
 
     /// Counters into the states; exits into the files by size; the bit set
@@ -172,6 +121,35 @@ impl OutOfCore {
         }
         files.finish()?;
         Ok(())
+    }
+
+    fn threshold<E: std::error::Error + 'static>(
+        &mut self,
+        scratch: &Scratch,
+        t: i8,
+        progress: Progress,
+    ) -> Result<(), EngineError<E>> {
+        self.seed(scratch, t)?;
+        let mut outbox = Outbox::new(vec![0, self.states.len], 0);
+        propagate_threshold(&self.states, &*self, t, progress, &mut outbox, &Alone);
+        self.record(scratch, t)
+    }
+}
+
+impl Exits for OutOfCore {
+    #[inline]
+    fn lost_when_closed(&self, rank: usize, _t: i8) -> bool {
+        self.closed_lose[rank / 64].load(Ordering::Relaxed) & (1 << (rank % 64)) != 0
+    }
+    #[inline]
+    fn prefetch(&self, rank: usize) {
+        prefetch(&self.closed_lose[rank / 64]);
+    }
+}
+
+impl OutOfCore {
+    fn mark_closed_lose(&self, rank: usize) {
+        self.closed_lose[rank / 64].fetch_or(1 << (rank % 64), Ordering::Relaxed);
     }
 
     /// Threshold `t` begins: the positions whose exits are worth `±t`.

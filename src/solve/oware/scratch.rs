@@ -2,18 +2,115 @@
 //! out-of-core and compact engines: each position's best exit in the file
 //! of its size `|exit|` (written once by the set-up, in rank order), the
 //! positions resolved at each threshold (one file a threshold), and the
-//! final pass that rebuilds the values from them.
+//! final pass that rebuilds the values from them; and the steps both
+//! engines take around their own ([`solve_streamed`]).
 
 use std::fs;
 use std::path::PathBuf;
 
 use rayon::prelude::*;
 
-use super::EngineError;
+use super::checkpoint::Checkpoint;
 use super::rank_stream::{RankReader, RankWriter, ScratchResult};
+use super::set_up::LowerLayers;
+use super::{CHUNK, Config, Engine, EngineError};
 use crate::error::PathContext;
+use crate::games::oware::Ruleset;
+use crate::index::oware as index;
 use crate::solve::Progress;
 use crate::solve::threshold::{self, NO_EXIT, Verdict};
+
+/// An engine that keeps a few arrays in memory and the rest in scratch
+/// files: what it does at each step of [`solve_streamed`].
+pub trait Streamed {
+    /// Names its checkpoint.
+    const ENGINE: Engine;
+    /// The arrays a checkpoint saves.
+    fn arrays(&self) -> Vec<&[u8]>;
+    /// The same, to load a checkpoint into.
+    fn arrays_mut(&mut self) -> Vec<&mut [u8]>;
+    /// Positions resolved so far.
+    fn resolved(&self) -> usize;
+    /// The set-up: exits into their files, the arrays' first state.
+    fn set_up<L: LowerLayers<Error = E>, E: std::error::Error + 'static>(
+        &mut self,
+        lower: &L,
+        part: usize,
+        scratch: &Scratch,
+        progress: Progress,
+    ) -> Result<(), EngineError<E>>;
+    /// Threshold `t`, to the file of the positions resolved at `t`.
+    fn threshold<E: std::error::Error + 'static>(
+        &mut self,
+        scratch: &Scratch,
+        t: i8,
+        progress: Progress,
+    ) -> Result<(), EngineError<E>>;
+}
+
+/// Solves layer `seeds` with `engine`, resuming from its checkpoint in
+/// `config.scratch` if there is one. Hands the values to `emit` part by part
+/// in rank order: the values, and the same with every value that is that of
+/// the position's best exit replaced by `mark`. Removes the scratch files
+/// when done.
+#[allow(clippy::too_many_arguments)]
+pub fn solve_streamed<X: Streamed, L, E>(
+    mut engine: X,
+    rules: Ruleset,
+    seeds: usize,
+    lower: &L,
+    config: &Config,
+    mark: i8,
+    progress: Progress,
+    mut emit: impl FnMut(&[i8], &[i8]) -> Result<(), E>,
+) -> Result<(), EngineError<E>>
+where
+    L: LowerLayers<Error = E>,
+    E: std::error::Error + 'static,
+{
+    assert!(config.part > 0 && config.part.is_multiple_of(CHUNK));
+    let size = index::layer_size(seeds) as usize;
+    let scratch = Scratch {
+        dir: config.scratch.clone(),
+    };
+    scratch.create()?;
+    let mut checkpoint = Checkpoint::new(
+        &scratch.dir,
+        X::ENGINE,
+        rules,
+        seeds,
+        config.checkpoint_every,
+    );
+    let first = match checkpoint.load(&mut engine.arrays_mut())? {
+        Some(next) => {
+            // The set-up and the positions resolved before the checkpoint
+            // were counted then; count them again so the bar ends full.
+            progress((size + engine.resolved()) as u64);
+            next
+        }
+        None => {
+            engine.set_up(lower, config.part, &scratch, progress)?;
+            seeds as i8
+        }
+    };
+    for t in (1..=first).rev() {
+        engine.threshold(&scratch, t, progress)?;
+        if checkpoint.due(t - 1) {
+            checkpoint.save(&engine.arrays(), t - 1)?;
+        }
+    }
+    drop(engine);
+    final_pass(
+        seeds,
+        size,
+        config.part,
+        &scratch,
+        mark,
+        progress,
+        &mut emit,
+    )?;
+    scratch.remove()
+}
 
 /// The scratch folder of one layer.
 pub struct Scratch {
@@ -82,7 +179,7 @@ impl ExitFiles {
 
 /// Rebuilds the values part by part from the files of resolved positions
 /// (and the exits, for the marks) and hands them to `emit`.
-pub fn final_pass<E: std::error::Error + 'static>(
+fn final_pass<E: std::error::Error + 'static>(
     seeds: usize,
     size: usize,
     part: usize,
