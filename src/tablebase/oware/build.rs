@@ -11,7 +11,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use super::lower::{Lower, LowerTables};
+use super::lower::{Lower, LowerTables, allocate_resident};
+use super::resolve;
 use super::{TablebaseError, open_table, ruleset_dir, table_meta, table_path};
 use crate::distributed::{self, Alone, Transport};
 use crate::error::{PathContext, WithPath};
@@ -489,7 +490,7 @@ fn place_lower_layers(
             (Lower::Stored(_), Place::Cached) => {
                 create_lower_cache(folder)?;
                 let mut out = RawWriter::create(path.clone())?;
-                lower.decode(s, batch, &mut |values| Ok(out.push(values)?))?;
+                resolve::decode(lower, s, batch, &mut |values| Ok(out.push(values)?))?;
                 out.finish()?;
             }
             (Lower::Cached(raw), Place::Resident) => {
@@ -500,14 +501,7 @@ fn place_lower_layers(
                 continue;
             }
             (Lower::Stored(_), Place::Resident) => {
-                let mut values = allocate_resident(s)?;
-                let mut filled = 0;
-                lower.decode(s, batch, &mut |decoded| {
-                    values[filled..][..decoded.len()].copy_from_slice(decoded);
-                    filled += decoded.len();
-                    Ok(())
-                })?;
-                lower.replace(s, Lower::Resident(values));
+                lower.make_resident(s, batch)?;
                 continue;
             }
             (_, Place::Stored) => {
@@ -519,16 +513,6 @@ fn place_lower_layers(
         lower.replace(s, Lower::Cached(RawLayer::open(&path, positions)?));
     }
     Ok(())
-}
-
-/// Memory for the values of layer `seeds`, kept for the layers above.
-fn allocate_resident(seeds: usize) -> Result<BigArray<i8>, TablebaseError> {
-    let bytes = index::layer_size(seeds);
-    BigArray::zeroed(bytes as usize).map_err(|source| TablebaseError::Memory {
-        seeds,
-        bytes,
-        source,
-    })
 }
 
 /// Where a lower layer goes while a layer is built.
