@@ -11,7 +11,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use super::lower::{Lower, LowerTables, allocate_resident};
+use super::layers::{Layer, Layers, allocate_resident};
 use super::resolve;
 use super::{TablebaseError, open_table, ruleset_dir, table_meta, table_path};
 use crate::distributed::{self, Alone, Transport};
@@ -211,14 +211,14 @@ pub fn build_on<T: Transport>(
         ..options.clone()
     };
     let options = &single;
-    let mut lower = LowerTables::new(rules);
+    let mut lower = Layers::new(rules);
     let mut reports = Vec::new();
     let mut sent = 0;
     for (seeds, table) in tables.into_iter().enumerate() {
         let positions = index::layer_size(seeds);
         let report = match table {
             Some(table) => {
-                lower.push(Lower::Stored(table));
+                lower.push(Layer::Stored(table));
                 LayerReport {
                     seeds,
                     positions,
@@ -257,11 +257,11 @@ pub fn build_on<T: Transport>(
                 };
                 let path = table_path(&folder, seeds);
                 let layer = match values {
-                    Some(values) => Lower::Resident(values),
+                    Some(values) => Layer::Resident(values),
                     None if cached(&folder, seeds, options).is_some() => {
-                        Lower::Cached(RawLayer::open(&raw::layer_path(&cache, seeds), positions)?)
+                        Layer::Cached(RawLayer::open(&raw::layer_path(&cache, seeds), positions)?)
                     }
-                    None => Lower::Stored(Table::open(&path)?),
+                    None => Layer::Stored(Table::open(&path)?),
                 };
                 lower.push(layer);
                 let seconds = start.elapsed().as_secs_f64();
@@ -337,7 +337,7 @@ struct LayerJob<'a> {
     seeds: usize,
     plan: &'a LayerPlan,
     options: &'a BuildOptions,
-    lower: &'a LowerTables,
+    lower: &'a Layers,
     observer: &'a dyn BuildObserver,
 }
 
@@ -453,7 +453,7 @@ fn place_lower_layers(
     room: u64,
     batch: usize,
     options: &BuildOptions,
-    lower: &mut LowerTables,
+    lower: &mut Layers,
 ) -> Result<(), TablebaseError> {
     let (mut resident, mut cached) = (0, 0);
     let mut places = Vec::new();
@@ -480,37 +480,37 @@ fn place_lower_layers(
         let path = raw::layer_path(&lower_cache_dir(folder), s);
         let positions = index::layer_size(s);
         match (lower.layer(s), place) {
-            (Lower::Resident(_), Place::Resident)
-            | (Lower::Cached(_), Place::Cached)
-            | (Lower::Stored(_), Place::Stored) => continue,
-            (Lower::Resident(values), Place::Cached) => {
+            (Layer::Resident(_), Place::Resident)
+            | (Layer::Cached(_), Place::Cached)
+            | (Layer::Stored(_), Place::Stored) => continue,
+            (Layer::Resident(values), Place::Cached) => {
                 create_lower_cache(folder)?;
                 raw::write_layer(&path, values)?;
             }
-            (Lower::Stored(_), Place::Cached) => {
+            (Layer::Stored(_), Place::Cached) => {
                 create_lower_cache(folder)?;
                 let mut out = RawWriter::create(path.clone())?;
                 resolve::decode(lower, s, batch, &mut |values| Ok(out.push(values)?))?;
                 out.finish()?;
             }
-            (Lower::Cached(raw), Place::Resident) => {
+            (Layer::Cached(raw), Place::Resident) => {
                 let mut values = allocate_resident(s)?;
                 values.copy_from_slice(raw.values());
-                lower.replace(s, Lower::Resident(values));
+                lower.replace(s, Layer::Resident(values));
                 remove_file(&path)?;
                 continue;
             }
-            (Lower::Stored(_), Place::Resident) => {
+            (Layer::Stored(_), Place::Resident) => {
                 lower.make_resident(s, batch)?;
                 continue;
             }
             (_, Place::Stored) => {
-                lower.replace(s, Lower::Stored(Table::open(table_path(folder, s))?));
+                lower.replace(s, Layer::Stored(Table::open(table_path(folder, s))?));
                 remove_file(&path)?;
                 continue;
             }
         }
-        lower.replace(s, Lower::Cached(RawLayer::open(&path, positions)?));
+        lower.replace(s, Layer::Cached(RawLayer::open(&path, positions)?));
     }
     Ok(())
 }
@@ -565,7 +565,7 @@ fn remove_file(path: &Path) -> Result<(), TablebaseError> {
 
 /// Whether the values of a layer just built stay in memory for the layers
 /// above.
-fn retain(seeds: usize, plan: &LayerPlan, options: &BuildOptions, lower: &LowerTables) -> bool {
+fn retain(seeds: usize, plan: &LayerPlan, options: &BuildOptions, lower: &Layers) -> bool {
     let positions = index::layer_size(seeds);
     let during = match plan.engine {
         // The values array is the engine's own.

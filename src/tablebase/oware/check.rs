@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
-use super::lower::{Lower, LowerTables};
+use super::layers::{Layer, Layers};
 use super::resolve::{LayerSource, Source};
 use super::{TablebaseError, missing_layer, open_table, ruleset_dir, table_meta, table_path};
 use crate::error::{PathContext, WithPath};
@@ -44,14 +44,14 @@ fn decode_resident(
     dir: &Path,
     rules: Ruleset,
     max_seeds: usize,
-    mut each: impl FnMut(usize, &LowerTables) -> Result<(), TablebaseError>,
+    mut each: impl FnMut(usize, &Layers) -> Result<(), TablebaseError>,
 ) -> Result<(), TablebaseError> {
     let folder = ruleset_dir(dir, rules);
-    let mut layers = LowerTables::new(rules);
+    let mut layers = Layers::new(rules);
     for seeds in 0..=max_seeds {
         let table =
             open_table(&folder, rules, seeds)?.ok_or_else(|| missing_layer(dir, rules, seeds))?;
-        layers.push(Lower::Stored(table));
+        layers.push(Layer::Stored(table));
         layers.make_resident(seeds, DECODE_BATCH)?;
         each(seeds, &layers)?;
     }
@@ -59,7 +59,7 @@ fn decode_resident(
 }
 
 /// The values of layers `0..=seeds`, all resident.
-fn resident(layers: &LowerTables, seeds: usize) -> Vec<&[i8]> {
+fn resident(layers: &Layers, seeds: usize) -> Vec<&[i8]> {
     (0..=seeds)
         .map(|s| match layers.source(s) {
             Ok(Source::Direct(values)) => values,

@@ -11,7 +11,7 @@
 mod batch;
 mod build;
 mod check;
-mod lower;
+mod layers;
 mod plan;
 mod probe;
 mod resolve;
@@ -340,7 +340,7 @@ mod tests {
     #[test]
     fn built_tables_mark_exactly_the_positions_decided_by_their_exits() {
         for rules in Ruleset::ALL {
-            let mut tables = lower::LowerTables::new(rules);
+            let mut tables = layers::Layers::new(rules);
             for seeds in 0..=9 {
                 let config = engine::Config {
                     part: engine::CHUNK,
@@ -368,7 +368,7 @@ mod tests {
                     );
                     index::next_indexed(&mut board);
                 }
-                tables.push(lower::Lower::Resident(solved.into_values()));
+                tables.push(layers::Layer::Resident(solved.into_values()));
             }
         }
     }

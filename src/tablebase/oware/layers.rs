@@ -1,4 +1,4 @@
-//! The finished lower layers as a build reads them. Each is resident (its
+//! The finished layers as a build (and `verify`) holds them. Each is resident (its
 //! values in memory, looked up directly), cached (its values decoded into a
 //! scratch file, memory-mapped: looked up directly too, but held by the
 //! page cache, outside the build's memory budget) or stored (its compressed
@@ -14,28 +14,28 @@ use crate::table::Table;
 use crate::table::raw::RawLayer;
 
 /// One finished layer.
-pub enum Lower {
+pub enum Layer {
     Resident(BigArray<i8>),
     Cached(RawLayer),
     Stored(Table),
 }
 
 /// Finished layers `0..len`, indexed by seeds.
-pub struct LowerTables {
+pub struct Layers {
     rules: Ruleset,
-    layers: Vec<Lower>,
+    layers: Vec<Layer>,
 }
 
-impl LowerTables {
-    pub fn new(rules: Ruleset) -> LowerTables {
-        LowerTables {
+impl Layers {
+    pub fn new(rules: Ruleset) -> Layers {
+        Layers {
             rules,
             layers: Vec::new(),
         }
     }
 
     /// Adds the next layer.
-    pub fn push(&mut self, layer: Lower) {
+    pub fn push(&mut self, layer: Layer) {
         self.layers.push(layer);
     }
 
@@ -44,19 +44,19 @@ impl LowerTables {
         self.layers
             .iter()
             .map(|l| match l {
-                Lower::Resident(values) => values.len() as u64,
-                Lower::Cached(_) | Lower::Stored(_) => 0,
+                Layer::Resident(values) => values.len() as u64,
+                Layer::Cached(_) | Layer::Stored(_) => 0,
             })
             .sum()
     }
 
     /// Layer `seeds`.
-    pub fn layer(&self, seeds: usize) -> &Lower {
+    pub fn layer(&self, seeds: usize) -> &Layer {
         &self.layers[seeds]
     }
 
     /// Puts `layer` in the place of layer `seeds` (freeing what it was).
-    pub fn replace(&mut self, seeds: usize, layer: Lower) {
+    pub fn replace(&mut self, seeds: usize, layer: Layer) {
         self.layers[seeds] = layer;
     }
 
@@ -70,7 +70,7 @@ impl LowerTables {
             filled += decoded.len();
             Ok(())
         })?;
-        self.replace(seeds, Lower::Resident(values));
+        self.replace(seeds, Layer::Resident(values));
         Ok(())
     }
 }
@@ -85,21 +85,21 @@ pub fn allocate_resident(seeds: usize) -> Result<BigArray<i8>, TablebaseError> {
     })
 }
 
-impl LayerSource for LowerTables {
+impl LayerSource for Layers {
     fn rules(&self) -> Ruleset {
         self.rules
     }
 
     fn source(&self, seeds: usize) -> Result<Source<'_>, TablebaseError> {
         Ok(match &self.layers[seeds] {
-            Lower::Resident(values) => Source::Direct(values),
-            Lower::Cached(raw) => Source::Direct(raw.values()),
-            Lower::Stored(table) => Source::Stored(table),
+            Layer::Resident(values) => Source::Direct(values),
+            Layer::Cached(raw) => Source::Direct(raw.values()),
+            Layer::Stored(table) => Source::Stored(table),
         })
     }
 }
 
-impl LowerLayers for LowerTables {
+impl LowerLayers for Layers {
     type Error = TablebaseError;
 
     fn resolve(&self, lookups: &mut [Lookup]) -> Result<(), TablebaseError> {
