@@ -11,48 +11,31 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+mod budget;
+mod lock;
+mod placement;
+
+pub use budget::{FIXED_BYTES, LayerPlan, plan_layer, plan_share};
+pub(super) use placement::residence_order;
+
 use super::layers::{Layer, Layers, allocate_resident};
-use super::resolve;
 use super::{TablebaseError, open_table, ruleset_dir, table_meta, table_path};
 use crate::distributed::{self, Alone, Transport};
 use crate::error::{PathContext, WithPath};
 use crate::games::oware::{MAX_SEEDS, Ruleset};
 use crate::index::oware as index;
 use crate::solve::array::BigArray;
-use crate::solve::oware::{
-    self as engine, CHUNK, Engine, EngineError, IN_MEMORY_BYTES_PER_POSITION, OUTBOX_BYTES,
-    PART_BYTES, out_of_core,
-};
+use crate::solve::oware::{self as engine, CHUNK, Engine, EngineError, OUTBOX_BYTES, out_of_core};
 use crate::table::raw::{self, RawLayer, RawWriter};
 use crate::table::{CAPTURE_DECIDES, PendingTable, Table, ValueEncoding};
 use crate::tablebase::FileError;
 use crate::tablebase::{BuildObserver, LayerReport, Outcomes, outcomes, writers};
+use budget::{MAX_PART, plan_rank};
+use lock::lock;
+use placement::{cached, create_lower_cache, lower_cache_dir, place_lower_layers, retain};
 
-/// Largest part of a layer set up (or written) at once while the lower
-/// layers it reads most fit in memory beside it; else parts grow up to a
-/// 16th of the layer: each part's batch of lower lookups takes about 32
-/// bytes a position, and reads every block of the stored lower layers it
-/// touches, so a layer reading its tables wants few parts.
-const MAX_PART: usize = 1 << 22;
-const MAX_PARTS: usize = 16;
-/// Memory beside the engines' arrays and parts: thread stacks, the table
-/// writer's batches, decoded blocks in flight, scratch buffers.
-pub const FIXED_BYTES: u64 = 48 << 20;
-/// Bytes per position of an in-memory part: its set-up.
-const IN_MEMORY_PART_BYTES: u64 = PART_BYTES;
 /// A layer that takes longer saves its state at the next threshold boundary.
 pub const CHECKPOINT_EVERY: Duration = Duration::from_secs(600);
-
-/// The engine and memory chosen for a layer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct LayerPlan {
-    /// The engine.
-    pub engine: Engine,
-    /// Positions set up (and written) at once.
-    pub part: usize,
-    /// Peak memory of the engine, its parts and the fixed overhead.
-    pub engine_bytes: u64,
-}
 
 /// How to build.
 #[derive(Clone, Debug)]
@@ -88,68 +71,6 @@ impl BuildOptions {
             outbox_bytes: OUTBOX_BYTES,
         }
     }
-}
-
-/// The engine for layer `seeds` under `budget` bytes: in memory if it fits,
-/// else out of core with the largest parts that fit, else the error that names
-/// the least budget that would do.
-pub fn plan_layer(seeds: usize, budget: u64) -> Result<LayerPlan, TablebaseError> {
-    plan_share(seeds, index::layer_size(seeds), budget)
-}
-
-/// [`plan_layer`] for a machine that holds `positions` of the layer (its
-/// share in a distributed build).
-pub fn plan_share(seeds: usize, positions: u64, budget: u64) -> Result<LayerPlan, TablebaseError> {
-    let rounded = (positions as usize).div_ceil(CHUNK) * CHUNK;
-    // The layers a set-up reads most: kept in memory, they are looked up
-    // directly, the fastest way; otherwise every part reads their tables.
-    // Whole layers, a byte a position, even for a share: its captures
-    // reach every position of them.
-    let hot: u64 = [2, 3]
-        .iter()
-        .filter_map(|&d| seeds.checked_sub(d))
-        .map(index::layer_size)
-        .sum();
-    // The largest part (a multiple of the engines' chunk) that `room` bytes
-    // hold at `bytes` a position, if any: up to `MAX_PART` if the room left
-    // holds the hot layers, else up to a 16th of the layer.
-    let part = |room: u64, bytes: u64| {
-        let chunks = room / (CHUNK as u64 * bytes);
-        let leaves_hot = room >= MAX_PART as u64 * bytes + hot;
-        let cap = match leaves_hot {
-            true => MAX_PART,
-            false => MAX_PART.max((rounded / MAX_PARTS).div_ceil(CHUNK) * CHUNK),
-        };
-        (chunks > 0).then(|| (chunks as usize * CHUNK).min(rounded.max(CHUNK)).min(cap))
-    };
-    let in_memory = (positions as f64 * IN_MEMORY_BYTES_PER_POSITION) as u64 + FIXED_BYTES;
-    if let Some(part) = budget
-        .checked_sub(in_memory)
-        .and_then(|room| part(room, IN_MEMORY_PART_BYTES))
-    {
-        return Ok(LayerPlan {
-            engine: Engine::InMemory,
-            part,
-            engine_bytes: in_memory + part as u64 * IN_MEMORY_PART_BYTES,
-        });
-    }
-    let base = (positions as f64 * out_of_core::BYTES_PER_POSITION) as u64
-        + out_of_core::fixed_bytes(seeds)
-        + FIXED_BYTES;
-    let minimum = base + CHUNK as u64 * out_of_core::PART_BYTES_PER_POSITION;
-    if budget < minimum {
-        return Err(TablebaseError::TooLittleMemory {
-            seeds,
-            budget,
-            minimum,
-        });
-    }
-    let part = part(budget - base, out_of_core::PART_BYTES_PER_POSITION).unwrap_or(CHUNK);
-    Ok(LayerPlan {
-        engine: Engine::OutOfCore,
-        part,
-        engine_bytes: base + part as u64 * out_of_core::PART_BYTES_PER_POSITION,
-    })
 }
 
 /// Builds the layers `0..=options.max_seeds` of `rules` under `dir` (the
@@ -298,38 +219,6 @@ pub fn build_on<T: Transport>(
     Ok(reports)
 }
 
-/// The engine for this rank's share of layer `seeds`; shares are built in
-/// memory only.
-fn plan_rank<T: Transport>(
-    seeds: usize,
-    options: &BuildOptions,
-    transport: &T,
-) -> Result<LayerPlan, TablebaseError> {
-    let budget = options.memory;
-    if transport.ranks() == 1 {
-        return plan_layer(seeds, budget);
-    }
-    // The notices queued and received.
-    let buffers = options.outbox_bytes * 2;
-    let size = index::layer_size(seeds) as usize;
-    let share = distributed::share(size, transport.rank(), transport.ranks(), CHUNK);
-    let plan = plan_share(seeds, share.len() as u64, budget.saturating_sub(buffers))?;
-    if plan.engine != Engine::InMemory {
-        return Err(TablebaseError::ShareTooLarge {
-            seeds,
-            ranks: transport.ranks(),
-            budget,
-            needed: (share.len() as f64 * engine::IN_MEMORY_BYTES_PER_POSITION) as u64
-                + FIXED_BYTES
-                + buffers,
-        });
-    }
-    Ok(LayerPlan {
-        engine_bytes: plan.engine_bytes + buffers,
-        ..plan
-    })
-}
-
 /// One layer to build, and what its build needs.
 struct LayerJob<'a> {
     folder: &'a Path,
@@ -412,137 +301,6 @@ fn build_share<T: Transport>(
     Ok((counts, kept))
 }
 
-/// Takes the build lock of a ruleset folder, or says who holds it.
-fn lock(folder: &Path) -> Result<fs::File, TablebaseError> {
-    let path = folder.join(".lock");
-    let io = |e| TablebaseError::from(WithPath::new(&path, FileError::Io(e)));
-    let file = fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&path)
-        .map_err(io)?;
-    match file.try_lock() {
-        Ok(()) => Ok(file),
-        Err(fs::TryLockError::WouldBlock) => Err(WithPath::new(folder, FileError::Locked).into()),
-        Err(fs::TryLockError::Error(source)) => Err(io(source)),
-    }
-}
-
-/// The lower layers layer `seeds` reads most, first: two and three seeds
-/// below (most captures take 2 or 3), then the next layer's, then lower.
-pub(super) fn residence_order(seeds: usize) -> impl Iterator<Item = usize> {
-    [2, 3, 1]
-        .into_iter()
-        .filter_map(move |d| seeds.checked_sub(d))
-        .chain((0..seeds.saturating_sub(3)).rev())
-}
-
-/// Places the lower layers for layer `seeds`, those it reads most first
-/// (in [`residence_order`]): resident while `room` bytes of memory hold
-/// them, then cached while `options.lower_cache` bytes of scratch hold
-/// them, else stored (read from their tables). A layer that becomes
-/// resident or cached is copied from where it is read directly, or decoded
-/// from its table `batch` positions at a time, from the lowest layer up (so
-/// a decode expands its positions through the layers below it read
-/// directly): a resumed build reads its lower layers as fast as one that
-/// built them. A layer that leaves the cache loses its file.
-fn place_lower_layers(
-    folder: &Path,
-    seeds: usize,
-    room: u64,
-    batch: usize,
-    options: &BuildOptions,
-    lower: &mut Layers,
-) -> Result<(), TablebaseError> {
-    let (mut resident, mut cached) = (0, 0);
-    let mut places = Vec::new();
-    for s in residence_order(seeds) {
-        let bytes = index::layer_size(s);
-        // Captures take two seeds or more: layer `s` is read by layers
-        // `s + 2` and up.
-        let read_later = s + 2 <= options.max_seeds;
-        let place = if !read_later {
-            Place::Stored
-        } else if resident + bytes <= room {
-            resident += bytes;
-            Place::Resident
-        } else if cached + bytes <= options.lower_cache {
-            cached += bytes;
-            Place::Cached
-        } else {
-            Place::Stored
-        };
-        places.push((s, place));
-    }
-    places.sort_by_key(|&(s, _)| s);
-    for (s, place) in places {
-        let path = raw::layer_path(&lower_cache_dir(folder), s);
-        let positions = index::layer_size(s);
-        match (lower.layer(s), place) {
-            (Layer::Resident(_), Place::Resident)
-            | (Layer::Cached(_), Place::Cached)
-            | (Layer::Stored(_), Place::Stored) => continue,
-            (Layer::Resident(values), Place::Cached) => {
-                create_lower_cache(folder)?;
-                raw::write_layer(&path, values)?;
-            }
-            (Layer::Stored(_), Place::Cached) => {
-                create_lower_cache(folder)?;
-                let mut out = RawWriter::create(path.clone())?;
-                resolve::decode(lower, s, batch, &mut |values| Ok(out.push(values)?))?;
-                out.finish()?;
-            }
-            (Layer::Cached(raw), Place::Resident) => {
-                let mut values = allocate_resident(s)?;
-                values.copy_from_slice(raw.values());
-                lower.replace(s, Layer::Resident(values));
-                remove_file(&path)?;
-                continue;
-            }
-            (Layer::Stored(_), Place::Resident) => {
-                lower.make_resident(s, batch)?;
-                continue;
-            }
-            (_, Place::Stored) => {
-                lower.replace(s, Layer::Stored(Table::open(table_path(folder, s))?));
-                remove_file(&path)?;
-                continue;
-            }
-        }
-        lower.replace(s, Layer::Cached(RawLayer::open(&path, positions)?));
-    }
-    Ok(())
-}
-
-/// Where a lower layer goes while a layer is built.
-#[derive(Clone, Copy)]
-enum Place {
-    Resident,
-    Cached,
-    Stored,
-}
-
-/// The scratch folder of the cached lower layers (raw `scores.N` files).
-fn lower_cache_dir(folder: &Path) -> PathBuf {
-    folder.join("lower-cache")
-}
-
-/// The cache file a layer just built is written to if its values are not
-/// kept in memory: if the cache could hold it for the layers above.
-fn cached(folder: &Path, seeds: usize, options: &BuildOptions) -> Option<PathBuf> {
-    (index::layer_size(seeds) <= options.lower_cache && seeds + 2 <= options.max_seeds)
-        .then(|| raw::layer_path(&lower_cache_dir(folder), seeds))
-}
-
-fn create_lower_cache(folder: &Path) -> Result<(), TablebaseError> {
-    let dir = lower_cache_dir(folder);
-    fs::create_dir_all(&dir)
-        .map_err(FileError::CreateDir)
-        .at(&dir)?;
-    Ok(())
-}
-
 /// Removes a folder and what it holds, if it is there.
 fn remove_dir(path: &Path) -> Result<(), TablebaseError> {
     match fs::remove_dir_all(path) {
@@ -554,27 +312,13 @@ fn remove_dir(path: &Path) -> Result<(), TablebaseError> {
 }
 
 /// Removes a file if it is there.
-fn remove_file(path: &Path) -> Result<(), TablebaseError> {
+pub(super) fn remove_file(path: &Path) -> Result<(), TablebaseError> {
     match fs::remove_file(path) {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
             Err(WithPath::new(path, FileError::Io(e)).into())
         }
         _ => Ok(()),
     }
-}
-
-/// Whether the values of a layer just built stay in memory for the layers
-/// above.
-fn retain(seeds: usize, plan: &LayerPlan, options: &BuildOptions, lower: &Layers) -> bool {
-    let positions = index::layer_size(seeds);
-    let during = match plan.engine {
-        // The values array is the engine's own.
-        Engine::InMemory => plan.engine_bytes,
-        // The engine's states are freed before the final pass.
-        Engine::OutOfCore => positions + plan.part as u64 * 4 + FIXED_BYTES,
-    };
-    lower.resident_bytes() + during.max(positions) <= options.memory
-        && seeds + 2 <= options.max_seeds
 }
 
 /// Builds one layer; writes its table (and raw file if asked). Returns its

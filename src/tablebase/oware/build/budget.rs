@@ -1,0 +1,126 @@
+//! The engine and the parts a memory budget allows for a layer.
+
+use super::BuildOptions;
+use crate::distributed::{self, Transport};
+use crate::index::oware as index;
+use crate::solve::oware::{
+    self as engine, CHUNK, Engine, IN_MEMORY_BYTES_PER_POSITION, PART_BYTES, out_of_core,
+};
+use crate::tablebase::oware::TablebaseError;
+
+/// Largest part of a layer set up (or written) at once while the lower
+/// layers it reads most fit in memory beside it; else parts grow up to a
+/// 16th of the layer: each part's batch of lower lookups takes about 32
+/// bytes a position, and reads every block of the stored lower layers it
+/// touches, so a layer reading its tables wants few parts.
+pub(super) const MAX_PART: usize = 1 << 22;
+const MAX_PARTS: usize = 16;
+/// Memory beside the engines' arrays and parts: thread stacks, the table
+/// writer's batches, decoded blocks in flight, scratch buffers.
+pub const FIXED_BYTES: u64 = 48 << 20;
+/// Bytes per position of an in-memory part: its set-up.
+const IN_MEMORY_PART_BYTES: u64 = PART_BYTES;
+/// The engine and memory chosen for a layer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LayerPlan {
+    /// The engine.
+    pub engine: Engine,
+    /// Positions set up (and written) at once.
+    pub part: usize,
+    /// Peak memory of the engine, its parts and the fixed overhead.
+    pub engine_bytes: u64,
+}
+
+/// The engine for layer `seeds` under `budget` bytes: in memory if it fits,
+/// else out of core with the largest parts that fit, else the error that names
+/// the least budget that would do.
+pub fn plan_layer(seeds: usize, budget: u64) -> Result<LayerPlan, TablebaseError> {
+    plan_share(seeds, index::layer_size(seeds), budget)
+}
+
+/// [`plan_layer`] for a machine that holds `positions` of the layer (its
+/// share in a distributed build).
+pub fn plan_share(seeds: usize, positions: u64, budget: u64) -> Result<LayerPlan, TablebaseError> {
+    let rounded = (positions as usize).div_ceil(CHUNK) * CHUNK;
+    // The layers a set-up reads most: kept in memory, they are looked up
+    // directly, the fastest way; otherwise every part reads their tables.
+    // Whole layers, a byte a position, even for a share: its captures
+    // reach every position of them.
+    let hot: u64 = [2, 3]
+        .iter()
+        .filter_map(|&d| seeds.checked_sub(d))
+        .map(index::layer_size)
+        .sum();
+    // The largest part (a multiple of the engines' chunk) that `room` bytes
+    // hold at `bytes` a position, if any: up to `MAX_PART` if the room left
+    // holds the hot layers, else up to a 16th of the layer.
+    let part = |room: u64, bytes: u64| {
+        let chunks = room / (CHUNK as u64 * bytes);
+        let leaves_hot = room >= MAX_PART as u64 * bytes + hot;
+        let cap = match leaves_hot {
+            true => MAX_PART,
+            false => MAX_PART.max((rounded / MAX_PARTS).div_ceil(CHUNK) * CHUNK),
+        };
+        (chunks > 0).then(|| (chunks as usize * CHUNK).min(rounded.max(CHUNK)).min(cap))
+    };
+    let in_memory = (positions as f64 * IN_MEMORY_BYTES_PER_POSITION) as u64 + FIXED_BYTES;
+    if let Some(part) = budget
+        .checked_sub(in_memory)
+        .and_then(|room| part(room, IN_MEMORY_PART_BYTES))
+    {
+        return Ok(LayerPlan {
+            engine: Engine::InMemory,
+            part,
+            engine_bytes: in_memory + part as u64 * IN_MEMORY_PART_BYTES,
+        });
+    }
+    let base = (positions as f64 * out_of_core::BYTES_PER_POSITION) as u64
+        + out_of_core::fixed_bytes(seeds)
+        + FIXED_BYTES;
+    let minimum = base + CHUNK as u64 * out_of_core::PART_BYTES_PER_POSITION;
+    if budget < minimum {
+        return Err(TablebaseError::TooLittleMemory {
+            seeds,
+            budget,
+            minimum,
+        });
+    }
+    let part = part(budget - base, out_of_core::PART_BYTES_PER_POSITION).unwrap_or(CHUNK);
+    Ok(LayerPlan {
+        engine: Engine::OutOfCore,
+        part,
+        engine_bytes: base + part as u64 * out_of_core::PART_BYTES_PER_POSITION,
+    })
+}
+
+/// The engine for this rank's share of layer `seeds`; shares are built in
+/// memory only.
+pub(super) fn plan_rank<T: Transport>(
+    seeds: usize,
+    options: &BuildOptions,
+    transport: &T,
+) -> Result<LayerPlan, TablebaseError> {
+    let budget = options.memory;
+    if transport.ranks() == 1 {
+        return plan_layer(seeds, budget);
+    }
+    // The notices queued and received.
+    let buffers = options.outbox_bytes * 2;
+    let size = index::layer_size(seeds) as usize;
+    let share = distributed::share(size, transport.rank(), transport.ranks(), CHUNK);
+    let plan = plan_share(seeds, share.len() as u64, budget.saturating_sub(buffers))?;
+    if plan.engine != Engine::InMemory {
+        return Err(TablebaseError::ShareTooLarge {
+            seeds,
+            ranks: transport.ranks(),
+            budget,
+            needed: (share.len() as f64 * engine::IN_MEMORY_BYTES_PER_POSITION) as u64
+                + FIXED_BYTES
+                + buffers,
+        });
+    }
+    Ok(LayerPlan {
+        engine_bytes: plan.engine_bytes + buffers,
+        ..plan
+    })
+}
