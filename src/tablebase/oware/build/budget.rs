@@ -1,11 +1,11 @@
 //! The engine and the parts a memory budget allows for a layer.
 
+use std::ops::Range;
+
 use super::BuildOptions;
-use crate::distributed::{self, Transport};
+use crate::distributed;
 use crate::index::oware as index;
-use crate::solve::oware::{
-    self as engine, CHUNK, Engine, IN_MEMORY_BYTES_PER_POSITION, PART_BYTES, out_of_core,
-};
+use crate::solve::oware::{CHUNK, Engine, IN_MEMORY_BYTES_PER_POSITION, PART_BYTES, out_of_core};
 use crate::tablebase::oware::TablebaseError;
 
 /// Largest part of a layer set up (or written) at once while the lower
@@ -93,34 +93,65 @@ pub fn plan_share(seeds: usize, positions: u64, budget: u64) -> Result<LayerPlan
     })
 }
 
-/// The engine for this rank's share of layer `seeds`; shares are built in
-/// memory only.
-pub(super) fn plan_rank<T: Transport>(
-    seeds: usize,
-    options: &BuildOptions,
-    transport: &T,
-) -> Result<LayerPlan, TablebaseError> {
-    let budget = options.memory;
-    if transport.ranks() == 1 {
-        return plan_layer(seeds, budget);
+/// What each layer of a build gets, per process.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Budget {
+    /// The layers built: `0..=max_seeds`.
+    pub max_seeds: usize,
+    /// Memory, bytes.
+    pub memory: u64,
+    /// Scratch for lower layers kept decoded (cached), bytes: none in a
+    /// distributed build, whose ranks read their tables.
+    pub lower_cache: u64,
+    /// Processes sharing each layer.
+    pub ranks: usize,
+    /// The notices a rank of a distributed build queues before an
+    /// exchange, bytes.
+    pub outbox_bytes: u64,
+}
+
+impl Budget {
+    /// The budget of each of `ranks` processes building with `options`.
+    pub fn new(options: &BuildOptions, ranks: usize) -> Budget {
+        Budget {
+            max_seeds: options.max_seeds,
+            memory: options.memory,
+            lower_cache: match ranks {
+                1 => options.lower_cache,
+                _ => 0,
+            },
+            ranks,
+            outbox_bytes: options.outbox_bytes,
+        }
     }
-    // The notices queued and received.
-    let buffers = options.outbox_bytes * 2;
-    let size = index::layer_size(seeds) as usize;
-    let share = distributed::share(size, transport.rank(), transport.ranks(), CHUNK);
-    let plan = plan_share(seeds, share.len() as u64, budget.saturating_sub(buffers))?;
-    if plan.engine != Engine::InMemory {
-        return Err(TablebaseError::ShareTooLarge {
-            seeds,
-            ranks: transport.ranks(),
-            budget,
-            needed: (share.len() as f64 * engine::IN_MEMORY_BYTES_PER_POSITION) as u64
-                + FIXED_BYTES
-                + buffers,
-        });
+
+    /// The positions of layer `seeds` that process `rank` holds.
+    pub fn share(&self, seeds: usize, rank: usize) -> Range<usize> {
+        distributed::share(index::layer_size(seeds) as usize, rank, self.ranks, CHUNK)
     }
-    Ok(LayerPlan {
-        engine_bytes: plan.engine_bytes + buffers,
-        ..plan
-    })
+
+    /// The engine for a process's `positions` of layer `seeds` (all of it,
+    /// or its share); shares are built in memory only, beside the notices
+    /// queued and received.
+    pub fn plan(&self, seeds: usize, positions: u64) -> Result<LayerPlan, TablebaseError> {
+        if self.ranks == 1 {
+            return plan_share(seeds, positions, self.memory);
+        }
+        let buffers = self.outbox_bytes * 2;
+        let plan = plan_share(seeds, positions, self.memory.saturating_sub(buffers))?;
+        if plan.engine != Engine::InMemory {
+            return Err(TablebaseError::ShareTooLarge {
+                seeds,
+                ranks: self.ranks,
+                budget: self.memory,
+                needed: (positions as f64 * IN_MEMORY_BYTES_PER_POSITION) as u64
+                    + FIXED_BYTES
+                    + buffers,
+            });
+        }
+        Ok(LayerPlan {
+            engine_bytes: plan.engine_bytes + buffers,
+            ..plan
+        })
+    }
 }

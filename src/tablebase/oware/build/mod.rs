@@ -15,24 +15,25 @@ mod budget;
 mod lock;
 mod placement;
 
-pub use budget::{FIXED_BYTES, LayerPlan, plan_layer, plan_share};
-pub(super) use placement::residence_order;
+pub(super) use budget::Budget;
+pub use budget::{FIXED_BYTES, LayerPlan, plan_layer};
+pub(super) use placement::{Place, lower_cache_dir, placement};
 
 use super::layers::{Layer, Layers, allocate_resident};
 use super::{TablebaseError, open_table, ruleset_dir, table_meta, table_path};
-use crate::distributed::{self, Alone, Transport};
+use crate::distributed::{Alone, Transport};
 use crate::error::{PathContext, WithPath};
 use crate::games::oware::{MAX_SEEDS, Ruleset};
 use crate::index::oware as index;
 use crate::solve::array::BigArray;
-use crate::solve::oware::{self as engine, CHUNK, Engine, EngineError, OUTBOX_BYTES, out_of_core};
+use crate::solve::oware::{self as engine, Engine, EngineError, OUTBOX_BYTES, out_of_core};
 use crate::table::raw::{self, RawLayer, RawWriter};
 use crate::table::{CAPTURE_DECIDES, PendingTable, Table, ValueEncoding};
 use crate::tablebase::FileError;
 use crate::tablebase::{BuildObserver, LayerReport, Outcomes, outcomes, writers};
-use budget::{MAX_PART, plan_rank};
+use budget::MAX_PART;
 use lock::lock;
-use placement::{cached, create_lower_cache, lower_cache_dir, place_lower_layers, retain};
+use placement::{cached, create_lower_cache, place_lower_layers, retain};
 
 /// A layer that takes longer saves its state at the next threshold boundary.
 pub const CHECKPOINT_EVERY: Duration = Duration::from_secs(600);
@@ -109,6 +110,7 @@ pub fn build_on<T: Transport>(
         0 => Some(lock(&folder)?),
         _ => None,
     };
+    let budget = Budget::new(options, transport.ranks());
     let mut tables = Vec::new();
     for seeds in 0..=max_seeds {
         tables.push(open_table(&folder, rules, seeds)?);
@@ -118,20 +120,15 @@ pub fn build_on<T: Transport>(
     let plans = (0..=max_seeds)
         .rev()
         .filter(|&s| tables[s].is_none())
-        .map(|s| plan_rank(s, options, transport).map(|p| (s, p)))
+        .map(|s| {
+            let share = budget.share(s, transport.rank());
+            budget.plan(s, share.len() as u64).map(|p| (s, p))
+        })
         .collect::<Result<Vec<_>, _>>()?;
     // A cache left by a killed build is not trusted: it is made again from
-    // the tables. The ranks of a distributed build read their tables.
+    // the tables.
     let cache = lower_cache_dir(&folder);
     remove_dir(&cache)?;
-    let single = BuildOptions {
-        lower_cache: match transport.ranks() {
-            1 => options.lower_cache,
-            _ => 0,
-        },
-        ..options.clone()
-    };
-    let options = &single;
     let mut lower = Layers::new(rules);
     let mut reports = Vec::new();
     let mut sent = 0;
@@ -150,14 +147,7 @@ pub fn build_on<T: Transport>(
             }
             None => {
                 let plan = plans.iter().find(|(s, _)| *s == seeds).unwrap().1;
-                place_lower_layers(
-                    &folder,
-                    seeds,
-                    options.memory - plan.engine_bytes,
-                    plan.part,
-                    options,
-                    &mut lower,
-                )?;
+                place_lower_layers(&folder, seeds, &plan, &budget, &mut lower)?;
                 observer.layer_planned(seeds, &plan, plan.engine_bytes + lower.resident_bytes());
                 let start = Instant::now();
                 let job = LayerJob {
@@ -166,6 +156,7 @@ pub fn build_on<T: Transport>(
                     seeds,
                     plan: &plan,
                     options,
+                    budget: &budget,
                     lower: &lower,
                     observer,
                 };
@@ -179,7 +170,7 @@ pub fn build_on<T: Transport>(
                 let path = table_path(&folder, seeds);
                 let layer = match values {
                     Some(values) => Layer::Resident(values),
-                    None if cached(&folder, seeds, options).is_some() => {
+                    None if cached(&folder, seeds, &budget).is_some() => {
                         Layer::Cached(RawLayer::open(&raw::layer_path(&cache, seeds), positions)?)
                     }
                     None => Layer::Stored(Table::open(&path)?),
@@ -226,6 +217,7 @@ struct LayerJob<'a> {
     seeds: usize,
     plan: &'a LayerPlan,
     options: &'a BuildOptions,
+    budget: &'a Budget,
     lower: &'a Layers,
     observer: &'a dyn BuildObserver,
 }
@@ -239,10 +231,10 @@ fn build_share<T: Transport>(
 ) -> Result<(Outcomes, Option<BigArray<i8>>), TablebaseError> {
     let (seeds, options) = (job.seeds, job.options);
     let size = index::layer_size(seeds) as usize;
-    let share = distributed::share(size, transport.rank(), transport.ranks(), CHUNK);
+    let share = job.budget.share(seeds, transport.rank());
     job.observer.layer_started(seeds, share.len() as u64);
     // Kept by all or by none: the gathers that fill it are collective.
-    let retain = transport.sum(u64::from(!retain(seeds, job.plan, options, job.lower))) == 0;
+    let retain = transport.sum(u64::from(!retain(seeds, job.plan, job.budget, job.lower))) == 0;
     let progress = |steps| job.observer.advance(steps);
     let config = engine::Config {
         part: job.plan.part,
@@ -330,12 +322,13 @@ fn build_layer(job: &LayerJob) -> Result<(Outcomes, Option<BigArray<i8>>), Table
         seeds,
         plan,
         options,
+        budget,
         lower,
         observer,
     } = job;
-    let retain = retain(seeds, plan, options, lower);
+    let retain = retain(seeds, plan, budget, lower);
     let progress = |steps| observer.advance(steps);
-    let cache = (!retain).then(|| cached(folder, seeds, options)).flatten();
+    let cache = (!retain).then(|| cached(folder, seeds, budget)).flatten();
     if cache.is_some() {
         create_lower_cache(folder)?;
     }

@@ -5,8 +5,8 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use super::budget::{FIXED_BYTES, LayerPlan};
-use super::{BuildOptions, remove_file};
+use super::budget::{Budget, FIXED_BYTES, LayerPlan};
+use super::remove_file;
 use crate::error::PathContext;
 use crate::index::oware as index;
 use crate::solve::oware::Engine;
@@ -18,52 +18,54 @@ use crate::tablebase::oware::{TablebaseError, resolve, table_path};
 
 /// The lower layers layer `seeds` reads most, first: two and three seeds
 /// below (most captures take 2 or 3), then the next layer's, then lower.
-pub(in crate::tablebase::oware) fn residence_order(seeds: usize) -> impl Iterator<Item = usize> {
+fn residence_order(seeds: usize) -> impl Iterator<Item = usize> {
     [2, 3, 1]
         .into_iter()
         .filter_map(move |d| seeds.checked_sub(d))
         .chain((0..seeds.saturating_sub(3)).rev())
 }
 
-/// Places the lower layers for layer `seeds`, those it reads most first
-/// (in [`residence_order`]): resident while `room` bytes of memory hold
-/// them, then cached while `options.lower_cache` bytes of scratch hold
-/// them, else stored (read from their tables). A layer that becomes
-/// resident or cached is copied from where it is read directly, or decoded
-/// from its table `batch` positions at a time, from the lowest layer up (so
-/// a decode expands its positions through the layers below it read
-/// directly): a resumed build reads its lower layers as fast as one that
-/// built them. A layer that leaves the cache loses its file.
-pub(super) fn place_lower_layers(
-    folder: &Path,
-    seeds: usize,
-    room: u64,
-    batch: usize,
-    options: &BuildOptions,
-    lower: &mut Layers,
-) -> Result<(), TablebaseError> {
+/// Where each lower layer of layer `seeds` goes (by seeds, `0..seeds`)
+/// when the layer is built as `plan` says: those it reads most first (in
+/// [`residence_order`]), resident while the memory the engine leaves holds
+/// them, then cached while the budget's scratch holds them, else stored
+/// (read from their tables).
+pub(crate) fn placement(seeds: usize, plan: &LayerPlan, budget: &Budget) -> Vec<Place> {
+    let room = budget.memory.saturating_sub(plan.engine_bytes);
     let (mut resident, mut cached) = (0, 0);
-    let mut places = Vec::new();
+    let mut places = vec![Place::Stored; seeds];
     for s in residence_order(seeds) {
         let bytes = index::layer_size(s);
         // Captures take two seeds or more: layer `s` is read by layers
         // `s + 2` and up.
-        let read_later = s + 2 <= options.max_seeds;
-        let place = if !read_later {
-            Place::Stored
-        } else if resident + bytes <= room {
+        if s + 2 > budget.max_seeds {
+            continue;
+        }
+        if resident + bytes <= room {
             resident += bytes;
-            Place::Resident
-        } else if cached + bytes <= options.lower_cache {
+            places[s] = Place::Resident;
+        } else if cached + bytes <= budget.lower_cache {
             cached += bytes;
-            Place::Cached
-        } else {
-            Place::Stored
-        };
-        places.push((s, place));
+            places[s] = Place::Cached;
+        }
     }
-    places.sort_by_key(|&(s, _)| s);
-    for (s, place) in places {
+    places
+}
+
+/// Places the lower layers for layer `seeds` as [`placement`] says. A
+/// layer that becomes resident or cached is copied from where it is read
+/// directly, or decoded from its table a part at a time, from the lowest
+/// layer up (so a decode expands its positions through the layers below it
+/// read directly): a resumed build reads its lower layers as fast as one
+/// that built them. A layer that leaves the cache loses its file.
+pub(super) fn place_lower_layers(
+    folder: &Path,
+    seeds: usize,
+    plan: &LayerPlan,
+    budget: &Budget,
+    lower: &mut Layers,
+) -> Result<(), TablebaseError> {
+    for (s, place) in placement(seeds, plan, budget).into_iter().enumerate() {
         let path = raw::layer_path(&lower_cache_dir(folder), s);
         let positions = index::layer_size(s);
         match (lower.layer(s), place) {
@@ -77,7 +79,7 @@ pub(super) fn place_lower_layers(
             (Layer::Stored(_), Place::Cached) => {
                 create_lower_cache(folder)?;
                 let mut out = RawWriter::create(path.clone())?;
-                resolve::decode(lower, s, batch, &mut |values| Ok(out.push(values)?))?;
+                resolve::decode(lower, s, plan.part, &mut |values| Ok(out.push(values)?))?;
                 out.finish()?;
             }
             (Layer::Cached(raw), Place::Resident) => {
@@ -88,7 +90,7 @@ pub(super) fn place_lower_layers(
                 continue;
             }
             (Layer::Stored(_), Place::Resident) => {
-                lower.make_resident(s, batch)?;
+                lower.make_resident(s, plan.part)?;
                 continue;
             }
             (_, Place::Stored) => {
@@ -103,22 +105,22 @@ pub(super) fn place_lower_layers(
 }
 
 /// Where a lower layer goes while a layer is built.
-#[derive(Clone, Copy)]
-enum Place {
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Place {
     Resident,
     Cached,
     Stored,
 }
 
 /// The scratch folder of the cached lower layers (raw `scores.N` files).
-pub(super) fn lower_cache_dir(folder: &Path) -> PathBuf {
+pub(crate) fn lower_cache_dir(folder: &Path) -> PathBuf {
     folder.join("lower-cache")
 }
 
 /// The cache file a layer just built is written to if its values are not
 /// kept in memory: if the cache could hold it for the layers above.
-pub(super) fn cached(folder: &Path, seeds: usize, options: &BuildOptions) -> Option<PathBuf> {
-    (index::layer_size(seeds) <= options.lower_cache && seeds + 2 <= options.max_seeds)
+pub(super) fn cached(folder: &Path, seeds: usize, budget: &Budget) -> Option<PathBuf> {
+    (index::layer_size(seeds) <= budget.lower_cache && seeds + 2 <= budget.max_seeds)
         .then(|| raw::layer_path(&lower_cache_dir(folder), seeds))
 }
 
@@ -132,12 +134,7 @@ pub(super) fn create_lower_cache(folder: &Path) -> Result<(), TablebaseError> {
 
 /// Whether the values of a layer just built stay in memory for the layers
 /// above.
-pub(super) fn retain(
-    seeds: usize,
-    plan: &LayerPlan,
-    options: &BuildOptions,
-    lower: &Layers,
-) -> bool {
+pub(super) fn retain(seeds: usize, plan: &LayerPlan, budget: &Budget, lower: &Layers) -> bool {
     let positions = index::layer_size(seeds);
     let during = match plan.engine {
         // The values array is the engine's own.
@@ -145,6 +142,5 @@ pub(super) fn retain(
         // The engine's states are freed before the final pass.
         Engine::OutOfCore => positions + plan.part as u64 * 4 + FIXED_BYTES,
     };
-    lower.resident_bytes() + during.max(positions) <= options.memory
-        && seeds + 2 <= options.max_seeds
+    lower.resident_bytes() + during.max(positions) <= budget.memory && seeds + 2 <= budget.max_seeds
 }
