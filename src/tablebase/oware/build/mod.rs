@@ -98,9 +98,8 @@ pub fn build_on<T: Transport>(
     observer: &dyn BuildObserver,
     transport: &T,
 ) -> Result<Vec<LayerReport>, TablebaseError> {
-    let max_seeds = options.max_seeds;
-    if max_seeds > MAX_SEEDS {
-        return Err(TablebaseError::TooManySeeds(max_seeds));
+    if options.max_seeds > MAX_SEEDS {
+        return Err(TablebaseError::TooManySeeds(options.max_seeds));
     }
     let folder = ruleset_dir(dir, rules);
     fs::create_dir_all(&folder)
@@ -111,95 +110,45 @@ pub fn build_on<T: Transport>(
         _ => None,
     };
     let budget = Budget::new(options, transport.ranks());
-    let mut tables = Vec::new();
-    for seeds in 0..=max_seeds {
-        tables.push(open_table(&folder, rules, seeds)?);
-    }
+    let tables = (0..=options.max_seeds)
+        .map(|seeds| open_table(&folder, rules, seeds))
+        .collect::<Result<Vec<_>, _>>()?;
     // Every layer is planned before any is built, the largest first: a
     // budget too small fails at once, naming what the whole build needs.
-    let plans = (0..=max_seeds)
-        .rev()
-        .filter(|&s| tables[s].is_none())
-        .map(|s| {
-            let share = budget.share(s, transport.rank());
-            budget.plan(s, share.len() as u64).map(|p| (s, p))
-        })
-        .collect::<Result<Vec<_>, _>>()?;
+    let mut plans = vec![None; tables.len()];
+    for seeds in (0..tables.len()).rev().filter(|&s| tables[s].is_none()) {
+        let share = budget.share(seeds, transport.rank());
+        plans[seeds] = Some(budget.plan(seeds, share.len() as u64)?);
+    }
     // A cache left by a killed build is not trusted: it is made again from
     // the tables.
     let cache = lower_cache_dir(&folder);
     remove_dir(&cache)?;
+    let mut run = Run {
+        folder: &folder,
+        rules,
+        options,
+        budget,
+        observer,
+        sent: 0,
+    };
     let mut lower = Layers::new(rules);
     let mut reports = Vec::new();
-    let mut sent = 0;
-    for (seeds, table) in tables.into_iter().enumerate() {
-        let positions = index::layer_size(seeds);
+    for (seeds, (table, plan)) in tables.into_iter().zip(plans).enumerate() {
         let report = match table {
             Some(table) => {
                 lower.push(Layer::Stored(table));
                 LayerReport {
                     seeds,
-                    positions,
+                    positions: index::layer_size(seeds),
                     outcomes: None,
                     seconds: None,
-                    bytes: fs::metadata(table_path(&folder, seeds)).map_or(0, |m| m.len()),
+                    bytes: file_len(&table_path(&folder, seeds)),
                 }
             }
             None => {
-                let plan = plans.iter().find(|(s, _)| *s == seeds).unwrap().1;
-                place_lower_layers(&folder, seeds, &plan, &budget, &mut lower)?;
-                observer.layer_planned(seeds, &plan, plan.engine_bytes + lower.resident_bytes());
-                let start = Instant::now();
-                let job = LayerJob {
-                    folder: &folder,
-                    rules,
-                    seeds,
-                    plan: &plan,
-                    options,
-                    budget: &budget,
-                    lower: &lower,
-                    observer,
-                };
-                let (outcomes, values) = match transport.ranks() {
-                    1 => {
-                        observer.layer_started(seeds, positions);
-                        build_layer(&job)?
-                    }
-                    _ => build_share(&job, transport)?,
-                };
-                let path = table_path(&folder, seeds);
-                let layer = match values {
-                    Some(values) => Layer::Resident(values),
-                    None if cached(&folder, seeds, &budget).is_some() => {
-                        Layer::Cached(RawLayer::open(&raw::layer_path(&cache, seeds), positions)?)
-                    }
-                    None => Layer::Stored(Table::open(&path)?),
-                };
-                lower.push(layer);
-                let seconds = start.elapsed().as_secs_f64();
-                if transport.rank() == 0 {
-                    let time = super::BuildTime {
-                        seeds,
-                        positions,
-                        seconds,
-                        threads: rayon::current_num_threads(),
-                        engine: plan.engine,
-                        ranks: transport.ranks(),
-                    };
-                    super::record_build_time(&folder, &time)?;
-                }
-                if transport.ranks() > 1 {
-                    let total = transport.sum(transport.bytes_sent());
-                    observer.layer_sent(seeds, total - sent);
-                    sent = total;
-                }
-                LayerReport {
-                    seeds,
-                    positions,
-                    outcomes: Some(outcomes),
-                    seconds: Some(seconds),
-                    bytes: fs::metadata(&path).map_or(0, |m| m.len()),
-                }
+                let plan = plan.expect("every layer to build is planned");
+                run.layer(seeds, &plan, &mut lower, transport)?
             }
         };
         observer.layer_finished(&report);
@@ -210,87 +159,236 @@ pub fn build_on<T: Transport>(
     Ok(reports)
 }
 
-/// One layer to build, and what its build needs.
-struct LayerJob<'a> {
+/// A build under way: what the build of each layer reads.
+struct Run<'a> {
     folder: &'a Path,
     rules: Ruleset,
-    seeds: usize,
-    plan: &'a LayerPlan,
     options: &'a BuildOptions,
-    budget: &'a Budget,
-    lower: &'a Layers,
+    budget: Budget,
     observer: &'a dyn BuildObserver,
+    /// Bytes the ranks sent each other for the layers built so far.
+    sent: u64,
 }
 
-/// Builds this rank's share of a layer with the others; rank 0 writes the
-/// table. Returns the layer's outcomes (on rank 0; empty elsewhere), and
-/// its values on every rank if they stay in memory.
-fn build_share<T: Transport>(
-    job: &LayerJob,
-    transport: &T,
-) -> Result<(Outcomes, Option<BigArray<i8>>), TablebaseError> {
-    let (seeds, options) = (job.seeds, job.options);
-    let size = index::layer_size(seeds) as usize;
-    let share = job.budget.share(seeds, transport.rank());
-    job.observer.layer_started(seeds, share.len() as u64);
-    // Kept by all or by none: the gathers that fill it are collective.
-    let retain = transport.sum(u64::from(!retain(seeds, job.plan, job.budget, job.lower))) == 0;
-    let progress = |steps| job.observer.advance(steps);
-    let config = engine::Config {
-        part: job.plan.part,
-        scratch: scratch_dir(job.folder, seeds),
-        checkpoint_every: None,
-    };
-    let solved = engine::solve_share(
-        job.rules,
-        seeds,
-        job.lower,
-        &config,
-        &progress,
-        transport,
-        options.outbox_bytes,
-    )
-    .map_err(|e| engine_error(e, seeds))?;
-    let mut out = match transport.rank() {
-        0 => Some(LayerOutput::create(
-            job.folder,
-            job.rules,
+impl Run<'_> {
+    /// Builds layer `seeds` as `plan` says, the layers below placed first,
+    /// and adds it to them; records its build time (and, distributed, the
+    /// bytes sent for it).
+    fn layer<T: Transport>(
+        &mut self,
+        seeds: usize,
+        plan: &LayerPlan,
+        lower: &mut Layers,
+        transport: &T,
+    ) -> Result<LayerReport, TablebaseError> {
+        let positions = index::layer_size(seeds);
+        place_lower_layers(self.folder, seeds, plan, &self.budget, lower)?;
+        let memory = plan.engine_bytes + lower.resident_bytes();
+        self.observer.layer_planned(seeds, plan, memory);
+        let start = Instant::now();
+        let (outcomes, values) = match transport.ranks() {
+            1 => {
+                self.observer.layer_started(seeds, positions);
+                self.build_layer(seeds, plan, lower)?
+            }
+            _ => self.build_share(seeds, plan, lower, transport)?,
+        };
+        lower.push(self.kept(seeds, values)?);
+        let seconds = start.elapsed().as_secs_f64();
+        if transport.rank() == 0 {
+            let time = super::BuildTime {
+                seeds,
+                positions,
+                seconds,
+                threads: rayon::current_num_threads(),
+                engine: plan.engine,
+                ranks: transport.ranks(),
+            };
+            super::record_build_time(self.folder, &time)?;
+        }
+        if transport.ranks() > 1 {
+            let total = transport.sum(transport.bytes_sent());
+            self.observer.layer_sent(seeds, total - self.sent);
+            self.sent = total;
+        }
+        Ok(LayerReport {
             seeds,
-            options.keep_raw.then(|| raw::layer_path(job.folder, seeds)),
-        )?),
-        _ => None,
-    };
-    let mut kept = match retain {
-        true => Some(allocate_resident(seeds)?),
-        false => None,
-    };
-    let mut counts = Outcomes::default();
-    // Every rank walks the same parts of the layer, giving the piece of
-    // each that falls in its share.
-    let mut marked = vec![0i8; MAX_PART];
-    for start in (0..size).step_by(MAX_PART) {
-        let end = (start + MAX_PART).min(size);
-        let piece = start.max(share.start).min(share.end)..end.min(share.end).max(share.start);
-        let local = piece.start - share.start..piece.end - share.start;
-        let marked = &mut marked[..piece.len()];
-        solved.mark(local.clone(), CAPTURE_DECIDES, marked);
-        let values = transport.gather(&solved.values()[local], retain);
-        let marked = transport.gather(marked, false);
-        if let Some(kept) = &mut kept {
-            kept[start..end].copy_from_slice(values.as_deref().unwrap());
-        }
-        if let (Some(out), Some(values), Some(marked)) = (&mut out, values, marked) {
-            counts = counts + outcomes(&values);
-            out.push(&values, &marked)?;
-        }
+            positions,
+            outcomes: Some(outcomes),
+            seconds: Some(seconds),
+            bytes: file_len(&table_path(self.folder, seeds)),
+        })
     }
-    drop(solved);
-    if let Some(out) = out {
-        out.finish()?;
+
+    /// How layer `seeds`, just built, is read by the layers above: its
+    /// `values` if they stay in memory, else its cache file if it has one,
+    /// else its table.
+    fn kept(&self, seeds: usize, values: Option<BigArray<i8>>) -> Result<Layer, TablebaseError> {
+        Ok(match (values, cached(self.folder, seeds, &self.budget)) {
+            (Some(values), _) => Layer::Resident(values),
+            (None, Some(path)) => Layer::Cached(RawLayer::open(&path, index::layer_size(seeds))?),
+            (None, None) => Layer::Stored(Table::open(table_path(self.folder, seeds))?),
+        })
     }
-    // The table is complete before any rank opens it.
-    transport.sum(0);
-    Ok((counts, kept))
+
+    /// Builds one layer; writes its table (and raw file if asked). Returns its
+    /// outcomes, and its values if they stay in memory.
+    fn build_layer(
+        &self,
+        seeds: usize,
+        plan: &LayerPlan,
+        lower: &Layers,
+    ) -> Result<(Outcomes, Option<BigArray<i8>>), TablebaseError> {
+        let &Run {
+            folder,
+            rules,
+            options,
+            ref budget,
+            observer,
+            ..
+        } = self;
+        let retain = retain(seeds, plan, budget, lower);
+        let progress = |steps| observer.advance(steps);
+        let cache = (!retain).then(|| cached(folder, seeds, budget)).flatten();
+        if cache.is_some() {
+            create_lower_cache(folder)?;
+        }
+        let published = options.keep_raw.then(|| raw::layer_path(folder, seeds));
+        let mut out =
+            LayerOutput::create(folder, rules, seeds, published.into_iter().chain(cache))?;
+        let scratch = scratch_dir(folder, seeds);
+        if engine::checkpoint_path(&scratch, plan.engine).exists() {
+            observer.layer_resumed(seeds);
+        }
+        let config = engine::Config {
+            part: plan.part,
+            scratch: scratch.clone(),
+            checkpoint_every: Some(options.checkpoint_every),
+        };
+        let values = match plan.engine {
+            Engine::InMemory => {
+                let solved = engine::solve_layer(rules, seeds, lower, &config, &progress)
+                    .map_err(|e| engine_error(e, seeds))?;
+                let outcomes = outcomes(solved.values());
+                solved.for_each_part(plan.part, CAPTURE_DECIDES, |values, marked| {
+                    out.push(values, marked)
+                })?;
+                out.finish()?;
+                (outcomes, retain.then(|| solved.into_values()))
+            }
+            Engine::OutOfCore => {
+                let mut kept = if retain {
+                    Some(allocate_resident(seeds)?)
+                } else {
+                    None
+                };
+                let mut at = 0;
+                let mut counts = Outcomes::default();
+                out_of_core::solve_layer(
+                    rules,
+                    seeds,
+                    lower,
+                    &config,
+                    CAPTURE_DECIDES,
+                    &progress,
+                    |values, marked| {
+                        counts = counts + outcomes(values);
+                        if let Some(kept) = &mut kept {
+                            kept[at..at + values.len()].copy_from_slice(values);
+                            at += values.len();
+                        }
+                        out.push(values, marked)
+                    },
+                )
+                .map_err(|e| engine_error(e, seeds))?;
+                out.finish()?;
+                (counts, kept)
+            }
+        };
+        // The layer's checkpoint, or an interrupted build's scratch files.
+        remove_dir(&scratch)?;
+        Ok(values)
+    }
+
+    /// Builds this rank's share of a layer with the others; rank 0 writes the
+    /// table. Returns the layer's outcomes (on rank 0; empty elsewhere), and
+    /// its values on every rank if they stay in memory.
+    fn build_share<T: Transport>(
+        &self,
+        seeds: usize,
+        plan: &LayerPlan,
+        lower: &Layers,
+        transport: &T,
+    ) -> Result<(Outcomes, Option<BigArray<i8>>), TablebaseError> {
+        let size = index::layer_size(seeds) as usize;
+        let share = self.budget.share(seeds, transport.rank());
+        self.observer.layer_started(seeds, share.len() as u64);
+        // Kept by all or by none: the gathers that fill it are collective.
+        let retain = transport.sum(u64::from(!retain(seeds, plan, &self.budget, lower))) == 0;
+        let progress = |steps| self.observer.advance(steps);
+        let config = engine::Config {
+            part: plan.part,
+            scratch: scratch_dir(self.folder, seeds),
+            checkpoint_every: None,
+        };
+        let solved = engine::solve_share(
+            self.rules,
+            seeds,
+            lower,
+            &config,
+            &progress,
+            transport,
+            self.options.outbox_bytes,
+        )
+        .map_err(|e| engine_error(e, seeds))?;
+        let mut out = match transport.rank() {
+            0 => Some(LayerOutput::create(
+                self.folder,
+                self.rules,
+                seeds,
+                self.options
+                    .keep_raw
+                    .then(|| raw::layer_path(self.folder, seeds)),
+            )?),
+            _ => None,
+        };
+        let mut kept = match retain {
+            true => Some(allocate_resident(seeds)?),
+            false => None,
+        };
+        let mut counts = Outcomes::default();
+        // Every rank walks the same parts of the layer, giving the piece of
+        // each that falls in its share.
+        let mut marked = vec![0i8; MAX_PART];
+        for start in (0..size).step_by(MAX_PART) {
+            let end = (start + MAX_PART).min(size);
+            let piece = start.max(share.start).min(share.end)..end.min(share.end).max(share.start);
+            let local = piece.start - share.start..piece.end - share.start;
+            let marked = &mut marked[..piece.len()];
+            solved.mark(local.clone(), CAPTURE_DECIDES, marked);
+            let values = transport.gather(&solved.values()[local], retain);
+            let marked = transport.gather(marked, false);
+            if let Some(kept) = &mut kept {
+                kept[start..end].copy_from_slice(values.as_deref().unwrap());
+            }
+            if let (Some(out), Some(values), Some(marked)) = (&mut out, values, marked) {
+                counts = counts + outcomes(&values);
+                out.push(&values, &marked)?;
+            }
+        }
+        drop(solved);
+        if let Some(out) = out {
+            out.finish()?;
+        }
+        // The table is complete before any rank opens it.
+        transport.sum(0);
+        Ok((counts, kept))
+    }
+}
+
+/// The length of a file, 0 if it cannot be read.
+fn file_len(path: &Path) -> u64 {
+    fs::metadata(path).map_or(0, |m| m.len())
 }
 
 /// Removes a folder and what it holds, if it is there.
@@ -311,81 +409,6 @@ pub(super) fn remove_file(path: &Path) -> Result<(), TablebaseError> {
         }
         _ => Ok(()),
     }
-}
-
-/// Builds one layer; writes its table (and raw file if asked). Returns its
-/// outcomes, and its values if they stay in memory.
-fn build_layer(job: &LayerJob) -> Result<(Outcomes, Option<BigArray<i8>>), TablebaseError> {
-    let &LayerJob {
-        folder,
-        rules,
-        seeds,
-        plan,
-        options,
-        budget,
-        lower,
-        observer,
-    } = job;
-    let retain = retain(seeds, plan, budget, lower);
-    let progress = |steps| observer.advance(steps);
-    let cache = (!retain).then(|| cached(folder, seeds, budget)).flatten();
-    if cache.is_some() {
-        create_lower_cache(folder)?;
-    }
-    let published = options.keep_raw.then(|| raw::layer_path(folder, seeds));
-    let mut out = LayerOutput::create(folder, rules, seeds, published.into_iter().chain(cache))?;
-    let scratch = scratch_dir(folder, seeds);
-    if engine::checkpoint_path(&scratch, plan.engine).exists() {
-        observer.layer_resumed(seeds);
-    }
-    let config = engine::Config {
-        part: plan.part,
-        scratch: scratch.clone(),
-        checkpoint_every: Some(options.checkpoint_every),
-    };
-    let values = match plan.engine {
-        Engine::InMemory => {
-            let solved = engine::solve_layer(rules, seeds, lower, &config, &progress)
-                .map_err(|e| engine_error(e, seeds))?;
-            let outcomes = outcomes(solved.values());
-            solved.for_each_part(plan.part, CAPTURE_DECIDES, |values, marked| {
-                out.push(values, marked)
-            })?;
-            out.finish()?;
-            (outcomes, retain.then(|| solved.into_values()))
-        }
-        Engine::OutOfCore => {
-            let mut kept = if retain {
-                Some(allocate_resident(seeds)?)
-            } else {
-                None
-            };
-            let mut at = 0;
-            let mut counts = Outcomes::default();
-            out_of_core::solve_layer(
-                rules,
-                seeds,
-                lower,
-                &config,
-                CAPTURE_DECIDES,
-                &progress,
-                |values, marked| {
-                    counts = counts + outcomes(values);
-                    if let Some(kept) = &mut kept {
-                        kept[at..at + values.len()].copy_from_slice(values);
-                        at += values.len();
-                    }
-                    out.push(values, marked)
-                },
-            )
-            .map_err(|e| engine_error(e, seeds))?;
-            out.finish()?;
-            (counts, kept)
-        }
-    };
-    // The layer's checkpoint, or an interrupted build's scratch files.
-    remove_dir(&scratch)?;
-    Ok(values)
 }
 
 /// The scratch folder of a layer's out-of-core build.
