@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
-use super::relay::{self, LayerFile, RelayGame, Step, StoredValues};
+use super::explicit::{ExplicitGame, LayerFile, Step, StoredValues};
 use super::store::Meta;
 use super::{BuildObserver, LayerReport};
 use crate::games::omweso::{self, Dedup, MoveGen, Outcome, Position, Rules};
@@ -27,7 +27,7 @@ use crate::index::stars_bars::{IndexError, StarsBars};
 use crate::solve::explicit::{self, Layer};
 use value::{draw, encode_wdl, no_move, win_value};
 
-pub use super::relay::RelayTbError as OmwesoTbError;
+pub use super::explicit::ExplicitTbError as OmwesoTbError;
 pub use probe::{MoveResult, MoveValue, OmwesoTablebase, Stats};
 pub use value::{Objective, Value, Wdl};
 
@@ -76,7 +76,7 @@ impl Config {
     }
 }
 
-impl RelayGame for Config {
+impl ExplicitGame for Config {
     type Position = Position;
     type Value = Value;
     type MoveGen = MoveGen;
@@ -211,7 +211,7 @@ pub fn build(
     config: Config,
     observer: &dyn BuildObserver,
 ) -> Result<Report, OmwesoTbError> {
-    let reports = relay::build(dir, config, config.layers(), observer)?;
+    let reports = super::explicit::build(dir, config, config.layers(), observer)?;
     let layer = reports.into_iter().next().expect("one layer");
     let longest_win = OmwesoTablebase::open(dir, config)?.stats()?.longest_win;
     Ok(Report { layer, longest_win })
