@@ -15,7 +15,7 @@ use super::store::Meta;
 use super::{BuildObserver, LayerReport};
 use crate::games::engehe::{self, MAX_COUNTERS, Outcome, Position, Rules};
 use crate::index::stars_bars::{IndexError, StarsBars};
-use crate::solve::explicit::{self, Layer};
+use crate::solve::explicit::{self, Depths, Layer};
 
 pub use super::explicit::ExplicitTbError as EngeheTbError;
 
@@ -128,7 +128,7 @@ impl ExplicitGame for Config {
         progress: &(dyn Fn(u64) + Sync),
     ) -> Result<StoredValues, EngeheTbError> {
         Ok(StoredValues::I8(
-            explicit::solve(layer, false, progress)?.values,
+            explicit::solve(layer, Depths::Without, progress)?.values,
         ))
     }
 

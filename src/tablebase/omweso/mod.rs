@@ -24,7 +24,7 @@ use super::store::Meta;
 use super::{BuildObserver, LayerReport};
 use crate::games::omweso::{self, Dedup, MoveGen, Outcome, Position, Rules};
 use crate::index::stars_bars::{IndexError, StarsBars};
-use crate::solve::explicit::{self, Layer};
+use crate::solve::explicit::{self, Depths, Layer};
 use value::{draw, encode_wdl, no_move, win_value};
 
 pub use super::explicit::ExplicitTbError as OmwesoTbError;
@@ -175,8 +175,11 @@ impl ExplicitGame for Config {
         layer: &dyn Layer,
         progress: &(dyn Fn(u64) + Sync),
     ) -> Result<StoredValues, OmwesoTbError> {
-        let wdl = self.objective == Objective::Wdl;
-        let solved = explicit::solve(layer, wdl, progress)?;
+        let depths = match self.objective {
+            Objective::Wdl => Depths::With,
+            Objective::Points => Depths::Without,
+        };
+        let solved = explicit::solve(layer, depths, progress)?;
         Ok(match solved.depths {
             Some(depths) => StoredValues::I16(
                 (solved.values.par_iter().zip(depths))
