@@ -29,6 +29,7 @@ pub mod distributed;
 pub mod error;
 pub mod games;
 pub mod index;
+pub mod memory;
 pub mod play;
 pub mod plot;
 #[cfg(feature = "server")]

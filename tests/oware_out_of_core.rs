@@ -1,10 +1,10 @@
-//! The out-of-core engine against the in-memory one: tables built under
-//! budgets so small that layers are set up in many parts, lower layers are
-//! read from their compressed tables (marks expanded through the layers
-//! below) or from cache files, and states are checkpointed at every
+//! The out-of-core and compact engines against the in-memory one: tables
+//! built under budgets so small that layers are set up in many parts, lower
+//! layers are read from their compressed tables (marks expanded through the
+//! layers below) or from cache files, and states are checkpointed at every
 //! threshold, are identical byte for byte to tables built with memory to
-//! spare; a build killed in the middle of a layer, out of core or in
-//! memory, resumes from its checkpoint to the same tables.
+//! spare; a build killed in the middle of a layer, in any engine, resumes
+//! from its checkpoint to the same tables.
 
 use std::path::Path;
 use std::process::Command;
@@ -38,11 +38,73 @@ fn the_tiny_budget_forces_every_out_of_core_path() {
         assert_eq!(engine, Engine::OutOfCore);
         assert!(part <= 1 << 17, "layer {seeds}: parts of {part}");
     }
+    // Below the out-of-core minimum the compact engine takes over; below
+    // its own, the error names it.
+    let out_of_core = minimum(Engine::OutOfCore, 26);
+    assert_eq!(plan_engine_of(26, out_of_core - 1), Engine::Compact);
+    assert_eq!(plan_engine_of(26, out_of_core), Engine::OutOfCore);
     let err = tb::plan_layer(30, TINY).unwrap_err().to_string();
+    let compact = minimum(Engine::Compact, 30);
+    assert!(compact < (1 << 30), "{compact}");
     assert!(
-        err.contains("layer 30 needs at least 1.") && err.contains("GiB"),
+        err.contains(&format!(
+            "layer 30 needs at least {}",
+            tb::human_bytes(compact)
+        )),
         "{err}"
     );
+}
+
+fn plan_engine_of(seeds: usize, budget: u64) -> Engine {
+    tb::plan_layer(seeds, budget).unwrap().engine
+}
+
+/// The least budget of `engine` for layer `seeds`.
+fn minimum(engine: Engine, seeds: usize) -> u64 {
+    match tb::plan_engine(engine, seeds, index::layer_size(seeds), 0) {
+        Err(tb::TablebaseError::TooLittleMemory { minimum, .. }) => minimum,
+        other => panic!("{other:?}"),
+    }
+}
+
+/// Tables of the compact engine, set up in parts of 32 Ki positions with
+/// every lower layer read from its table, or with memory to spare, and
+/// checkpointed at every threshold, are those of the in-memory engine.
+#[test]
+fn compact_tables_equal_in_memory_tables() {
+    let tight = (0..=MAX_SEEDS)
+        .map(|seeds| minimum(Engine::Compact, seeds))
+        .max()
+        .unwrap();
+    for rules in Ruleset::ALL {
+        let roomy = tempfile::tempdir().unwrap();
+        tb::build(
+            roomy.path(),
+            rules,
+            &tb::BuildOptions::new(MAX_SEEDS, 4 << 30),
+            &Quiet,
+        )
+        .unwrap();
+        for memory in [tight, 4 << 30] {
+            let compact = tempfile::tempdir().unwrap();
+            let options = tb::BuildOptions {
+                checkpoint_every: Duration::ZERO,
+                engine: Some(Engine::Compact),
+                ..tb::BuildOptions::new(MAX_SEEDS, memory)
+            };
+            let reports = tb::build(compact.path(), rules, &options, &Quiet).unwrap();
+            assert_eq!(reports.len(), MAX_SEEDS + 1);
+            let folder = tb::ruleset_dir(compact.path(), rules);
+            for seeds in 0..=MAX_SEEDS {
+                assert!(
+                    table(roomy.path(), rules, seeds) == table(compact.path(), rules, seeds),
+                    "{rules} layer {seeds} differs (memory {memory})"
+                );
+                assert!(!tb::scratch_dir(&folder, seeds).exists());
+            }
+            tb::verify(compact.path(), rules, MAX_SEEDS, None, &|_, _| {}).unwrap();
+        }
+    }
 }
 
 #[test]
@@ -165,23 +227,29 @@ fn a_build_on_finished_tables_decodes_them_into_memory() {
 /// an uninterrupted build.
 #[test]
 fn a_build_killed_mid_layer_resumes_from_its_checkpoint() {
-    killed_mid_layer_resumes(TINY, "checkpoint");
+    killed_mid_layer_resumes(TINY, None, "checkpoint");
+}
+
+/// The same for a layer built by the compact engine (its codes saved).
+#[test]
+fn a_compact_build_killed_mid_layer_resumes_from_its_checkpoint() {
+    killed_mid_layer_resumes(4 << 30, Some("compact"), "checkpoint.compact");
 }
 
 /// The same for a layer built in memory (its values and states saved).
 #[test]
 fn an_in_memory_build_killed_mid_layer_resumes_from_its_checkpoint() {
-    killed_mid_layer_resumes(4 << 30, "checkpoint.in-memory");
+    killed_mid_layer_resumes(4 << 30, None, "checkpoint.in-memory");
 }
 
-/// Builds abapa to 15 seeds under `memory`, kills the build once layer 15
-/// has saved the checkpoint file `name`, reruns it, and compares the tables
-/// with a fresh build.
-fn killed_mid_layer_resumes(memory: u64, name: &str) {
+/// Builds abapa to 15 seeds under `memory` (with `engine`, if given), kills
+/// the build once layer 15 has saved the checkpoint file `name`, reruns it,
+/// and compares the tables with a fresh build.
+fn killed_mid_layer_resumes(memory: u64, engine: Option<&str>, name: &str) {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().to_str().unwrap();
     let memory = memory.to_string();
-    let args = [
+    let mut args = vec![
         "build",
         "oware",
         "--rules",
@@ -195,8 +263,9 @@ fn killed_mid_layer_resumes(memory: u64, name: &str) {
         "--checkpoint-every",
         "0",
     ];
+    args.extend(engine.iter().flat_map(|e| ["--engine", e]));
     let exe = env!("CARGO_BIN_EXE_mancala-tb");
-    let mut child = Command::new(exe).args(args).spawn().unwrap();
+    let mut child = Command::new(exe).args(&args).spawn().unwrap();
     let folder = tb::ruleset_dir(dir.path(), Ruleset::Abapa);
     let checkpoint = tb::scratch_dir(&folder, 15).join(name);
     while !checkpoint.exists() {
@@ -210,7 +279,7 @@ fn killed_mid_layer_resumes(memory: u64, name: &str) {
     child.wait().unwrap();
     assert!(!folder.join("scores.15.mtb").exists());
 
-    let out = Command::new(exe).args(args).output().unwrap();
+    let out = Command::new(exe).args(&args).output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     assert!(

@@ -15,7 +15,7 @@ use mancala_tb::answer::OwareAnswer;
 use mancala_tb::error::MissingTable;
 use mancala_tb::games::oware::{self, Board, MAX_SEEDS, Ruleset};
 use mancala_tb::index::oware as index;
-use mancala_tb::tablebase::oware::{self as tb, OwareTablebase, PvEnd};
+use mancala_tb::tablebase::oware::{self as tb, Engine, OwareTablebase, PvEnd};
 
 /// Which Oware tables to use.
 #[derive(Debug, Args)]
@@ -52,10 +52,15 @@ pub struct BuildOware {
     #[arg(long)]
     keep_raw: bool,
     /// Memory budget (e.g. 6G, 512M, 1.5G; binary units). Each layer is built
-    /// in memory if it fits, else out of core with its states only in
-    /// memory. Default: the memory available now, less 10%
+    /// in memory if it fits (1.5 bytes a position), else out of core (0.625:
+    /// its states in memory, the rest in scratch files), else compact (0.25).
+    /// Default: the memory available now, less 10%
     #[arg(long, value_parser = parse_size)]
     memory: Option<u64>,
+    /// Build every layer with this engine (if it fits --memory) rather than
+    /// the fastest that fits: in-memory, out-of-core or compact
+    #[arg(long, value_parser = engine_name())]
+    engine: Option<Engine>,
     /// Lower layers kept decoded in scratch files (DIR/oware-RULES/lower-cache/,
     /// 1 byte a position) and read through the page cache, outside --memory:
     /// an out-of-core layer then reads them directly instead of decoding their
@@ -74,6 +79,14 @@ pub struct BuildOware {
     /// ranks see). Needs a binary built with `--features mpi`
     #[arg(long)]
     distributed: bool,
+}
+
+/// An engine as `--engine` names it: its name with dashes for spaces.
+fn engine_name() -> impl clap::builder::TypedValueParser<Value = Engine> {
+    use clap::builder::TypedValueParser;
+    clap::builder::PossibleValuesParser::new(["in-memory", "out-of-core", "compact"]).map(|name| {
+        (name.replace('-', " ").parse()).unwrap_or_else(|_| unreachable!("{name} names an engine"))
+    })
 }
 
 /// A size in bytes: a number with an optional unit K, M, G or T (powers of
@@ -111,33 +124,34 @@ fn parse_size_or_zero(s: &str) -> Result<u64, String> {
 }
 
 /// The budget and the lower cache a build uses: as given, or by default
-/// the memory available now (`MemAvailable`) less 10% for the budget, and
-/// what that share leaves beside the budget for the cache (none with the
-/// default budget). One reading of `MemAvailable` serves both.
+/// what the job may use now (the memory available, capped by its memory
+/// cgroup's limit) less 10% for the budget, and what that share leaves
+/// beside the budget for the cache (none with the default budget). A
+/// budget above the cgroup's limit is refused: the kernel would kill the
+/// build when it got there.
 fn memory_and_lower_cache(
     memory: Option<u64>,
     lower_cache: Option<u64>,
 ) -> anyhow::Result<(u64, u64)> {
-    let usable = usable_memory()?;
+    let cgroup = mancala_tb::memory::cgroup_limit();
+    if let (Some(asked), Some(limit)) = (memory.map(|m| m + lower_cache.unwrap_or(0)), &cgroup)
+        && asked > limit.bytes
+    {
+        return Err(super::exit::CliError::BadInput(format!(
+            "--memory and --lower-cache ask for {} but this job's memory cgroup allows {} \
+             ({}); lower them",
+            tb::human_bytes(asked),
+            tb::human_bytes(limit.bytes),
+            limit.file.display()
+        ))
+        .into());
+    }
+    let usable = mancala_tb::memory::usable()
+        .context("cannot tell the memory available (no /proc/meminfo); pass --memory")?
+        / 10
+        * 9;
     let memory = memory.unwrap_or(usable);
     Ok((memory, lower_cache.unwrap_or(usable.saturating_sub(memory))))
-}
-
-/// The memory available now (`MemAvailable`), less 10%.
-fn usable_memory() -> anyhow::Result<u64> {
-    Ok(available_memory()? / 10 * 9)
-}
-
-/// `MemAvailable` of /proc/meminfo, in bytes.
-fn available_memory() -> anyhow::Result<u64> {
-    let meminfo = std::fs::read_to_string("/proc/meminfo")
-        .context("cannot read /proc/meminfo for the memory available; pass --memory")?;
-    let kib: u64 = meminfo
-        .lines()
-        .find_map(|l| l.strip_prefix("MemAvailable:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .context("no MemAvailable in /proc/meminfo; pass --memory")?;
-    Ok(kib * 1024)
 }
 
 pub fn build(args: BuildOware) -> anyhow::Result<()> {
@@ -175,6 +189,7 @@ fn build_options(args: &BuildOware, memory: u64) -> tb::BuildOptions {
     tb::BuildOptions {
         keep_raw: args.keep_raw,
         checkpoint_every: std::time::Duration::from_secs(args.checkpoint_every),
+        engine: args.engine,
         ..tb::BuildOptions::new(args.max_seeds as usize, memory)
     }
 }
@@ -213,7 +228,7 @@ fn build_distributed(args: BuildOware) -> anyhow::Result<()> {
         Ok(match args.memory {
             Some(memory) => memory,
             // The ranks on this machine share its memory.
-            None => usable_memory()? / local_ranks(),
+            None => memory_and_lower_cache(None, Some(0))?.0 / local_ranks(),
         })
     };
     let memory = match setup() {

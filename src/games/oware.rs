@@ -290,6 +290,42 @@ pub fn legal_moves(rules: Ruleset, board: &Board) -> MoveList {
     moves
 }
 
+/// Whether `holds(pit, child)` is true of every legal non-capturing move of
+/// `board` (as [`legal_moves`] gives them), sowing only until one fails.
+/// The compact engine's test of a position whose moves may all be closed.
+#[inline]
+pub fn every_quiet_child(
+    rules: Ruleset,
+    board: &Board,
+    mut holds: impl FnMut(usize, &Board) -> bool,
+) -> bool {
+    // Moves after which the opponent has no seeds: legal only in awari, and
+    // only if every move starves.
+    let mut starving = [(0, [0u8; PITS], 0u8); SIDE];
+    let mut starved = 0;
+    let mut feeds = false;
+    for origin in 0..SIDE {
+        if board[origin] == 0 {
+            continue;
+        }
+        let (after, captured) = play_unchecked(rules, board, origin);
+        if after[SIDE..].iter().all(|&p| p == 0) {
+            starving[starved] = (origin, after, captured);
+            starved += 1;
+        } else {
+            feeds = true;
+            if captured == 0 && !holds(origin, &flip(&after)) {
+                return false;
+            }
+        }
+    }
+    feeds
+        || rules == Ruleset::Abapa
+        || starving[..starved]
+            .iter()
+            .all(|(origin, after, captured)| *captured != 0 || holds(*origin, &flip(after)))
+}
+
 /// The value of a position without legal moves.
 pub fn no_move_value(rules: Ruleset, board: &Board) -> i8 {
     let n = seeds(board) as i8;
@@ -550,6 +586,34 @@ mod tests {
                     });
                 }
                 assert_eq!(forward, backward, "{rules} with {n} seeds");
+            }
+        }
+    }
+
+    /// The lazy test agrees with the legal moves on every board of up to 7
+    /// seeds, for a test that fails on one child in turn.
+    #[test]
+    fn every_quiet_child_follows_the_legal_moves() {
+        for rules in Ruleset::ALL {
+            for n in 0..=7u8 {
+                for b in all_boards(n) {
+                    let quiet: Vec<(usize, Board)> = legal_moves(rules, &b)
+                        .iter()
+                        .filter(|m| m.captured == 0)
+                        .map(|m| (m.pit as usize, m.child))
+                        .collect();
+                    assert!(every_quiet_child(rules, &b, |p, c| quiet.contains(&(p, *c))));
+                    for &failing in &quiet {
+                        let holds = |p, c: &Board| (p, *c) != failing;
+                        assert!(!every_quiet_child(rules, &b, holds), "{rules} {b:?}");
+                    }
+                    let mut asked = 0;
+                    every_quiet_child(rules, &b, |_, _| {
+                        asked += 1;
+                        true
+                    });
+                    assert_eq!(asked, quiet.len(), "{rules} {b:?}");
+                }
             }
         }
     }

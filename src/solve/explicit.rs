@@ -202,7 +202,7 @@ pub fn solve(
     if size > MAX_POSITIONS {
         return Err(ExplicitError::TooManyPositions(size));
     }
-    if let Some(available) = available_memory()
+    if let Some(available) = crate::memory::usable()
         && size * BYTES_PER_POSITION > available
     {
         return Err(ExplicitError::OutOfMemory {
@@ -452,14 +452,6 @@ impl Graph {
         });
         Solved { values, depths }
     }
-}
-
-/// `MemAvailable` of Linux, if the system says.
-fn available_memory() -> Option<u64> {
-    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb << 10)
 }
 
 fn resolved(verdict: Verdict, t: i8, depth: u32) -> u32 {

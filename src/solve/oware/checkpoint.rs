@@ -26,6 +26,7 @@ pub fn checkpoint_path(scratch: &Path, engine: Engine) -> PathBuf {
     scratch.join(match engine {
         Engine::InMemory => "checkpoint.in-memory",
         Engine::OutOfCore => "checkpoint",
+        Engine::Compact => "checkpoint.compact",
     })
 }
 

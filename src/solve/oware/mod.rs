@@ -45,9 +45,11 @@ use outbox::{Outbox, propagate_threshold};
 use states::{COUNTER, Exits, FRESH, LOSS, LOW_BITS, NIBBLE, PENDING, PER_WORD, RESOLVED, States};
 
 mod checkpoint;
+pub mod compact;
 pub mod out_of_core;
 mod outbox;
 mod rank_stream;
+mod scratch;
 mod set_up;
 mod states;
 
@@ -85,6 +87,9 @@ pub enum Engine {
     /// States in memory, the rest streamed through scratch files
     /// ([`out_of_core::solve_layer`]).
     OutOfCore,
+    /// Two bits a position in memory, the rest streamed
+    /// ([`compact::solve_layer`]).
+    Compact,
 }
 
 impl Engine {
@@ -94,6 +99,7 @@ impl Engine {
         match self {
             Engine::InMemory => "InMemory",
             Engine::OutOfCore => "Bounded",
+            Engine::Compact => "Compact",
         }
     }
 }
@@ -106,6 +112,7 @@ impl std::str::FromStr for Engine {
         match text {
             "in memory" => Ok(Engine::InMemory),
             "out of core" => Ok(Engine::OutOfCore),
+            "compact" => Ok(Engine::Compact),
             _ => Err(format!("unknown engine {text:?}")),
         }
     }
@@ -117,6 +124,7 @@ impl std::fmt::Display for Engine {
         f.write_str(match self {
             Engine::InMemory => "in memory",
             Engine::OutOfCore => "out of core",
+            Engine::Compact => "compact",
         })
     }
 }

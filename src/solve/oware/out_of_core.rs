@@ -15,27 +15,23 @@
 //! At threshold boundaries the states can be saved to a checkpoint, from
 //! which a killed build resumes.
 
-use std::fs;
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
-
-use rayon::prelude::*;
 
 use super::checkpoint::Checkpoint;
 use super::outbox::{Outbox, propagate_threshold};
-use super::rank_stream::{RankReader, RankWriter, STREAM_BYTES, ScratchResult};
+use super::rank_stream::{RankReader, RankWriter, STREAM_BYTES};
+use super::scratch::{ExitFiles, Scratch, final_pass};
 use super::set_up::{LowerLayers, PART_BYTES, set_up_part};
 use super::states::{
     COUNTER, Exits, FRESH, LOSS, LOW_BITS, NIBBLE, PENDING, PER_WORD, RESOLVED, States,
 };
 use super::{CHUNK, Config, Engine, EngineError, prefetch};
 use crate::distributed::Alone;
-use crate::error::PathContext;
 use crate::games::oware::Ruleset;
 use crate::index::oware as index;
 use crate::solve::Progress;
 use crate::solve::array::BigArray;
-use crate::solve::threshold::{self, NO_EXIT, Verdict};
+use crate::solve::threshold::{self, Verdict};
 
 /// Bytes of memory per position of the layer: a 4-bit state and one bit.
 pub const BYTES_PER_POSITION: f64 = 0.625;
@@ -163,9 +159,7 @@ impl OutOfCore {
         progress: Progress,
     ) -> Result<(), EngineError<E>> {
         let (rules, seeds) = (self.states.rules, self.states.seeds);
-        let mut files = (0..=seeds)
-            .map(|size| RankWriter::create(scratch.exits(size)))
-            .collect::<ScratchResult<Vec<_>>>()?;
+        let mut files = ExitFiles::create(scratch, seeds)?;
         let mut exits = vec![0i8; part.min(self.states.words.len() * PER_WORD)];
         let size = index::layer_size(seeds) as usize;
         for start in (0..size).step_by(part) {
@@ -173,19 +167,10 @@ impl OutOfCore {
             let words =
                 &mut self.states.words[start / PER_WORD..(start + exits.len()).div_ceil(PER_WORD)];
             set_up_part(rules, seeds, start, exits, words, lower).map_err(EngineError::Lower)?;
-            for (i, &exit) in exits.iter().enumerate() {
-                let rank = start + i;
-                if exit == NO_EXIT {
-                    self.mark_closed_lose(rank);
-                } else {
-                    files[exit.unsigned_abs() as usize].push(rank as u64, exit < 0)?;
-                }
-            }
+            files.push_part(start, exits, |rank| self.mark_closed_lose(rank))?;
             progress(exits.len() as u64);
         }
-        for file in files {
-            file.finish()?;
-        }
+        files.finish()?;
         Ok(())
     }
 
@@ -238,81 +223,5 @@ impl OutOfCore {
             }
         }
         file.finish().map_err(EngineError::Scratch)
-    }
-}
-
-/// Rebuilds the values part by part from the files of resolved positions
-/// (and the exits, for the marks) and hands them to `emit`.
-fn final_pass<E: std::error::Error + 'static>(
-    seeds: usize,
-    size: usize,
-    part: usize,
-    scratch: &Scratch,
-    mark: i8,
-    progress: Progress,
-    emit: &mut impl FnMut(&[i8], &[i8]) -> Result<(), E>,
-) -> Result<(), EngineError<E>> {
-    let open = |path| RankReader::open(path).map_err(EngineError::Scratch);
-    let mut resolved = (1..=seeds)
-        .map(|t| Ok((t as i8, open(scratch.resolved(t as i8))?)))
-        .collect::<Result<Vec<_>, EngineError<E>>>()?;
-    let mut exit_files = (0..=seeds)
-        .map(|size| Ok((size as i8, open(scratch.exits(size))?)))
-        .collect::<Result<Vec<_>, EngineError<E>>>()?;
-    let mut values = vec![0i8; part.min(size)];
-    let mut exits = vec![NO_EXIT; part.min(size)];
-    let mut marked = vec![0i8; part.min(size)];
-    for start in (0..size).step_by(part) {
-        let len = part.min(size - start);
-        let end = (start + len) as u64;
-        let (values, exits, marked) = (&mut values[..len], &mut exits[..len], &mut marked[..len]);
-        values.fill(0);
-        exits.fill(NO_EXIT);
-        for (t, file) in &mut resolved {
-            while let Some((rank, lost)) = file.next_below(end)? {
-                values[rank as usize - start] =
-                    threshold::value(if lost { Verdict::Lost } else { Verdict::Won }, *t);
-            }
-        }
-        for (size, file) in &mut exit_files {
-            while let Some((rank, negative)) = file.next_below(end)? {
-                exits[rank as usize - start] = if negative { -*size } else { *size };
-            }
-        }
-        marked
-            .par_iter_mut()
-            .zip(values.par_iter().zip(exits.par_iter()))
-            .for_each(|(m, (&v, &e))| *m = if v == e { mark } else { v });
-        // Draws were never resolved: they are the last steps of the layer.
-        progress(values.par_iter().filter(|&&v| v == 0).count() as u64);
-        emit(values, marked).map_err(EngineError::Lower)?;
-    }
-    Ok(())
-}
-
-/// The scratch folder of one layer.
-struct Scratch {
-    dir: PathBuf,
-}
-
-impl Scratch {
-    fn create<E: std::error::Error + 'static>(&self) -> Result<(), EngineError<E>> {
-        fs::create_dir_all(&self.dir)
-            .at(&self.dir)
-            .map_err(EngineError::Scratch)
-    }
-
-    fn remove<E: std::error::Error + 'static>(&self) -> Result<(), EngineError<E>> {
-        fs::remove_dir_all(&self.dir)
-            .at(&self.dir)
-            .map_err(EngineError::Scratch)
-    }
-
-    fn exits(&self, size: usize) -> PathBuf {
-        self.dir.join(format!("exits.{size}"))
-    }
-
-    fn resolved(&self, t: i8) -> PathBuf {
-        self.dir.join(format!("resolved.{t}"))
     }
 }

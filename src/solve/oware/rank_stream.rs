@@ -4,7 +4,7 @@
 //! in rank order and read once (or once per threshold) in rank order.
 
 use std::fs::File;
-use std::io::{self, BufReader, BufWriter, Read, Write};
+use std::io::{self, BufReader, BufWriter, Read, Seek, SeekFrom, Take, Write};
 use std::path::PathBuf;
 
 use crate::error::{PathContext, WithPath};
@@ -22,6 +22,8 @@ pub struct RankWriter {
     path: PathBuf,
     out: BufWriter<File>,
     previous: u64,
+    /// Bytes written so far.
+    written: u64,
 }
 
 impl RankWriter {
@@ -32,29 +34,29 @@ impl RankWriter {
             out: BufWriter::with_capacity(BUFFER, file),
             path,
             previous: 0,
+            written: 0,
         })
     }
 
     /// Appends a rank, larger than the last one (or any, if first).
     #[inline]
     pub fn push(&mut self, rank: u64, flag: bool) -> ScratchResult<()> {
-        debug_assert!(rank >= self.previous);
-        let mut x = ((rank - self.previous) << 1) | u64::from(flag);
-        self.previous = rank;
         let mut bytes = [0u8; 10];
-        let mut len = 0;
-        loop {
-            let low = (x & 0x7f) as u8;
-            x >>= 7;
-            if x == 0 {
-                bytes[len] = low;
-                len += 1;
-                break;
-            }
-            bytes[len] = low | 0x80;
-            len += 1;
-        }
+        let len = encode(&mut self.previous, rank, flag, &mut bytes);
+        self.written += len as u64;
         self.out.write_all(&bytes[..len]).at(&self.path)
+    }
+
+    /// Starts a new stream in the same file (its ranks from 0 again), to be
+    /// read from the returned offset with [`RankReader::open_segment`].
+    pub fn restart(&mut self) -> u64 {
+        self.previous = 0;
+        self.written
+    }
+
+    /// Bytes written so far.
+    pub fn written(&self) -> u64 {
+        self.written
     }
 
     /// Flushes and syncs the file (a checkpoint may rely on it).
@@ -68,9 +70,29 @@ impl RankWriter {
     }
 }
 
+/// Writes the entry for `rank` after `previous` (and makes it the
+/// previous) into `bytes`; returns its length.
+#[inline]
+pub fn encode(previous: &mut u64, rank: u64, flag: bool, bytes: &mut [u8; 10]) -> usize {
+    debug_assert!(rank >= *previous);
+    let mut x = ((rank - *previous) << 1) | u64::from(flag);
+    *previous = rank;
+    let mut len = 0;
+    loop {
+        let low = (x & 0x7f) as u8;
+        x >>= 7;
+        if x == 0 {
+            bytes[len] = low;
+            return len + 1;
+        }
+        bytes[len] = low | 0x80;
+        len += 1;
+    }
+}
+
 pub struct RankReader {
     path: PathBuf,
-    input: BufReader<File>,
+    input: BufReader<Take<File>>,
     previous: u64,
     /// The next entry, read ahead.
     next: Option<(u64, bool)>,
@@ -78,9 +100,16 @@ pub struct RankReader {
 
 impl RankReader {
     pub fn open(path: PathBuf) -> ScratchResult<RankReader> {
-        let file = File::open(&path).at(&path)?;
+        RankReader::open_segment(path, 0, u64::MAX)
+    }
+
+    /// The entries written in `len` bytes from `offset` of the file, as a
+    /// file of their own.
+    pub fn open_segment(path: PathBuf, offset: u64, len: u64) -> ScratchResult<RankReader> {
+        let mut file = File::open(&path).at(&path)?;
+        file.seek(SeekFrom::Start(offset)).at(&path)?;
         let mut reader = RankReader {
-            input: BufReader::with_capacity(BUFFER, file),
+            input: BufReader::with_capacity(BUFFER, file.take(len)),
             path,
             previous: 0,
             next: None,

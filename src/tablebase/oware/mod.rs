@@ -20,8 +20,8 @@ use std::path::{Path, PathBuf};
 
 pub use batch::Probed;
 pub use build::{
-    BuildOptions, CHECKPOINT_EVERY, FIXED_BYTES, LayerPlan, build, build_on, plan_layer,
-    scratch_dir,
+    BuildOptions, CHECKPOINT_EVERY, FIXED_BYTES, LayerPlan, build, build_on, plan_engine,
+    plan_layer, scratch_dir,
 };
 pub use check::{decode_layers, export, import, verify};
 pub use plan::{
@@ -177,12 +177,13 @@ pub enum TablebaseError {
         source: std::io::Error,
     },
     #[error(
-        "layer {seeds} needs at least {} of memory even out of core; the budget is {} \
+        "layer {seeds} needs at least {} of memory ({engine}); the budget is {} \
          (raise --memory)",
         crate::tablebase::oware::human_bytes(*minimum),
         crate::tablebase::oware::human_bytes(*budget)
     )]
-    /// A memory budget below what a layer needs even out of core.
+    /// A memory budget below what a layer needs in the engine that needs
+    /// least (or in the engine asked for).
     TooLittleMemory {
         /// The layer.
         seeds: usize,
@@ -190,6 +191,8 @@ pub enum TablebaseError {
         budget: u64,
         /// The least it needs, in bytes.
         minimum: u64,
+        /// The engine that would need that much.
+        engine: Engine,
     },
     /// A distributed build whose share of a layer does not fit a rank's
     /// memory budget.

@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use serde::{Serialize, Serializer};
 
-use super::build::{Budget, BuildOptions, LayerPlan, Place, placement, plan_layer};
+use super::build::{Budget, BuildOptions, LayerPlan, Place, placement, plan_engine};
 use super::{BuildTime, TablebaseError, build, ruleset_dir, table_path};
 use crate::error::PathContext;
 use crate::games::oware::{MAX_SEEDS, Ruleset};
@@ -78,19 +78,21 @@ pub struct Calibration {
     pub in_memory: f64,
     /// Positions per second of that layer out of core.
     pub bounded: f64,
+    /// Positions per second of that layer in the compact engine.
+    pub compact: f64,
 }
 
-/// Builds layers `0..=seeds` in a temporary folder, the last one twice (in
-/// memory, then out of core with its lower layers read from their tables),
-/// and measures both rates. Runs on the current rayon pool.
+/// Builds layers `0..=seeds` in a temporary folder, the last one three
+/// times (in memory, then out of core and compact with its lower layers
+/// read from their tables), and measures the rates. Runs on the current rayon pool.
 pub fn calibrate(rules: Ruleset, seeds: usize) -> Result<Calibration, TablebaseError> {
     let dir = std::env::temp_dir().join(format!("mancala-tb-calibrate-{}", std::process::id()));
     let result = (|| {
         let roomy = 16 << 30;
         build(&dir, rules, &BuildOptions::new(seeds - 1, roomy), &Quiet)?;
-        let time = |memory| -> Result<f64, TablebaseError> {
+        let time = |options: BuildOptions| -> Result<f64, TablebaseError> {
             let start = Instant::now();
-            build(&dir, rules, &BuildOptions::new(seeds, memory), &Quiet)?;
+            build(&dir, rules, &options, &Quiet)?;
             let seconds = start.elapsed().as_secs_f64();
             let table = table_path(&ruleset_dir(&dir, rules), seeds);
             std::fs::remove_file(&table)
@@ -98,28 +100,35 @@ pub fn calibrate(rules: Ruleset, seeds: usize) -> Result<Calibration, TablebaseE
                 .at(&table)?;
             Ok(index::layer_size(seeds) as f64 / seconds)
         };
-        let in_memory = time(roomy)?;
+        let in_memory = time(BuildOptions::new(seeds, roomy))?;
         // The least budget of the bounded engine, with room for parts.
-        let tight = bounded_budget(seeds);
-        let bounded = time(tight)?;
+        let tight = |engine| BuildOptions {
+            engine: Some(engine),
+            ..BuildOptions::new(seeds, tight_budget(engine, seeds))
+        };
+        let bounded = time(tight(Engine::OutOfCore))?;
+        let compact = time(tight(Engine::Compact))?;
         Ok(Calibration {
             seeds,
             threads: rayon::current_num_threads(),
             in_memory,
             bounded,
+            compact,
         })
     })();
     let _ = std::fs::remove_dir_all(&dir);
     result
 }
 
-/// A budget that builds layer `seeds` out of core in parts of a few
+/// A budget that builds layer `seeds` with `engine` in parts of a few
 /// hundred thousand positions, with little room for lower layers.
-fn bounded_budget(seeds: usize) -> u64 {
+fn tight_budget(engine: Engine, seeds: usize) -> u64 {
     let positions = index::layer_size(seeds);
-    let mut budget = (positions as f64 * 0.7) as u64 + super::FIXED_BYTES + (8 << 20);
-    while plan_layer(seeds, budget).is_err() {
-        budget += 1 << 20;
+    let mut budget = super::FIXED_BYTES + (8 << 20);
+    while let Err(TablebaseError::TooLittleMemory { minimum, .. }) =
+        plan_engine(engine, seeds, positions, budget)
+    {
+        budget = minimum + (8 << 20);
     }
     budget
 }
@@ -262,6 +271,8 @@ pub struct LayerProjection {
 pub struct StatedAssumptions {
     /// [`Calibration::bounded`].
     pub bounded_rate: f64,
+    /// [`Calibration::compact`].
+    pub compact_rate: f64,
     /// [`Calibration::seeds`].
     pub calibration_seeds: usize,
     /// [`Calibration::threads`].
@@ -303,11 +314,12 @@ impl From<&Assumptions> for StatedAssumptions {
         let c = a.calibration;
         let mut stated = vec![
             format!(
-                "rates measured here on layer {} with {} threads: {:.2}M positions/s in memory, {:.2}M out of core",
+                "rates measured here on layer {} with {} threads: {:.2}M positions/s in memory, {:.2}M out of core, {:.2}M compact",
                 c.seeds,
                 c.threads,
                 c.in_memory / 1e6,
-                c.bounded / 1e6
+                c.bounded / 1e6,
+                c.compact / 1e6
             ),
             format!(
                 "rates scale linearly with threads ({} per node); where no build recorded a layer, they fall from the calibration's as (layer size)^-{RATE_EXPONENT}",
@@ -351,6 +363,7 @@ impl From<&Assumptions> for StatedAssumptions {
         }
         StatedAssumptions {
             bounded_rate: c.bounded,
+            compact_rate: c.compact,
             calibration_seeds: c.seeds,
             calibration_threads: c.threads,
             decode_seconds_per_position: DECODE_SECONDS_PER_POSITION,
@@ -435,6 +448,7 @@ pub fn project(max_seeds: usize, assumptions: &Assumptions) -> Result<Projection
             let rate = match plan.engine {
                 Engine::InMemory => in_memory,
                 Engine::OutOfCore => in_memory * c.bounded / c.in_memory,
+                Engine::Compact => in_memory * c.compact / c.in_memory,
             };
             let network = positions as f64 * sent_bytes_per_position(a.nodes)
                 / a.nodes as f64
@@ -444,7 +458,9 @@ pub fn project(max_seeds: usize, assumptions: &Assumptions) -> Result<Projection
             let scratch = lower.cached_bytes as f64
                 + match plan.engine {
                     Engine::InMemory => 0.0,
-                    Engine::OutOfCore => positions as f64 * SCRATCH_BYTES_PER_POSITION,
+                    Engine::OutOfCore | Engine::Compact => {
+                        positions as f64 * SCRATCH_BYTES_PER_POSITION
+                    }
                 };
             tables += positions as f64 * TABLE_BYTES_PER_POSITION;
             Ok(LayerProjection {
@@ -534,6 +550,7 @@ fn read_lower(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tablebase::oware::plan_layer;
 
     #[test]
     fn a_projection_prints_as_the_json_of_plan_oware() {
@@ -543,6 +560,7 @@ mod tests {
                 threads: 2,
                 in_memory: 10e6,
                 bounded: 5e6,
+                compact: 2.5e6,
             },
             threads: 2,
             nodes: 1,
@@ -689,6 +707,7 @@ mod tests {
                     threads: 1,
                     in_memory: 1e6,
                     bounded: 1e6,
+                    compact: 1e6,
                 },
                 threads: 1,
                 nodes: 1,
@@ -759,6 +778,7 @@ mod tests {
                 threads: 2,
                 in_memory: 10e6,
                 bounded: 5e6,
+                compact: 2.5e6,
             },
             threads: 4,
             nodes: 1,

@@ -5,7 +5,9 @@ use std::ops::Range;
 use super::BuildOptions;
 use crate::distributed;
 use crate::index::oware as index;
-use crate::solve::oware::{CHUNK, Engine, IN_MEMORY_BYTES_PER_POSITION, PART_BYTES, out_of_core};
+use crate::solve::oware::{
+    CHUNK, Engine, IN_MEMORY_BYTES_PER_POSITION, PART_BYTES, compact, out_of_core,
+};
 use crate::tablebase::oware::TablebaseError;
 
 /// Largest part of a layer set up (or written) at once while the lower
@@ -31,9 +33,9 @@ pub struct LayerPlan {
     pub engine_bytes: u64,
 }
 
-/// The engine for layer `seeds` under `budget` bytes: in memory if it fits,
-/// else out of core with the largest parts that fit, else the error that names
-/// the least budget that would do.
+/// The engine for layer `seeds` under `budget` bytes: the fastest that fits
+/// (in memory, out of core, compact) with the largest parts that fit, else
+/// the error that names the least budget that would do.
 pub fn plan_layer(seeds: usize, budget: u64) -> Result<LayerPlan, TablebaseError> {
     plan_share(seeds, index::layer_size(seeds), budget)
 }
@@ -41,6 +43,31 @@ pub fn plan_layer(seeds: usize, budget: u64) -> Result<LayerPlan, TablebaseError
 /// [`plan_layer`] for a machine that holds `positions` of the layer (its
 /// share in a distributed build).
 pub fn plan_share(seeds: usize, positions: u64, budget: u64) -> Result<LayerPlan, TablebaseError> {
+    let minimum = |e: &TablebaseError| match e {
+        TablebaseError::TooLittleMemory { minimum, .. } => *minimum,
+        _ => u64::MAX,
+    };
+    let mut least: Option<TablebaseError> = None;
+    for engine in [Engine::InMemory, Engine::OutOfCore, Engine::Compact] {
+        match plan_engine(engine, seeds, positions, budget) {
+            Ok(plan) => return Ok(plan),
+            // At small layers the compact engine's buffers outweigh the
+            // bits it saves: the error names whichever needs least.
+            Err(e) if least.as_ref().is_none_or(|l| minimum(&e) < minimum(l)) => least = Some(e),
+            Err(_) => {}
+        }
+    }
+    Err(least.expect("three engines were tried"))
+}
+
+/// [`plan_share`] with the engine given: its largest parts that fit, or
+/// the error that names its least budget.
+pub fn plan_engine(
+    engine: Engine,
+    seeds: usize,
+    positions: u64,
+    budget: u64,
+) -> Result<LayerPlan, TablebaseError> {
     let rounded = (positions as usize).div_ceil(CHUNK) * CHUNK;
     // The layers a set-up reads most: kept in memory, they are looked up
     // directly, the fastest way; otherwise every part reads their tables.
@@ -63,34 +90,40 @@ pub fn plan_share(seeds: usize, positions: u64, budget: u64) -> Result<LayerPlan
         };
         (chunks > 0).then(|| (chunks as usize * CHUNK).min(rounded.max(CHUNK)).min(cap))
     };
-    let in_memory = (positions as f64 * IN_MEMORY_BYTES_PER_POSITION) as u64 + FIXED_BYTES;
-    if let Some(part) = budget
-        .checked_sub(in_memory)
-        .and_then(|room| part(room, IN_MEMORY_PART_BYTES))
+    // Memory the engine takes whatever its parts, and per position of a part.
+    let (base, part_bytes) = match engine {
+        Engine::InMemory => (
+            (positions as f64 * IN_MEMORY_BYTES_PER_POSITION) as u64,
+            IN_MEMORY_PART_BYTES,
+        ),
+        Engine::OutOfCore => (
+            (positions as f64 * out_of_core::BYTES_PER_POSITION) as u64
+                + out_of_core::fixed_bytes(seeds),
+            out_of_core::PART_BYTES_PER_POSITION,
+        ),
+        Engine::Compact => (
+            (positions as f64 * compact::BYTES_PER_POSITION) as u64
+                + compact::fixed_bytes(seeds, rayon::current_num_threads()),
+            compact::PART_BYTES_PER_POSITION,
+        ),
+    };
+    let base = base + FIXED_BYTES;
+    match budget
+        .checked_sub(base)
+        .and_then(|room| part(room, part_bytes))
     {
-        return Ok(LayerPlan {
-            engine: Engine::InMemory,
+        Some(part) => Ok(LayerPlan {
+            engine,
             part,
-            engine_bytes: in_memory + part as u64 * IN_MEMORY_PART_BYTES,
-        });
-    }
-    let base = (positions as f64 * out_of_core::BYTES_PER_POSITION) as u64
-        + out_of_core::fixed_bytes(seeds)
-        + FIXED_BYTES;
-    let minimum = base + CHUNK as u64 * out_of_core::PART_BYTES_PER_POSITION;
-    if budget < minimum {
-        return Err(TablebaseError::TooLittleMemory {
+            engine_bytes: base + part as u64 * part_bytes,
+        }),
+        None => Err(TablebaseError::TooLittleMemory {
             seeds,
             budget,
-            minimum,
-        });
+            minimum: base + CHUNK as u64 * part_bytes,
+            engine,
+        }),
     }
-    let part = part(budget - base, out_of_core::PART_BYTES_PER_POSITION).unwrap_or(CHUNK);
-    Ok(LayerPlan {
-        engine: Engine::OutOfCore,
-        part,
-        engine_bytes: base + part as u64 * out_of_core::PART_BYTES_PER_POSITION,
-    })
 }
 
 /// What each layer of a build gets, per process.
@@ -108,6 +141,9 @@ pub(crate) struct Budget {
     /// The notices a rank of a distributed build queues before an
     /// exchange, bytes.
     pub outbox_bytes: u64,
+    /// The engine of every layer a single process builds, if it fits;
+    /// `None`: the fastest that fits.
+    pub engine: Option<Engine>,
 }
 
 impl Budget {
@@ -122,6 +158,7 @@ impl Budget {
             },
             ranks,
             outbox_bytes: options.outbox_bytes,
+            engine: options.engine,
         }
     }
 
@@ -135,7 +172,10 @@ impl Budget {
     /// queued and received.
     pub fn plan(&self, seeds: usize, positions: u64) -> Result<LayerPlan, TablebaseError> {
         if self.ranks == 1 {
-            return plan_share(seeds, positions, self.memory);
+            return match self.engine {
+                Some(engine) => plan_engine(engine, seeds, positions, self.memory),
+                None => plan_share(seeds, positions, self.memory),
+            };
         }
         let buffers = self.outbox_bytes * 2;
         let plan = plan_share(seeds, positions, self.memory.saturating_sub(buffers))?;

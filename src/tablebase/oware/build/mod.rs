@@ -16,7 +16,7 @@ mod lock;
 mod placement;
 
 pub(super) use budget::Budget;
-pub use budget::{FIXED_BYTES, LayerPlan, plan_layer};
+pub use budget::{FIXED_BYTES, LayerPlan, plan_engine, plan_layer};
 pub(super) use placement::{Place, lower_cache_dir, placement};
 
 use super::layers::{Layer, Layers, allocate_resident};
@@ -26,7 +26,9 @@ use crate::error::{PathContext, WithPath};
 use crate::games::oware::{MAX_SEEDS, Ruleset};
 use crate::index::oware as index;
 use crate::solve::array::BigArray;
-use crate::solve::oware::{self as engine, Engine, EngineError, OUTBOX_BYTES, out_of_core};
+use crate::solve::oware::{
+    self as engine, Engine, EngineError, OUTBOX_BYTES, compact, out_of_core,
+};
 use crate::table::raw::{self, RawLayer, RawWriter};
 use crate::table::{CAPTURE_DECIDES, PendingTable, Table, ValueEncoding};
 use crate::tablebase::FileError;
@@ -57,6 +59,9 @@ pub struct BuildOptions {
     /// In a distributed build, the notices a rank queues for the others
     /// before an exchange; it receives at most as much.
     pub outbox_bytes: u64,
+    /// The engine of every layer built, if it fits the budget; `None`: the
+    /// fastest that fits.
+    pub engine: Option<Engine>,
 }
 
 impl BuildOptions {
@@ -70,6 +75,7 @@ impl BuildOptions {
             keep_raw: false,
             checkpoint_every: CHECKPOINT_EVERY,
             outbox_bytes: OUTBOX_BYTES,
+            engine: None,
         }
     }
 }
@@ -276,7 +282,7 @@ impl Run<'_> {
                 out.finish()?;
                 (outcomes, retain.then(|| solved.into_values()))
             }
-            Engine::OutOfCore => {
+            Engine::OutOfCore | Engine::Compact => {
                 let mut kept = if retain {
                     Some(allocate_resident(seeds)?)
                 } else {
@@ -284,22 +290,23 @@ impl Run<'_> {
                 };
                 let mut at = 0;
                 let mut counts = Outcomes::default();
-                out_of_core::solve_layer(
-                    rules,
-                    seeds,
-                    lower,
-                    &config,
-                    CAPTURE_DECIDES,
-                    &progress,
-                    |values, marked| {
-                        counts = counts + outcomes(values);
-                        if let Some(kept) = &mut kept {
-                            kept[at..at + values.len()].copy_from_slice(values);
-                            at += values.len();
-                        }
-                        out.push(values, marked)
-                    },
-                )
+                let emit = |values: &[i8], marked: &[i8]| {
+                    counts = counts + outcomes(values);
+                    if let Some(kept) = &mut kept {
+                        kept[at..at + values.len()].copy_from_slice(values);
+                        at += values.len();
+                    }
+                    out.push(values, marked)
+                };
+                let (mark, progress) = (CAPTURE_DECIDES, &progress);
+                match plan.engine {
+                    Engine::Compact => {
+                        compact::solve_layer(rules, seeds, lower, &config, mark, progress, emit)
+                    }
+                    _ => {
+                        out_of_core::solve_layer(rules, seeds, lower, &config, mark, progress, emit)
+                    }
+                }
                 .map_err(|e| engine_error(e, seeds))?;
                 out.finish()?;
                 (counts, kept)

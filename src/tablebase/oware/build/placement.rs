@@ -140,7 +140,7 @@ pub(super) fn retain(seeds: usize, plan: &LayerPlan, budget: &Budget, lower: &La
         // The values array is the engine's own.
         Engine::InMemory => plan.engine_bytes,
         // The engine's states are freed before the final pass.
-        Engine::OutOfCore => positions + plan.part as u64 * 4 + FIXED_BYTES,
+        Engine::OutOfCore | Engine::Compact => positions + plan.part as u64 * 4 + FIXED_BYTES,
     };
     lower.resident_bytes() + during.max(positions) <= budget.memory && seeds + 2 <= budget.max_seeds
 }

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# The workstation's ratio, rehearsed (issue #20): a 64 GB machine building
+# layer 48 has about 0.31 bytes a position, page cache included. This builds
+# layers FIRST..LAST (default 25..26) from finished layers 0..FIRST-1 twice,
+# alternating, ROUNDS times (default 1):
+#   - inside a memory cgroup of LIMIT (default 300M), which the kernel
+#     charges with the page cache too, with the default budget (the build
+#     reads the cgroup's limit);
+#   - unconstrained, in memory.
+# and prints each build's wall time, the cgroup's peak, and whether the
+# tables are identical. Needs root (it creates the cgroup; v1 or v2).
+#
+#   scripts/rehearse-workstation.sh LOWER_DIR [FIRST LAST LIMIT ROUNDS]
+#
+# LOWER_DIR holds oware-awari/scores.0..FIRST-1.mtb (build them with
+# `mancala-tb build oware --max-seeds FIRST-1 --dir LOWER_DIR`).
+set -euo pipefail
+lower=$1 first=${2:-25} last=${3:-26} limit=${4:-300M} rounds=${5:-1}
+cd "$(dirname "$0")/.."
+cargo build --release --quiet
+bin=$PWD/target/release/mancala-tb
+bytes=$(numfmt --from=iec "$limit")
+
+# A fresh folder whose lower layers are links to LOWER_DIR's tables.
+fresh() {
+    local dir
+    dir=$(mktemp -d)
+    mkdir "$dir/oware-awari"
+    for seeds in $(seq 0 $((first - 1))); do
+        ln -s "$(realpath "$lower/oware-awari/scores.$seeds.mtb")" "$dir/oware-awari/"
+    done
+    echo "$dir"
+}
+
+# The cgroup: v2 if the unified hierarchy has the memory controller.
+if [ -f /sys/fs/cgroup/cgroup.controllers ] && grep -qw memory /sys/fs/cgroup/cgroup.controllers; then
+    group=/sys/fs/cgroup/mtb-rehearsal
+    mkdir -p "$group"
+    echo "$bytes" >"$group/memory.max"
+    peak_file=$group/memory.peak
+else
+    group=/sys/fs/cgroup/memory/mtb-rehearsal
+    mkdir -p "$group"
+    echo "$bytes" >"$group/memory.limit_in_bytes"
+    echo 0 >"$group/memory.max_usage_in_bytes"
+    peak_file=$group/memory.max_usage_in_bytes
+fi
+trap 'rmdir "$group" 2>/dev/null || true' EXIT
+
+for round in $(seq "$rounds"); do
+    limited=$(fresh) roomy=$(fresh)
+    [ -f "$group/memory.max_usage_in_bytes" ] && echo 0 >"$group/memory.max_usage_in_bytes"
+    start=$(date +%s.%N)
+    # The build joins the cgroup before it starts, so its page cache is
+    # charged there from its first read.
+    sh -c "echo \$\$ >$group/cgroup.procs && exec $bin build oware --max-seeds $last --dir $limited" \
+        >"$limited/summary" 2>&1
+    end=$(date +%s.%N)
+    echo "round $round: in $limit: $(echo "$end - $start" | bc) s, peak $(numfmt --to=iec <"$peak_file")B"
+    # The layers' lines of the summary: time, rate, engine, memory.
+    awk -v f="$first" -v l="$last" '$1 >= f && $1 <= l && $6 != "built"' "$limited/summary"
+    start=$(date +%s.%N)
+    "$bin" build oware --max-seeds "$last" --dir "$roomy" --engine in-memory >"$roomy/summary" 2>&1
+    end=$(date +%s.%N)
+    echo "round $round: unconstrained, in memory: $(echo "$end - $start" | bc) s"
+    for seeds in $(seq "$first" "$last"); do
+        cmp "$limited/oware-awari/scores.$seeds.mtb" "$roomy/oware-awari/scores.$seeds.mtb" \
+            && echo "layer $seeds: tables identical"
+    done
+    rm -rf "$limited" "$roomy"
+done

@@ -1,0 +1,139 @@
+//! The memory a job may use: what the machine has available, and the limit
+//! of the memory cgroup the process runs in (Slurm jobs and containers set
+//! one, and the kernel charges the page cache of the job's files to it too),
+//! whichever is less.
+
+use std::path::{Path, PathBuf};
+
+/// The limit of a memory cgroup and the file that sets it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CgroupLimit {
+    /// Bytes.
+    pub bytes: u64,
+    /// `memory.max` (cgroup v2) or `memory.limit_in_bytes` (v1).
+    pub file: PathBuf,
+}
+
+/// `MemAvailable` of `/proc/meminfo`, in bytes, if the system says.
+pub fn available() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find_map(|l| l.strip_prefix("MemAvailable:"))?;
+    let kib: u64 = line.trim().trim_end_matches("kB").trim().parse().ok()?;
+    Some(kib << 10)
+}
+
+/// The tightest memory limit of this process's cgroup and its ancestors,
+/// if one is set.
+pub fn cgroup_limit() -> Option<CgroupLimit> {
+    let cgroups = std::fs::read_to_string("/proc/self/cgroup").ok()?;
+    cgroup_limit_in(&cgroups, Path::new("/sys/fs/cgroup"))
+}
+
+/// What the machine lets a job use: [`available`], capped by
+/// [`cgroup_limit`].
+pub fn usable() -> Option<u64> {
+    let limit = cgroup_limit().map(|l| l.bytes);
+    match (available(), limit) {
+        (Some(a), Some(l)) => Some(a.min(l)),
+        (a, l) => a.or(l),
+    }
+}
+
+/// [`cgroup_limit`] for the lines of `/proc/self/cgroup` given and the
+/// cgroup file systems mounted under `root`: v2 (`0::PATH`, limits in
+/// `root/PATH/memory.max`) or v1 (`N:...memory...:PATH`, limits in
+/// `root/memory/PATH/memory.limit_in_bytes`).
+pub fn cgroup_limit_in(cgroups: &str, root: &Path) -> Option<CgroupLimit> {
+    let entries: Vec<(&str, &str, &str)> = cgroups
+        .lines()
+        .filter_map(|line| {
+            let mut fields = line.splitn(3, ':');
+            Some((fields.next()?, fields.next()?, fields.next()?))
+        })
+        .collect();
+    // v1's memory controller, else v2's unified hierarchy (on a hybrid
+    // system v2 is mounted elsewhere, without the memory controller).
+    let v1 = entries
+        .iter()
+        .find(|(_, controllers, _)| controllers.split(',').any(|c| c == "memory"))
+        .map(|&(_, _, path)| (root.join("memory"), path, "memory.limit_in_bytes"));
+    let v2 = || {
+        let unified = root.join("cgroup.controllers").exists();
+        entries
+            .iter()
+            .find(|&&(id, controllers, _)| unified && id == "0" && controllers.is_empty())
+            .map(|&(_, _, path)| (root.to_path_buf(), path, "memory.max"))
+    };
+    let (mount, path, file) = v1.or_else(v2)?;
+    // A limit holds for the cgroups below it: the tightest on the way up.
+    let mut dir = mount.join(path.trim_start_matches('/'));
+    let mut tightest: Option<CgroupLimit> = None;
+    loop {
+        let file = dir.join(file);
+        if let Some(bytes) = read_limit(&file)
+            && tightest.as_ref().is_none_or(|t| bytes < t.bytes)
+        {
+            tightest = Some(CgroupLimit { bytes, file });
+        }
+        if dir == mount || !dir.pop() {
+            return tightest;
+        }
+    }
+}
+
+/// A limit file's bytes; `None` for no limit (`max`, or v1's huge number).
+fn read_limit(file: &Path) -> Option<u64> {
+    let text = std::fs::read_to_string(file).ok()?;
+    let bytes: u64 = text.trim().parse().ok()?;
+    (bytes < 1 << 62).then_some(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(path: &Path, text: &str) {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+
+    #[test]
+    fn a_v1_limit_is_the_tightest_on_the_way_up() {
+        let root = tempfile::tempdir().unwrap();
+        let memory = root.path().join("memory");
+        write(
+            &memory.join("memory.limit_in_bytes"),
+            "9223372036854771712\n",
+        );
+        write(&memory.join("jobs/memory.limit_in_bytes"), "1073741824\n");
+        write(
+            &memory.join("jobs/42/memory.limit_in_bytes"),
+            "9223372036854771712\n",
+        );
+        let cgroups = "5:cpu:/\n4:memory:/jobs/42\n0::/\n";
+        let limit = cgroup_limit_in(cgroups, root.path()).unwrap();
+        assert_eq!(limit.bytes, 1 << 30);
+        assert_eq!(limit.file, memory.join("jobs/memory.limit_in_bytes"));
+        // No limit anywhere: none.
+        write(
+            &memory.join("jobs/memory.limit_in_bytes"),
+            "9223372036854771712\n",
+        );
+        assert_eq!(cgroup_limit_in(cgroups, root.path()), None);
+    }
+
+    #[test]
+    fn a_v2_limit_is_read_from_memory_max() {
+        let root = tempfile::tempdir().unwrap();
+        write(&root.path().join("cgroup.controllers"), "cpu memory pids\n");
+        write(&root.path().join("slurm/job_7/memory.max"), "314572800\n");
+        write(&root.path().join("slurm/job_7/step_0/memory.max"), "max\n");
+        let cgroups = "0::/slurm/job_7/step_0\n";
+        let limit = cgroup_limit_in(cgroups, root.path()).unwrap();
+        assert_eq!(limit.bytes, 300 << 20);
+        assert_eq!(limit.file, root.path().join("slurm/job_7/memory.max"));
+        // A process outside any limited cgroup, and a system without cgroups.
+        assert_eq!(cgroup_limit_in("0::/\n", root.path()), None);
+        assert_eq!(cgroup_limit_in("", root.path()), None);
+    }
+}

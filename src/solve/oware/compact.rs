@@ -1,0 +1,842 @@
+//! The compact engine: two bits a position in memory, for layers the
+//! out-of-core engine's five do not fit. A position's code holds only what
+//! the propagation reads at random:
+//! - `OPEN`: unresolved, its best exit worth more than `−t` (closing every
+//!   move would not lose it at this threshold);
+//! - `CLOSED`: unresolved, its best exit worth at most `−t`;
+//! - `WON`, `LOST`: resolved, at this threshold or an earlier one.
+//!
+//! No counter of open moves is kept (Romein & Bal's 2002 trick): when a
+//! child of a `CLOSED` position is won, the position generates its moves
+//! forward and looks its children up; it is lost when every non-capturing
+//! one is won. No pending bit either: a position resolved goes on its
+//! worker's stack at once, the stack's overflow to the frontier (memory,
+//! then a scratch file), and a record of it (rank and verdict) to the
+//! threshold's runs, sorted buffers that are merged at the end of the
+//! threshold into the file of positions resolved at `t`.
+//!
+//! The exits and the final pass are the out-of-core engine's scratch files
+//! ([`super::scratch`]): the set-up writes each best exit to the file of its
+//! size, threshold `t` reads the file of `|exit| = t`, the final pass
+//! rebuilds the values part by part. Checkpoints at threshold boundaries
+//! save the codes.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::fs::{self, File};
+use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use rayon::prelude::*;
+
+use super::checkpoint::Checkpoint;
+use super::rank_stream::{self, RankReader, RankWriter, STREAM_BYTES, ScratchResult};
+use super::scratch::{ExitFiles, Scratch, final_pass};
+use super::set_up::{LowerLayers, PART_BYTES, set_up_part};
+use super::states::PER_WORD as STATES_PER_WORD;
+use super::{CHUNK, Config, Engine, EngineError, prefetch};
+use crate::error::PathContext;
+use crate::games::oware::{self, Board, Ruleset, SIDE};
+use crate::index::oware as index;
+use crate::solve::Progress;
+use crate::solve::array::BigArray;
+
+/// Bytes of memory per position of the layer: its two-bit code.
+pub const BYTES_PER_POSITION: f64 = 0.25;
+
+/// Bytes of memory per position of a part of the set-up: its lookups, its
+/// exit, its counters (computed by the shared set-up, not kept), and in the
+/// final pass its values, exits and marked values.
+pub const PART_BYTES_PER_POSITION: u64 = PART_BYTES + 3;
+
+const OPEN: u64 = 0b00;
+const CLOSED: u64 = 0b01;
+const WON: u64 = 0b10;
+const LOST: u64 = 0b11;
+const CODE: u64 = 0b11;
+/// Codes per word.
+const PER_WORD: usize = 32;
+
+/// The sizes of the buffers between memory and the scratch files.
+#[derive(Clone, Copy, Debug)]
+struct Limits {
+    /// Resolved positions a worker keeps on its stack, with their boards;
+    /// more go to the frontier.
+    stack: usize,
+    /// Positions of the frontier spilled (and handed out) at once.
+    spill: usize,
+    /// Chunks of the frontier kept in memory before they go to its file.
+    frontier_chunks: usize,
+    /// Records a worker sorts into one run.
+    records: usize,
+    /// Runs merged at once (a stream buffer each).
+    merge_ways: usize,
+}
+
+const LIMITS: Limits = Limits {
+    stack: 1 << 14,
+    spill: 1 << 14,
+    frontier_chunks: 64,
+    records: 1 << 18,
+    merge_ways: 64,
+};
+/// Exits of a threshold read from their file at once.
+const SEED_BATCH: usize = 1 << 20;
+/// Exits a job of the seeding takes.
+const SEED_CHUNK: usize = 1 << 12;
+/// Resolved positions whose parents are gathered together, so that their
+/// codes are fetched from memory in parallel.
+const BATCH: usize = 16;
+/// Ranks a cursor steps forward rather than unranking.
+const STEPS: u64 = 8;
+
+/// Memory besides the codes and the parts, for `threads` workers: the exit
+/// streams, the workers' stacks, frontier chunks and records, the frontier
+/// kept in memory, a batch of exits and the readers of a merge.
+pub fn fixed_bytes(seeds: usize, threads: usize) -> u64 {
+    let Limits {
+        stack,
+        spill,
+        frontier_chunks,
+        records,
+        merge_ways,
+    } = LIMITS;
+    let worker = stack * size_of::<Resolved>() + (spill + records) * size_of::<u64>();
+    let shared = (frontier_chunks * spill + SEED_BATCH) * size_of::<u64>();
+    2 * (seeds as u64 + 1) * STREAM_BYTES
+        + (threads * worker + shared) as u64
+        + merge_ways as u64 * STREAM_BYTES
+}
+
+/// Solves layer `seeds` in two bits a position, resuming from the
+/// checkpoint in `config.scratch` if there is one. Hands the values to
+/// `emit` part by part in rank order, as [`super::out_of_core::solve_layer`]
+/// does. Removes its scratch files when done.
+pub fn solve_layer<L, E>(
+    rules: Ruleset,
+    seeds: usize,
+    lower: &L,
+    config: &Config,
+    mark: i8,
+    progress: Progress,
+    emit: impl FnMut(&[i8], &[i8]) -> Result<(), E>,
+) -> Result<(), EngineError<E>>
+where
+    L: LowerLayers<Error = E>,
+    E: std::error::Error + 'static,
+{
+    let layer = (rules, seeds, LIMITS);
+    solve_layer_with(layer, lower, config, mark, progress, emit)
+}
+
+fn solve_layer_with<L, E>(
+    (rules, seeds, limits): (Ruleset, usize, Limits),
+    lower: &L,
+    config: &Config,
+    mark: i8,
+    progress: Progress,
+    mut emit: impl FnMut(&[i8], &[i8]) -> Result<(), E>,
+) -> Result<(), EngineError<E>>
+where
+    L: LowerLayers<Error = E>,
+    E: std::error::Error + 'static,
+{
+    assert!(config.part > 0 && config.part.is_multiple_of(CHUNK));
+    let size = index::layer_size(seeds) as usize;
+    let scratch = Scratch {
+        dir: config.scratch.clone(),
+    };
+    scratch.create()?;
+    let mut layer = Compact {
+        rules,
+        seeds,
+        limits,
+        codes: Codes::new(size).map_err(|source| EngineError::Memory {
+            seeds,
+            bytes: (size as f64 * BYTES_PER_POSITION) as u64,
+            source,
+        })?,
+    };
+    let mut checkpoint = Checkpoint::new(
+        &scratch.dir,
+        Engine::Compact,
+        rules,
+        seeds,
+        config.checkpoint_every,
+    );
+    let first = match checkpoint.load(&mut [layer.codes.words.as_bytes_mut()])? {
+        Some(next) => {
+            // Count the set-up and the positions resolved before the
+            // checkpoint again, so the bar ends full.
+            progress((size + layer.codes.resolved()) as u64);
+            next
+        }
+        None => {
+            layer.set_up(lower, config.part, &scratch, progress)?;
+            seeds as i8
+        }
+    };
+    for t in (1..=first).rev() {
+        layer.threshold(&scratch, t, progress)?;
+        if checkpoint.due(t - 1) {
+            checkpoint.save(&[layer.codes.words.as_bytes()], t - 1)?;
+        }
+    }
+    drop(layer);
+    final_pass(
+        seeds,
+        size,
+        config.part,
+        &scratch,
+        mark,
+        progress,
+        &mut emit,
+    )?;
+    scratch.remove()
+}
+
+/// The two-bit codes of a layer.
+struct Codes {
+    words: BigArray<AtomicU64>,
+}
+
+// Every change and every read of a code during a threshold is sequentially
+// consistent: a worker that wins a child and then reads its parent, and one
+// that closes the parent (or wins another child) and then reads the
+// children, cannot both miss the other's change (on x86 this costs nothing:
+// the changes are locked instructions anyway).
+impl Codes {
+    fn new(len: usize) -> io::Result<Codes> {
+        Ok(Codes {
+            words: BigArray::zeroed(len.div_ceil(PER_WORD))?,
+        })
+    }
+
+    #[inline]
+    fn get(&self, rank: usize) -> u64 {
+        (self.words[rank / PER_WORD].load(Ordering::SeqCst) >> (2 * (rank % PER_WORD))) & CODE
+    }
+
+    /// Changes the code of `rank` from one that `from` accepts to `to`;
+    /// returns whether it did.
+    #[inline]
+    fn change(&self, rank: usize, from: impl Fn(u64) -> bool, to: u64) -> bool {
+        let shift = 2 * (rank % PER_WORD);
+        self.words[rank / PER_WORD]
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |w| {
+                from((w >> shift) & CODE).then(|| (w & !(CODE << shift)) | (to << shift))
+            })
+            .is_ok()
+    }
+
+    #[inline]
+    fn prefetch(&self, rank: usize) {
+        prefetch(&self.words[rank / PER_WORD]);
+    }
+
+    /// How many positions are resolved.
+    fn resolved(&self) -> usize {
+        // The high bit of a code is set for `WON` and `LOST`.
+        const HIGH: u64 = 0xAAAA_AAAA_AAAA_AAAA;
+        self.words
+            .par_iter()
+            .map(|w| (w.load(Ordering::Relaxed) & HIGH).count_ones() as usize)
+            .sum()
+    }
+}
+
+struct Compact {
+    rules: Ruleset,
+    seeds: usize,
+    limits: Limits,
+    codes: Codes,
+}
+
+/// A position resolved whose parents are still to be told.
+#[derive(Clone, Copy)]
+struct Resolved {
+    board: Board,
+    lost: bool,
+}
+
+impl Compact {
+    /// Exits into the files by size; positions without an exit are closed
+    /// from the start (closing their last move loses at any threshold).
+    fn set_up<L: LowerLayers<Error = E>, E: std::error::Error + 'static>(
+        &mut self,
+        lower: &L,
+        part: usize,
+        scratch: &Scratch,
+        progress: Progress,
+    ) -> Result<(), EngineError<E>> {
+        let size = index::layer_size(self.seeds) as usize;
+        let mut files = ExitFiles::create(scratch, self.seeds)?;
+        let mut exits = vec![0i8; part.min(size)];
+        // The shared set-up also counts each position's moves, which this
+        // engine does not keep.
+        let mut counters: Vec<AtomicU64> = (0..part.min(size).div_ceil(STATES_PER_WORD))
+            .map(|_| AtomicU64::new(0))
+            .collect();
+        for start in (0..size).step_by(part) {
+            let exits = &mut exits[..part.min(size - start)];
+            let counters = &mut counters[..exits.len().div_ceil(STATES_PER_WORD)];
+            set_up_part(self.rules, self.seeds, start, exits, counters, lower)
+                .map_err(EngineError::Lower)?;
+            files.push_part(start, exits, |rank| {
+                self.codes.change(rank, |_| true, CLOSED);
+            })?;
+            progress(exits.len() as u64);
+        }
+        files.finish()?;
+        Ok(())
+    }
+
+    /// Threshold `t`: the positions whose exits are worth `±t` are won or
+    /// closed, then everything they resolve in turn; the positions resolved
+    /// go to their file.
+    fn threshold<E: std::error::Error + 'static>(
+        &self,
+        scratch: &Scratch,
+        t: i8,
+        progress: Progress,
+    ) -> Result<(), EngineError<E>> {
+        let pass = Pass {
+            layer: self,
+            frontier: Frontier::create(scratch.dir.join("frontier"), self.limits)?,
+            runs: Runs::create(scratch.dir.join("runs"), self.limits)?,
+            workers: (0..rayon::current_num_threads())
+                .map(|_| Mutex::new(Worker::default()))
+                .collect(),
+            progress,
+        };
+        let mut exits = RankReader::open(scratch.exits(t as usize))?;
+        let mut batch = Vec::with_capacity(SEED_BATCH);
+        loop {
+            batch.clear();
+            while batch.len() < SEED_BATCH {
+                match exits.next_below(u64::MAX)? {
+                    Some((rank, negative)) => batch.push(rank << 1 | u64::from(negative)),
+                    None => break,
+                }
+            }
+            if batch.is_empty() {
+                break;
+            }
+            batch
+                .par_chunks(SEED_CHUNK)
+                .try_for_each(|chunk| pass.with_worker(|w| pass.seed(w, chunk)))?;
+        }
+        loop {
+            let chunks = pass.frontier.take(2 * pass.workers.len())?;
+            if chunks.is_empty() {
+                break;
+            }
+            chunks
+                .par_iter()
+                .try_for_each(|chunk| pass.with_worker(|w| pass.tell_parents_of(w, chunk)))?;
+        }
+        for worker in &pass.workers {
+            let mut worker = worker.lock().unwrap();
+            pass.runs.append(&mut worker.records)?;
+            progress(std::mem::take(&mut worker.count));
+        }
+        pass.runs.merge_into(scratch.resolved(t))?;
+        pass.frontier.remove()?;
+        Ok(())
+    }
+
+    /// With its best exit worth at most `−t`: is every non-capturing move
+    /// of `board` one to a child won at `t` or better?
+    #[inline]
+    fn every_move_closed(&self, board: &Board) -> bool {
+        oware::every_quiet_child(self.rules, board, |_, child| {
+            self.codes
+                .get(index::rank_indexed(child, self.seeds) as usize)
+                == WON
+        })
+    }
+
+    /// The test of a closed position whose child by the move from `pit` was
+    /// just won: its other non-capturing children, their codes asked for.
+    #[inline]
+    fn test_of(&self, rank: usize, board: Board, pit: usize) -> Test {
+        let mut test = Test {
+            rank,
+            board,
+            children: [0; SIDE],
+            len: 0,
+        };
+        oware::every_quiet_child(self.rules, &board, |p, child| {
+            if p != pit {
+                let child = index::rank_indexed(child, self.seeds) as usize;
+                self.codes.prefetch(child);
+                test.children[test.len] = child;
+                test.len += 1;
+            }
+            true
+        });
+        test
+    }
+}
+
+/// One threshold's propagation: the workers (one per pool thread) and where
+/// their overflow and records go.
+struct Pass<'a> {
+    layer: &'a Compact,
+    frontier: Frontier,
+    runs: Runs,
+    workers: Vec<Mutex<Worker>>,
+    progress: Progress<'a>,
+}
+
+/// A worker's buffers, kept from one job to the next.
+#[derive(Default)]
+struct Worker {
+    stack: Vec<Resolved>,
+    /// Resolved positions beyond the stack (`rank << 1 | lost`).
+    overflow: Vec<u64>,
+    /// Positions resolved (`rank << 1 | lost`), not yet in a run.
+    records: Vec<u64>,
+    /// Parents gathered for a batch: rank, board, the pit of the move to
+    /// the child, whether the child is lost.
+    parents: Vec<(usize, Board, usize, bool)>,
+    /// Closed parents of a batch to test.
+    tests: Vec<Test>,
+    /// Positions resolved not yet counted in the progress.
+    count: u64,
+}
+
+/// A closed position that may have lost its last open move: it is lost if
+/// every child listed is won.
+struct Test {
+    rank: usize,
+    board: Board,
+    children: [usize; SIDE],
+    len: usize,
+}
+
+impl Pass<'_> {
+    /// Runs `job` with the current thread's worker (a job never waits on
+    /// another, so the lock is never contended), then hands the worker's
+    /// overflow to the frontier.
+    fn with_worker(&self, job: impl FnOnce(&mut Worker) -> ScratchResult<()>) -> ScratchResult<()> {
+        let index = rayon::current_thread_index().unwrap_or(0) % self.workers.len();
+        let mut worker = self.workers[index].lock().unwrap();
+        job(&mut worker)?;
+        if !worker.overflow.is_empty() {
+            self.frontier.push(std::mem::take(&mut worker.overflow))?;
+        }
+        (self.progress)(std::mem::take(&mut worker.count));
+        Ok(())
+    }
+
+    /// The exits of a threshold worth `+t` (won) or `−t` (closed, and lost
+    /// if no move is left open), in rank order, each with what it resolves.
+    fn seed(&self, w: &mut Worker, chunk: &[u64]) -> ScratchResult<()> {
+        let layer = self.layer;
+        let mut cursor: Option<(u64, Board)> = None;
+        for &code in chunk {
+            let (rank, negative) = (code >> 1, code & 1 != 0);
+            let board = match cursor {
+                Some((at, mut board)) if rank - at <= STEPS => {
+                    for _ in at..rank {
+                        index::next_indexed(&mut board);
+                    }
+                    board
+                }
+                _ => index::unrank(layer.seeds, rank),
+            };
+            cursor = Some((rank, board));
+            let rank = rank as usize;
+            let resolved = if negative {
+                layer.codes.change(rank, |c| c == OPEN, CLOSED);
+                layer.codes.get(rank) == CLOSED
+                    && layer.every_move_closed(&board)
+                    && layer.codes.change(rank, |c| c == CLOSED, LOST)
+            } else {
+                layer.codes.change(rank, |c| c == OPEN || c == CLOSED, WON)
+            };
+            if resolved {
+                self.resolved(w, rank, board, negative)?;
+                self.propagate(w)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Tells the parents of positions of the frontier.
+    fn tell_parents_of(&self, w: &mut Worker, chunk: &[u64]) -> ScratchResult<()> {
+        for &code in chunk {
+            let rank = code >> 1;
+            w.stack.push(Resolved {
+                board: index::unrank(self.layer.seeds, rank),
+                lost: code & 1 != 0,
+            });
+            self.propagate(w)?;
+        }
+        Ok(())
+    }
+
+    /// Tells the parents of the positions on the stack, and those of every
+    /// position that resolves, until the stack is empty.
+    fn propagate(&self, w: &mut Worker) -> ScratchResult<()> {
+        let layer = self.layer;
+        while !w.stack.is_empty() {
+            w.parents.clear();
+            for _ in 0..BATCH {
+                let Some(child) = w.stack.pop() else { break };
+                oware::for_each_unmove(layer.rules, &child.board, |parent, pit| {
+                    let rank = index::rank_indexed(parent, layer.seeds) as usize;
+                    layer.codes.prefetch(rank);
+                    w.parents.push((rank, *parent, pit, child.lost));
+                });
+            }
+            // A won parent resolves at once; a closed one is tested once the
+            // children of all the batch's are asked for from memory.
+            let mut tests = std::mem::take(&mut w.tests);
+            for i in 0..w.parents.len() {
+                let (rank, board, pit, child_lost) = w.parents[i];
+                if child_lost {
+                    if layer.codes.change(rank, |c| c == OPEN || c == CLOSED, WON) {
+                        self.resolved(w, rank, board, false)?;
+                    }
+                } else if layer.codes.get(rank) == CLOSED {
+                    tests.push(layer.test_of(rank, board, pit));
+                }
+            }
+            for test in tests.drain(..) {
+                let children = &test.children[..test.len];
+                if children.iter().all(|&child| layer.codes.get(child) == WON)
+                    && layer.codes.change(test.rank, |c| c == CLOSED, LOST)
+                {
+                    self.resolved(w, test.rank, test.board, true)?;
+                }
+            }
+            w.tests = tests;
+        }
+        Ok(())
+    }
+
+    /// A position resolved: its record, and its parents to tell.
+    fn resolved(&self, w: &mut Worker, rank: usize, board: Board, lost: bool) -> ScratchResult<()> {
+        let code = (rank as u64) << 1 | u64::from(lost);
+        w.count += 1;
+        w.records.push(code);
+        let limits = self.layer.limits;
+        if w.records.len() >= limits.records {
+            self.runs.append(&mut w.records)?;
+        }
+        if w.stack.len() < limits.stack {
+            w.stack.push(Resolved { board, lost });
+        } else {
+            w.overflow.push(code);
+            if w.overflow.len() >= limits.spill {
+                self.frontier.push(std::mem::take(&mut w.overflow))?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Resolved positions whose parents are still to be told, beyond the
+/// workers' stacks: chunks in memory up to a number, then in a scratch file
+/// used as a stack of chunks.
+struct Frontier {
+    path: PathBuf,
+    limits: Limits,
+    memory: Mutex<Vec<Vec<u64>>>,
+    /// The file (once needed) and the length of each chunk in it.
+    file: Mutex<Option<(File, Vec<usize>)>>,
+}
+
+impl Frontier {
+    fn create(path: PathBuf, limits: Limits) -> ScratchResult<Frontier> {
+        match fs::remove_file(&path) {
+            Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e).at(&path),
+            _ => {}
+        }
+        Ok(Frontier {
+            path,
+            limits,
+            memory: Mutex::new(Vec::new()),
+            file: Mutex::new(None),
+        })
+    }
+
+    fn push(&self, chunk: Vec<u64>) -> ScratchResult<()> {
+        {
+            let mut memory = self.memory.lock().unwrap();
+            if memory.len() < self.limits.frontier_chunks {
+                memory.push(chunk);
+                return Ok(());
+            }
+        }
+        let mut file = self.file.lock().unwrap();
+        if file.is_none() {
+            let f = fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(true)
+                .open(&self.path)
+                .at(&self.path)?;
+            *file = Some((f, Vec::new()));
+        }
+        let (f, lens) = file.as_mut().unwrap();
+        let bytes: Vec<u8> = chunk.iter().flat_map(|c| c.to_le_bytes()).collect();
+        f.seek(SeekFrom::End(0)).at(&self.path)?;
+        f.write_all(&bytes).at(&self.path)?;
+        lens.push(chunk.len());
+        Ok(())
+    }
+
+    /// Up to `max` chunks, the file's last ones first once memory is empty.
+    fn take(&self, max: usize) -> ScratchResult<Vec<Vec<u64>>> {
+        let mut chunks: Vec<Vec<u64>> = {
+            let mut memory = self.memory.lock().unwrap();
+            let keep = memory.len().saturating_sub(max);
+            memory.split_off(keep)
+        };
+        let mut file = self.file.lock().unwrap();
+        if let Some((f, lens)) = file.as_mut() {
+            while chunks.len() < max {
+                let Some(len) = lens.pop() else { break };
+                let end = f.seek(SeekFrom::End(0)).at(&self.path)?;
+                let start = end - 8 * len as u64;
+                let mut bytes = vec![0u8; 8 * len];
+                f.seek(SeekFrom::Start(start)).at(&self.path)?;
+                f.read_exact(&mut bytes).at(&self.path)?;
+                f.set_len(start).at(&self.path)?;
+                chunks.push(
+                    bytes
+                        .chunks_exact(8)
+                        .map(|b| u64::from_le_bytes(b.try_into().unwrap()))
+                        .collect(),
+                );
+            }
+        }
+        Ok(chunks)
+    }
+
+    fn remove(self) -> ScratchResult<()> {
+        if self.file.into_inner().unwrap().is_some() {
+            fs::remove_file(&self.path).at(&self.path)?;
+        }
+        Ok(())
+    }
+}
+
+/// The records of one threshold: sorted runs appended to one file, in the
+/// rank streams' coding, then merged into the threshold's file.
+struct Runs {
+    path: PathBuf,
+    merge_ways: usize,
+    /// The file and each run's offset and length in it.
+    file: Mutex<(File, Vec<(u64, u64)>)>,
+}
+
+impl Runs {
+    fn create(path: PathBuf, limits: Limits) -> ScratchResult<Runs> {
+        let file = File::create(&path).at(&path)?;
+        Ok(Runs {
+            path,
+            merge_ways: limits.merge_ways,
+            file: Mutex::new((file, Vec::new())),
+        })
+    }
+
+    /// Sorts `records` into a run of the file; leaves `records` empty.
+    fn append(&self, records: &mut Vec<u64>) -> ScratchResult<()> {
+        if records.is_empty() {
+            return Ok(());
+        }
+        records.sort_unstable();
+        let mut bytes = Vec::with_capacity(2 * records.len());
+        let mut previous = 0;
+        let mut entry = [0u8; 10];
+        for &code in records.iter() {
+            let len = rank_stream::encode(&mut previous, code >> 1, code & 1 != 0, &mut entry);
+            bytes.extend_from_slice(&entry[..len]);
+        }
+        records.clear();
+        let mut file = self.file.lock().unwrap();
+        let (f, runs) = &mut *file;
+        let offset = runs.last().map_or(0, |&(o, l)| o + l);
+        f.write_all(&bytes).at(&self.path)?;
+        runs.push((offset, bytes.len() as u64));
+        Ok(())
+    }
+
+    /// Merges the runs into one rank stream at `out` (a limited number at a
+    /// time: while there are more, groups of runs are merged into the runs
+    /// of a new file), and removes the runs.
+    fn merge_into(self, out: PathBuf) -> ScratchResult<()> {
+        let (file, mut runs) = self.file.into_inner().unwrap();
+        drop(file);
+        let mut path = self.path;
+        let mut generation = 0;
+        while runs.len() > self.merge_ways {
+            generation += 1;
+            let next = path.with_extension(generation.to_string());
+            let mut writer = RankWriter::create(next.clone())?;
+            let mut merged = Vec::new();
+            for group in runs.chunks(self.merge_ways) {
+                let offset = writer.restart();
+                merge(&path, group, &mut writer)?;
+                merged.push((offset, writer.written() - offset));
+            }
+            writer.finish()?;
+            fs::remove_file(&path).at(&path)?;
+            (path, runs) = (next, merged);
+        }
+        let mut writer = RankWriter::create(out)?;
+        merge(&path, &runs, &mut writer)?;
+        writer.finish()?;
+        fs::remove_file(&path).at(&path)
+    }
+}
+
+/// Writes the entries of `runs` (segments of the file at `path`) to
+/// `writer` in rank order.
+fn merge(path: &Path, runs: &[(u64, u64)], writer: &mut RankWriter) -> ScratchResult<()> {
+    let mut readers = runs
+        .iter()
+        .map(|&(offset, len)| RankReader::open_segment(path.to_path_buf(), offset, len))
+        .collect::<ScratchResult<Vec<_>>>()?;
+    let mut heap = BinaryHeap::new();
+    for (i, reader) in readers.iter_mut().enumerate() {
+        if let Some((rank, flag)) = reader.next_below(u64::MAX)? {
+            heap.push(Reverse((rank, flag, i)));
+        }
+    }
+    while let Some(Reverse((rank, flag, i))) = heap.pop() {
+        writer.push(rank, flag)?;
+        if let Some((rank, flag)) = readers[i].next_below(u64::MAX)? {
+            heap.push(Reverse((rank, flag, i)));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::solve::oware::{Lookup, solve_layer as solve_in_memory};
+    use crate::table::CAPTURE_DECIDES;
+
+    /// Lower layers whose values are all in memory.
+    struct Values(Vec<Vec<i8>>);
+
+    impl LowerLayers for Values {
+        type Error = io::Error;
+        fn resolve(&self, lookups: &mut [Lookup]) -> Result<(), io::Error> {
+            for l in lookups {
+                l.value = self.0[l.seeds as usize][l.rank as usize];
+            }
+            Ok(())
+        }
+    }
+
+    /// Buffers of a few entries: every stack overflows, the frontier goes to
+    /// its file, runs are merged in several generations.
+    const TINY: Limits = Limits {
+        stack: 4,
+        spill: 8,
+        frontier_chunks: 2,
+        records: 64,
+        merge_ways: 3,
+    };
+
+    fn config(dir: &Path, seeds: usize, checkpoint_every: Option<std::time::Duration>) -> Config {
+        Config {
+            part: CHUNK,
+            scratch: dir.join(format!("scratch.{seeds}")),
+            checkpoint_every,
+        }
+    }
+
+    /// The values and marked values of a layer by the compact engine.
+    fn compact(
+        rules: Ruleset,
+        seeds: usize,
+        limits: Limits,
+        lower: &Values,
+        config: &Config,
+    ) -> (Vec<i8>, Vec<i8>) {
+        let (mut values, mut marked) = (Vec::new(), Vec::new());
+        solve_layer_with(
+            (rules, seeds, limits),
+            lower,
+            config,
+            CAPTURE_DECIDES,
+            &|_| {},
+            |v, m| {
+                values.extend_from_slice(v);
+                marked.extend_from_slice(m);
+                Ok::<_, io::Error>(())
+            },
+        )
+        .unwrap();
+        (values, marked)
+    }
+
+    /// Every position of layers 0..=12, both rulesets, with the default
+    /// buffers and with tiny ones: the values and the marks of the
+    /// in-memory engine.
+    #[test]
+    fn compact_layers_equal_in_memory_layers() {
+        let dir = tempfile::tempdir().unwrap();
+        for rules in Ruleset::ALL {
+            let mut lower = Values(Vec::new());
+            for seeds in 0..=12 {
+                let config = config(dir.path(), seeds, None);
+                let solved = solve_in_memory(rules, seeds, &lower, &config, &|_| {}).unwrap();
+                let mut expected = vec![0; solved.values().len()];
+                solved.mark(0..expected.len(), CAPTURE_DECIDES, &mut expected);
+                for limits in [LIMITS, TINY] {
+                    let (values, marked) = compact(rules, seeds, limits, &lower, &config);
+                    assert!(
+                        values == solved.values(),
+                        "{rules} layer {seeds} {limits:?}"
+                    );
+                    assert!(marked == expected, "{rules} layer {seeds} marks {limits:?}");
+                    assert!(!config.scratch.exists(), "scratch files left");
+                }
+                lower.0.push(solved.values().to_vec());
+            }
+        }
+    }
+
+    /// A layer stopped after its last checkpoint (here: its table could not
+    /// be written) resumes from it with the same values.
+    #[test]
+    fn a_compact_layer_resumes_from_its_checkpoint() {
+        let dir = tempfile::tempdir().unwrap();
+        let rules = Ruleset::Awari;
+        let mut lower = Values(Vec::new());
+        for seeds in 0..12 {
+            let config = config(dir.path(), seeds, None);
+            let solved = solve_in_memory(rules, seeds, &lower, &config, &|_| {}).unwrap();
+            lower.0.push(solved.values().to_vec());
+        }
+        let seeds = 12;
+        let config = config(dir.path(), seeds, Some(std::time::Duration::ZERO));
+        let failed = solve_layer(
+            rules,
+            seeds,
+            &lower,
+            &config,
+            CAPTURE_DECIDES,
+            &|_| {},
+            |_, _| Err(io::Error::other("disk full")),
+        );
+        assert!(matches!(failed, Err(EngineError::Lower(_))));
+        let checkpoint = super::super::checkpoint_path(&config.scratch, Engine::Compact);
+        assert!(checkpoint.exists());
+        let (values, _) = compact(rules, seeds, LIMITS, &lower, &config);
+        let fresh = solve_in_memory(rules, seeds, &lower, &config, &|_| {}).unwrap();
+        assert!(values == fresh.values());
+    }
+}
