@@ -1,8 +1,8 @@
-//! The finished layers as a build (and `verify`) holds them. Each is resident (its
-//! values in memory, looked up directly), cached (its values decoded into a
-//! scratch file, memory-mapped: looked up directly too, but held by the
-//! page cache, outside the build's memory budget) or stored (its compressed
-//! table, read through the [resolver](super::resolve)).
+//! The finished layers as a build (and `verify`) holds them. Each is
+//! resident (its values in memory, looked up directly), cached (its values
+//! decoded into a scratch file, memory-mapped: looked up directly too, but
+//! held by the page cache, outside the build's memory budget) or stored
+//! (its compressed table, read through the [resolver](super::resolve)).
 
 use super::TablebaseError;
 use super::resolve::{self, LayerSource, Source};

@@ -22,6 +22,7 @@ const MAX_PARTS: usize = 16;
 pub const FIXED_BYTES: u64 = 48 << 20;
 /// Bytes per position of an in-memory part: its set-up.
 const IN_MEMORY_PART_BYTES: u64 = PART_BYTES;
+
 /// The engine and memory chosen for a layer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LayerPlan {
