@@ -55,11 +55,10 @@ fn main() {
     let symbol = |v: i8| (i32::from(v) + n) as usize;
     let mark = 2 * seeds + 1;
     let stored = study::stored_layer(&dir, seeds);
-    tb::decode_layers(&dir, Ruleset::Awari, seeds, |layer, layers| {
+    tb::decode_layers(&dir, Ruleset::Awari, seeds, |layer, values| {
         if layer < seeds {
             return Ok(());
         }
-        let values = layers.layer(seeds);
         let (mut marked, mut with_capture) = (0u64, 0u64);
         // Per position: its stored symbol, and the largest symbol it may
         // hold as "don't care" (None: only its value).

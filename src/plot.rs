@@ -91,8 +91,8 @@ pub fn layer_summaries(dir: &Path, rules: Ruleset) -> Result<Vec<LayerSummary>, 
         });
     };
     let mut summaries = Vec::new();
-    tb::decode_layers(dir, rules, max, |seeds, layers| {
-        summaries.push(summarise(seeds, layers.layer(seeds)));
+    tb::decode_layers(dir, rules, max, |seeds, values| {
+        summaries.push(summarise(seeds, values));
         Ok(())
     })?;
     Ok(summaries)

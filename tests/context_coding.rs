@@ -67,12 +67,8 @@ fn built_layers_decode_to_the_solvers_values_and_beat_zstd() {
         table.verify().unwrap();
     }
     // Marks restored from the lower layers: the solver's values.
-    tb::decode_layers(dir.path(), Ruleset::Awari, MAX_SEEDS, |seeds, layers| {
-        assert_eq!(
-            layers.layer(seeds),
-            &raw(dir.path(), seeds)[..],
-            "layer {seeds}"
-        );
+    tb::decode_layers(dir.path(), Ruleset::Awari, MAX_SEEDS, |seeds, values| {
+        assert_eq!(values, &raw(dir.path(), seeds)[..], "layer {seeds}");
         Ok(())
     })
     .unwrap();

@@ -6,7 +6,7 @@
 
 use mancala_tb::games::oware::{self, Board, Ruleset};
 use mancala_tb::index::stars_bars::{self, StarsBars};
-use mancala_tb::solve::explicit::{self, Layer, MoveLists};
+use mancala_tb::solve::explicit::{self, Depths, Layer, MoveLists};
 use mancala_tb::tablebase::Quiet;
 use mancala_tb::tablebase::oware::{self as tb, OwareTablebase};
 
@@ -64,7 +64,7 @@ fn cross_check(rules: Ruleset) {
             index: index.clone(),
             lower: &layers,
         };
-        let solved = explicit::solve(&layer, false, &|_| {}).unwrap();
+        let solved = explicit::solve(&layer, Depths::Without, &|_| {}).unwrap();
         let mut board: Board = [0; 12];
         board[0] = seeds as u8;
         let mut nonzero = 0;

@@ -111,6 +111,33 @@ fn batches_agree_with_single_probes_on_every_position_of_small_layers() {
     }
 }
 
+/// Each layer's table opens when first probed: a tablebase opened before
+/// its layers were built names the missing one with its build command, and
+/// probes them once they are built.
+#[test]
+fn layers_open_when_first_probed() {
+    let dir = tempfile::tempdir().unwrap();
+    let tables = OwareTablebase::open(dir.path(), Ruleset::Awari).unwrap();
+    assert_eq!(tables.built_layers().count(), 0);
+    let board: Board = [2, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0];
+    let missing = tables.value(&board).unwrap_err().to_string();
+    assert!(
+        missing.contains("scores.3.mtb") && missing.contains("--max-seeds 3"),
+        "{missing}"
+    );
+    build(dir.path(), Ruleset::Awari);
+    assert_eq!(
+        tables.built_layers().collect::<Vec<_>>(),
+        (0..=MAX).collect::<Vec<_>>()
+    );
+    let fresh = OwareTablebase::open(dir.path(), Ruleset::Awari).unwrap();
+    assert_eq!(tables.value(&board).unwrap(), fresh.value(&board).unwrap());
+    assert_eq!(
+        tables.move_values(&board).unwrap(),
+        fresh.move_values(&board).unwrap()
+    );
+}
+
 #[test]
 fn json_lines_hold_the_position_value_and_moves_as_query_does() {
     let dir = tempfile::tempdir().unwrap();

@@ -3,7 +3,7 @@
 //! `DamagedTableError`, anything else (the system) an `OSError`.
 
 use mancala_tb::Cause;
-use mancala_tb::tablebase::RelayTbError;
+use mancala_tb::tablebase::ExplicitTbError;
 use mancala_tb::tablebase::oware::TablebaseError;
 use mancala_tb::tablebase::probe_lines::{LineError, LineErrorKind};
 use pyo3::create_exception;
@@ -48,9 +48,9 @@ impl Caused for TablebaseError {
     }
 }
 
-impl Caused for RelayTbError {
+impl Caused for ExplicitTbError {
     fn cause(&self) -> Cause<'_> {
-        RelayTbError::cause(self)
+        ExplicitTbError::cause(self)
     }
 }
 

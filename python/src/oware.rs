@@ -21,9 +21,10 @@ const NOT_LEGAL: i8 = 127;
 ///
 /// Oware(dir, rules="awari"): `dir` is the folder `mancala-tb build oware
 /// --dir DIR` wrote (its layers are in DIR/oware-RULES/); `rules` is
-/// "awari" (the 2002 solution's) or "abapa" (tournament rules). The tables
-/// open on the first probe, and layers built after that are not seen: make
-/// a new object. A position is twelve pit counts, the mover's six first,
+/// "awari" (the 2002 solution's) or "abapa" (tournament rules). Each
+/// layer's table opens on the first probe that needs it (one built later
+/// is seen then); a layer rebuilt after it opened is not: make a new
+/// object. A position is twelve pit counts, the mover's six first,
 /// counter-clockwise from the mover's leftmost pit. A value is what the
 /// mover captures from here on minus what the opponent captures, under
 /// perfect play. Safe to use from several threads (probes release the

@@ -9,7 +9,7 @@ use mancala_tb::index::stars_bars::IndexError;
 use mancala_tb::plot::PlotError;
 use mancala_tb::table::TableError;
 use mancala_tb::table::raw::RawError;
-use mancala_tb::tablebase::RelayTbError;
+use mancala_tb::tablebase::ExplicitTbError;
 use mancala_tb::tablebase::oware::TablebaseError;
 use mancala_tb::tablebase::probe_lines::ProbeError;
 
@@ -41,7 +41,7 @@ fn cause(err: &anyhow::Error) -> Cause<'_> {
                 Some(e.cause())
             } else if let Some(e) = e.downcast_ref::<PlotError>() {
                 Some(e.cause())
-            } else if let Some(e) = e.downcast_ref::<RelayTbError>() {
+            } else if let Some(e) = e.downcast_ref::<ExplicitTbError>() {
                 Some(e.cause())
             } else if let Some(e) = e.downcast_ref::<WithPath<TableError>>() {
                 Some(e.error.cause())

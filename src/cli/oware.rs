@@ -477,10 +477,13 @@ pub struct StatsOware {
 
 pub fn stats(args: StatsOware) -> anyhow::Result<()> {
     let seeds = args.seeds as usize;
-    let layers = tb::decode_layers(&args.tables.dir, args.tables.rules, seeds, |_, _| Ok(()))?;
-    let values = layers.layer(seeds);
     let title = args.tables.rules.to_string();
-    print_layer_histogram(&title, args.seeds, values, args.json);
+    tb::decode_layers(&args.tables.dir, args.tables.rules, seeds, |s, values| {
+        if s == seeds {
+            print_layer_histogram(&title, args.seeds, values, args.json);
+        }
+        Ok(())
+    })?;
     Ok(())
 }
 

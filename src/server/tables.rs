@@ -17,8 +17,9 @@ use crate::tablebase::omweso::{self, OmwesoTablebase, OmwesoTbError};
 use crate::tablebase::oware::{OwareTablebase, TablebaseError};
 
 /// Tablebases opened on first use and kept (their tables are memory-mapped
-/// with small block caches). A table built while the server runs is seen
-/// once the server restarts.
+/// with small block caches). An Oware layer built while the server runs is
+/// seen by the first request that needs it (Oware opens each layer's table
+/// on first use); the other games' tables once the server restarts.
 pub struct Tables {
     dir: PathBuf,
     oware: Mutex<HashMap<Ruleset, Arc<OwareTablebase>>>,

@@ -183,9 +183,21 @@ pub struct Solved {
     pub depths: Option<Vec<u16>>,
 }
 
-/// Solves a layer on the current rayon pool; `depths` asks for the distance
-/// of every position to the end.
-pub fn solve(layer: &dyn Layer, depths: bool, progress: Progress) -> Result<Solved, ExplicitError> {
+/// Whether [`solve`] also finds the distance of every position to the end.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Depths {
+    /// The values only (score tables).
+    Without,
+    /// The values and the distances (win/draw/loss tables).
+    With,
+}
+
+/// Solves a layer on the current rayon pool.
+pub fn solve(
+    layer: &dyn Layer,
+    depths: Depths,
+    progress: Progress,
+) -> Result<Solved, ExplicitError> {
     let size = layer.size();
     if size > MAX_POSITIONS {
         return Err(ExplicitError::TooManyPositions(size));
@@ -203,7 +215,7 @@ pub fn solve(layer: &dyn Layer, depths: bool, progress: Progress) -> Result<Solv
     let mut mask = graph.mask;
     // Win/draw/loss layers have the single threshold 1 even when only
     // draws and wins by exit exist.
-    if depths {
+    if depths == Depths::With {
         mask |= 1 << 1;
     }
     for t in threshold::thresholds(mask) {
@@ -309,7 +321,12 @@ impl Graph {
     }
 
     /// Resolves every position won or lost at threshold `t`.
-    fn run_threshold(&self, t: i8, depths: bool, progress: Progress) -> Result<(), ExplicitError> {
+    fn run_threshold(
+        &self,
+        t: i8,
+        depths: Depths,
+        progress: Progress,
+    ) -> Result<(), ExplicitError> {
         // Positions resolved by their own exits: at distance 0 without
         // moves, 1 otherwise.
         let seeds: Vec<(Vec<u32>, Vec<u32>)> = self
@@ -350,7 +367,7 @@ impl Graph {
             // Parents resolve one move further from the end.
             let parent_depth = if depth < MAX_DEPTH {
                 depth + 1
-            } else if depths && !current.is_empty() {
+            } else if depths == Depths::With && !current.is_empty() {
                 return Err(ExplicitError::TooDeep);
             } else {
                 MAX_DEPTH
@@ -411,7 +428,7 @@ impl Graph {
     }
 
     /// The values (unresolved positions are draws) and, if asked, distances.
-    fn finish(self, depths: bool, progress: Progress) -> Solved {
+    fn finish(self, depths: Depths, progress: Progress) -> Solved {
         let values = self
             .states
             .par_chunks(CHUNK)
@@ -424,7 +441,7 @@ impl Graph {
                 chunk.iter().map(|s| value_of(s.load(Ordering::Relaxed)))
             })
             .collect();
-        let depths = depths.then(|| {
+        let depths = (depths == Depths::With).then(|| {
             self.states
                 .par_iter()
                 .map(|s| {
@@ -554,7 +571,7 @@ mod tests {
     fn values_match_the_definition_on_random_graphs() {
         for seed in 0..40 {
             let layer = random_layer(seed, 300 + seed as usize * 37, 5);
-            let solved = solve(&layer, false, &|_| {}).unwrap();
+            let solved = solve(&layer, Depths::Without, &|_| {}).unwrap();
             assert_eq!(solved.values, naive(&layer, 5), "graph {seed}");
             assert_eq!(solved.depths, None);
         }
@@ -564,7 +581,7 @@ mod tests {
     fn values_match_across_chunks_and_threads() {
         let layer = random_layer(99, 3 * CHUNK + 17, 7);
         let steps = AtomicU32::new(0);
-        let solved = solve(&layer, false, &|s| {
+        let solved = solve(&layer, Depths::Without, &|s| {
             steps.fetch_add(s as u32, Ordering::Relaxed);
         })
         .unwrap();
@@ -592,7 +609,7 @@ mod tests {
             (vec![], vec![10], None),
             (vec![], vec![9], None),
         ]);
-        let solved = solve(&layer, true, &|_| {}).unwrap();
+        let solved = solve(&layer, Depths::With, &|_| {}).unwrap();
         assert_eq!(solved.values, vec![-1, 1, -1, 1, 1, 1, -1, 1, 0, 0, 0]);
         assert_eq!(
             solved.depths.unwrap(),

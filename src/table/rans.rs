@@ -27,6 +27,15 @@ pub const MAX_SCALE_BITS: u32 = 10;
 /// Lower bound of the normalised state.
 const LOW: u32 = 1 << 16;
 
+/// A decoder's step: before a lane's tail, reading a word when its state
+/// drops below [`LOW`]; in the tail, quiet (its encoder never renormalised
+/// there).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    Reading,
+    Quiet,
+}
+
 /// Which symbols a distribution's slots go to first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SlotOrder {
@@ -355,13 +364,13 @@ impl<'a, const N: usize> Decoder<'a, N> {
     }
 
     /// Decodes a symbol of `lane` alone (in a stream's last step, where
-    /// only its longer lanes have one), from the state at `base`, reading
-    /// no word in a tail (`quiet`); returns the state after it.
+    /// only its longer lanes have one), from the state at `base`; returns
+    /// the state after it.
     #[inline]
-    pub fn next_in(&mut self, lane: usize, decoding: &Decoding, base: u32, quiet: bool) -> u32 {
-        let (next, low) = match quiet {
-            true => step::<false>(&mut self.states[lane], decoding, base, 0),
-            false => {
+    pub fn next_in(&mut self, lane: usize, decoding: &Decoding, base: u32, kind: Step) -> u32 {
+        let (next, low) = match kind {
+            Step::Quiet => step::<false>(&mut self.states[lane], decoding, base, 0),
+            Step::Reading => {
                 let word = self.words() & 0xffff;
                 step::<true>(&mut self.states[lane], decoding, base, word)
             }

@@ -49,7 +49,7 @@ use std::ops::Range;
 
 use rayon::prelude::*;
 
-use super::rans::{self, Decoder, Decoding, Encoder, MAX_STATES, SlotOrder, Tables};
+use super::rans::{self, Decoder, Decoding, Encoder, MAX_STATES, SlotOrder, Step, Tables};
 
 /// Largest seed count of the alphabet: symbols stay below 256.
 const MAX_SEEDS: u32 = 126;
@@ -578,8 +578,11 @@ impl ScoreModel {
         // The last `longer` lanes hold one value more: a last step of their own.
         if depth > short {
             for lane in N - longer..N {
-                let quiet = short >= quiet_from;
-                bases[lane] = decoder.next_in(lane, &self.decoding, bases[lane], quiet);
+                let kind = match short < quiet_from {
+                    true => Step::Reading,
+                    false => Step::Quiet,
+                };
+                bases[lane] = decoder.next_in(lane, &self.decoding, bases[lane], kind);
                 out[starts[lane] + short] = value(bases[lane]);
             }
         }

@@ -10,14 +10,14 @@
 use std::ops::RangeInclusive;
 use std::path::{Path, PathBuf};
 
-use super::relay::{self, LayerFile, RelayGame, RelayTablebase, Step, StoredValues};
+use super::explicit::{ExplicitGame, ExplicitTablebase, LayerFile, Step, StoredValues};
 use super::store::Meta;
 use super::{BuildObserver, LayerReport};
 use crate::games::engehe::{self, MAX_COUNTERS, Outcome, Position, Rules};
 use crate::index::stars_bars::{IndexError, StarsBars};
-use crate::solve::explicit::{self, Layer};
+use crate::solve::explicit::{self, Depths, Layer};
 
-pub use super::relay::RelayTbError as EngeheTbError;
+pub use super::explicit::ExplicitTbError as EngeheTbError;
 
 /// The tables of one board width and ruleset.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -35,7 +35,7 @@ impl Config {
     }
 }
 
-impl RelayGame for Config {
+impl ExplicitGame for Config {
     type Position = Position;
     type Value = i8;
     type MoveGen = ();
@@ -128,7 +128,7 @@ impl RelayGame for Config {
         progress: &(dyn Fn(u64) + Sync),
     ) -> Result<StoredValues, EngeheTbError> {
         Ok(StoredValues::I8(
-            explicit::solve(layer, false, progress)?.values,
+            explicit::solve(layer, Depths::Without, progress)?.values,
         ))
     }
 
@@ -145,7 +145,7 @@ pub fn build(
     max_counters: usize,
     observer: &dyn BuildObserver,
 ) -> Result<Vec<LayerReport>, EngeheTbError> {
-    relay::build(dir, config, 0..=max_counters, observer)
+    super::explicit::build(dir, config, 0..=max_counters, observer)
 }
 
 /// One legal move and its perfect-play value for the mover.
@@ -162,13 +162,13 @@ pub struct MoveValue {
 }
 
 /// A tablebase folder opened for probing one width and ruleset.
-pub struct EngeheTablebase(RelayTablebase<Config>);
+pub struct EngeheTablebase(ExplicitTablebase<Config>);
 
 impl EngeheTablebase {
     /// Opens the layers found under the tablebase folder `dir`; probing a
     /// missing layer says how to build it.
     pub fn open(dir: &Path, config: Config) -> Result<EngeheTablebase, EngeheTbError> {
-        RelayTablebase::open(dir, config).map(EngeheTablebase)
+        ExplicitTablebase::open(dir, config).map(EngeheTablebase)
     }
 
     /// The width and ruleset the tables were opened for.

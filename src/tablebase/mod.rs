@@ -3,15 +3,15 @@
 
 mod check;
 pub mod engehe;
+mod explicit;
 mod file_error;
 pub mod omweso;
 pub mod oware;
 pub mod probe_lines;
-mod relay;
 mod report;
 pub mod store;
 mod writers;
 
+pub use explicit::ExplicitTbError;
 pub use file_error::FileError;
-pub use relay::RelayTbError;
 pub use report::{BuildObserver, LayerReport, Outcomes, Quiet, outcomes};

@@ -11,7 +11,7 @@ use std::io;
 use std::path::Path;
 
 use super::FileError;
-use super::relay::RelayTbError;
+use super::explicit::ExplicitTbError;
 use crate::error::WithPath;
 use crate::table::{self, TableError, TableMeta, ValueEncoding};
 
@@ -62,8 +62,8 @@ pub enum Values<'a> {
 }
 
 /// Writes a complete table holding `meta`.
-pub fn write(path: &Path, meta: &Meta, values: Values) -> Result<(), RelayTbError> {
-    let writer = super::writers::relay_build(meta.table_meta());
+pub fn write(path: &Path, meta: &Meta, values: Values) -> Result<(), ExplicitTbError> {
+    let writer = super::writers::explicit_build(meta.table_meta());
     match values {
         Values::I8(v) if !meta.wide => Ok(writer.write(path, v)?),
         Values::I16(v) if meta.wide => Ok(writer.write_wide(path, v)?),
@@ -104,10 +104,10 @@ impl Stored {
 }
 
 /// Opens a table, checking that it holds `meta` with `positions` values.
-pub fn open(path: &Path, meta: &Meta, positions: u64) -> Result<Stored, RelayTbError> {
+pub fn open(path: &Path, meta: &Meta, positions: u64) -> Result<Stored, ExplicitTbError> {
     let t = table::Table::open(path).map_err(|e| match e.error {
         TableError::NotATable if is_retired(path) => WithPath::new(path, FileError::Retired).into(),
-        _ => RelayTbError::from(e),
+        _ => ExplicitTbError::from(e),
     })?;
     t.expect_meta(&meta.table_meta())?;
     t.expect_len(positions)?;
@@ -156,7 +156,7 @@ mod tests {
     fn bad_files_are_errors() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("t.tb");
-        let err = |r: Result<Stored, RelayTbError>| r.err().unwrap().to_string();
+        let err = |r: Result<Stored, ExplicitTbError>| r.err().unwrap().to_string();
         let m = meta(true);
         assert!(err(open(&path, &m, 1)).ends_with("t.tb: no such table file"));
         write(&path, &m, Values::I16(&[1, -2, 3])).unwrap();

@@ -30,9 +30,9 @@ pub(crate) fn oware_import(meta: TableMeta) -> TableWriter {
     TableWriter::new(meta)
 }
 
-/// Relay-game tables (En Gehé, Omweso): read whole by the layers above and
+/// Explicit-engine tables (En Gehé, Omweso): read whole by the layers above and
 /// by checks far more than probed, so the format's blocks at the build
 /// level.
-pub(crate) fn relay_build(meta: TableMeta) -> TableWriter {
+pub(crate) fn explicit_build(meta: TableMeta) -> TableWriter {
     TableWriter::new(meta).level(BUILD_LEVEL)
 }

@@ -10,7 +10,7 @@ use super::super::shared::{Bars, ProbeIo, named, parse_pit, probe_with, thread_p
 use super::{RulesArgs, path_text};
 use mancala_tb::answer::{OmwesoAnswer, OmwesoMove, OmwesoValue};
 use mancala_tb::games::omweso::{MAX_SEEDS, MAX_WIDTH, MIN_WIDTH, Position};
-use mancala_tb::tablebase::RelayTbError;
+use mancala_tb::tablebase::ExplicitTbError;
 use mancala_tb::tablebase::omweso::{
     self as tb, Config, MoveResult, MoveValue, Objective, OmwesoTablebase,
 };
@@ -223,7 +223,7 @@ pub fn probe(args: ProbeOmweso) -> anyhow::Result<()> {
 }
 
 /// The line error of a failure of the Omweso tables.
-fn line_error(e: &RelayTbError) -> LineError {
+fn line_error(e: &ExplicitTbError) -> LineError {
     LineError::of(e, e.cause())
 }
 

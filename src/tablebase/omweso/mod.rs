@@ -19,15 +19,15 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
-use super::relay::{self, LayerFile, RelayGame, Step, StoredValues};
+use super::explicit::{ExplicitGame, LayerFile, Step, StoredValues};
 use super::store::Meta;
 use super::{BuildObserver, LayerReport};
 use crate::games::omweso::{self, Dedup, MoveGen, Outcome, Position, Rules};
 use crate::index::stars_bars::{IndexError, StarsBars};
-use crate::solve::explicit::{self, Layer};
+use crate::solve::explicit::{self, Depths, Layer};
 use value::{draw, encode_wdl, no_move, win_value};
 
-pub use super::relay::RelayTbError as OmwesoTbError;
+pub use super::explicit::ExplicitTbError as OmwesoTbError;
 pub use probe::{MoveResult, MoveValue, OmwesoTablebase, Stats};
 pub use value::{Objective, Value, Wdl};
 
@@ -76,7 +76,7 @@ impl Config {
     }
 }
 
-impl RelayGame for Config {
+impl ExplicitGame for Config {
     type Position = Position;
     type Value = Value;
     type MoveGen = MoveGen;
@@ -175,8 +175,11 @@ impl RelayGame for Config {
         layer: &dyn Layer,
         progress: &(dyn Fn(u64) + Sync),
     ) -> Result<StoredValues, OmwesoTbError> {
-        let wdl = self.objective == Objective::Wdl;
-        let solved = explicit::solve(layer, wdl, progress)?;
+        let depths = match self.objective {
+            Objective::Wdl => Depths::With,
+            Objective::Points => Depths::Without,
+        };
+        let solved = explicit::solve(layer, depths, progress)?;
         Ok(match solved.depths {
             Some(depths) => StoredValues::I16(
                 (solved.values.par_iter().zip(depths))
@@ -211,7 +214,7 @@ pub fn build(
     config: Config,
     observer: &dyn BuildObserver,
 ) -> Result<Report, OmwesoTbError> {
-    let reports = relay::build(dir, config, config.layers(), observer)?;
+    let reports = super::explicit::build(dir, config, config.layers(), observer)?;
     let layer = reports.into_iter().next().expect("one layer");
     let longest_win = OmwesoTablebase::open(dir, config)?.stats()?.longest_win;
     Ok(Report { layer, longest_win })

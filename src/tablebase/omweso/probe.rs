@@ -10,7 +10,7 @@ use super::{Config, OmwesoTbError, Value, Wdl};
 use crate::games::omweso::{Dedup, MoveGen, Outcome, Position, WinKind};
 use crate::games::relay::Choice;
 use crate::tablebase::Outcomes;
-use crate::tablebase::relay::{RelayGame, RelayTablebase};
+use crate::tablebase::explicit::{ExplicitGame, ExplicitTablebase};
 
 /// Where a move leads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -47,13 +47,13 @@ pub struct Stats {
 }
 
 /// An Omweso table opened for probing.
-pub struct OmwesoTablebase(RelayTablebase<Config>);
+pub struct OmwesoTablebase(ExplicitTablebase<Config>);
 
 impl OmwesoTablebase {
     /// Opens the table of `config` under the tablebase folder `dir`; a
     /// missing table is an error that says how to build it.
     pub fn open(dir: &Path, config: Config) -> Result<OmwesoTablebase, OmwesoTbError> {
-        let tables = RelayTablebase::open(dir, config)?;
+        let tables = ExplicitTablebase::open(dir, config)?;
         tables.layer(config.seeds)?;
         Ok(OmwesoTablebase(tables))
     }

@@ -1,13 +1,13 @@
 //! Probing many positions at once. Every value a batch needs (each
 //! position's own, and its children's for the move values) is looked up in
-//! one sorted pass per layer by [`LowerTables`], so each block is decoded
-//! once however many positions of the batch fall in it.
+//! one sorted pass per layer by the [resolver](super::resolve), so each
+//! block is decoded once however many positions of the batch fall in it.
 
-use super::lower::{Lower, LowerTables};
-use super::{MoveValue, OwareTablebase, TablebaseError, open_table, ruleset_dir};
-use crate::games::oware::{self, Board};
+use super::resolve::resolve;
+use super::{MoveValue, OwareTablebase, TablebaseError};
+use crate::games::oware::{self, Board, MAX_SEEDS};
 use crate::index::oware as index;
-use crate::solve::oware::{Lookup, LowerLayers};
+use crate::solve::oware::Lookup;
 use crate::tablebase::probe_lines::{Answer, BatchProber, LineError, numbers};
 
 /// The answer for one position of a batch.
@@ -31,8 +31,7 @@ impl OwareTablebase {
         boards: &[Board],
         with_moves: bool,
     ) -> Result<Vec<Result<Probed, TablebaseError>>, TablebaseError> {
-        let lower = self.batch_tables()?;
-        let built = self.complete_layers();
+        let built = self.complete_layers()?;
         let mut lookups = Vec::new();
         // Per board: its first lookup, or its error.
         let mut starts = Vec::with_capacity(boards.len());
@@ -53,7 +52,7 @@ impl OwareTablebase {
                 })),
             }
         }
-        lower.resolve(&mut lookups)?;
+        resolve(self, &mut lookups)?;
         Ok(boards
             .iter()
             .zip(starts)
@@ -85,29 +84,17 @@ impl OwareTablebase {
             .collect())
     }
 
-    /// The number of layers built from 0 up without a gap.
-    fn complete_layers(&self) -> usize {
-        self.built_layers()
-            .enumerate()
-            .take_while(|&(i, seeds)| i == seeds)
-            .count()
-    }
-
-    /// The complete layers as the batched reader reads them, opened on the
-    /// first batch.
-    fn batch_tables(&self) -> Result<&LowerTables, TablebaseError> {
-        if let Some(lower) = self.batch_tables.get() {
-            return Ok(lower);
+    /// The number of layers that open from 0 up without a gap: those a
+    /// batch reads. A damaged table among them fails.
+    fn complete_layers(&self) -> Result<usize, TablebaseError> {
+        for seeds in 0..=MAX_SEEDS {
+            match self.layer(seeds) {
+                Ok(_) => {}
+                Err(TablebaseError::Missing(_)) => return Ok(seeds),
+                Err(e) => return Err(e),
+            }
         }
-        let folder = ruleset_dir(&self.dir, self.rules());
-        let mut lower = LowerTables::new(self.rules());
-        for seeds in 0..self.complete_layers() {
-            let table = open_table(&folder, self.rules(), seeds)?
-                .ok_or_else(|| self.missing_layer(seeds))?;
-            lower.push(Lower::Stored(table));
-        }
-        // Another thread may have opened them meanwhile: either copy serves.
-        Ok(self.batch_tables.get_or_init(|| lower))
+        Ok(MAX_SEEDS + 1)
     }
 }
 

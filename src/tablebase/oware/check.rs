@@ -6,40 +6,66 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
-use super::{
-    CHUNK, Layers, TablebaseError, missing_layer, open_table, restore_capture_decided, ruleset_dir,
-    table_meta, table_path,
-};
+use super::layers::{Layer, Layers};
+use super::resolve::{LayerSource, Source};
+use super::{TablebaseError, missing_layer, open_table, ruleset_dir, table_meta, table_path};
 use crate::error::{PathContext, WithPath};
 use crate::games::oware::{self, Board, Ruleset};
 use crate::index::oware as index;
+use crate::solve::oware::prefetch;
 use crate::table::ValueEncoding;
 use crate::table::raw::{self, RawLayer};
 use crate::tablebase::FileError;
 use crate::tablebase::check::first_inconsistent;
 use crate::tablebase::writers;
 
+/// Positions of a layer decoded at a time: blocks enough for every thread.
+const DECODE_BATCH: usize = 1 << 22;
+/// Positions of a layer checked at a time.
+const CHUNK: usize = 1 << 14;
+
 /// Decodes layers `0..=max_seeds` into memory (each needs the ones below
-/// it), calling `each` as each is ready. Errors name a missing layer.
+/// it), calling `each(seeds, values)` as each is ready. Errors name a
+/// missing layer.
 pub fn decode_layers(
     dir: &Path,
     rules: Ruleset,
     max_seeds: usize,
+    mut each: impl FnMut(usize, &[i8]) -> Result<(), TablebaseError>,
+) -> Result<(), TablebaseError> {
+    decode_resident(dir, rules, max_seeds, |seeds, layers| {
+        each(seeds, resident(layers, seeds)[seeds])
+    })
+}
+
+/// [`decode_layers`], handing over all the layers decoded so far, each
+/// resident.
+fn decode_resident(
+    dir: &Path,
+    rules: Ruleset,
+    max_seeds: usize,
     mut each: impl FnMut(usize, &Layers) -> Result<(), TablebaseError>,
-) -> Result<Layers, TablebaseError> {
+) -> Result<(), TablebaseError> {
     let folder = ruleset_dir(dir, rules);
-    let mut layers = Layers::default();
+    let mut layers = Layers::new(rules);
     for seeds in 0..=max_seeds {
         let table =
             open_table(&folder, rules, seeds)?.ok_or_else(|| missing_layer(dir, rules, seeds))?;
-        let mut values = table.decode_all()?;
-        if table.meta().encoding == ValueEncoding::ScoreOrCapture {
-            restore_capture_decided(rules, seeds, &mut values, &layers);
-        }
-        layers.push(values);
+        layers.push(Layer::Stored(table));
+        layers.make_resident(seeds, DECODE_BATCH)?;
         each(seeds, &layers)?;
     }
-    Ok(layers)
+    Ok(())
+}
+
+/// The values of layers `0..=seeds`, all resident.
+fn resident(layers: &Layers, seeds: usize) -> Vec<&[i8]> {
+    (0..=seeds)
+        .map(|s| match layers.source(s) {
+            Ok(Source::Direct(values)) => values,
+            _ => unreachable!("decoded layers are resident"),
+        })
+        .collect()
 }
 
 /// Checks layers `0..=max_seeds`: every table's header and checksums, then
@@ -55,12 +81,13 @@ pub fn verify(
     progress: &(dyn Fn(usize, u64) + Sync),
 ) -> Result<(), TablebaseError> {
     let folder = ruleset_dir(dir, rules);
-    decode_layers(dir, rules, max_seeds, |seeds, layers| {
+    decode_resident(dir, rules, max_seeds, |seeds, layers| {
+        let layers = resident(layers, seeds);
         if let Some(table) = open_table(&folder, rules, seeds)? {
             // Decoding the layer checked every block's checksum.
             table.verify_layout()?;
         }
-        check_layer(rules, seeds, layers).map_err(|(rank, board, stored, expected)| {
+        check_layer(rules, seeds, &layers).map_err(|(rank, board, stored, expected)| {
             let error = FileError::Inconsistent {
                 rank,
                 position: format!("{board:?}"),
@@ -70,7 +97,7 @@ pub fn verify(
             WithPath::new(table_path(&folder, seeds), error)
         })?;
         if let Some(other_dir) = against {
-            compare_with_published(&folder, seeds, layers.layer(seeds), other_dir)?;
+            compare_with_published(&folder, seeds, layers[seeds], other_dir)?;
         }
         progress(seeds, index::layer_size(seeds));
         Ok(())
@@ -80,8 +107,8 @@ pub fn verify(
 
 /// The first position (in rank order) of the top layer whose value is not the
 /// best over its moves: (rank, board, stored, expected).
-fn check_layer(rules: Ruleset, seeds: usize, layers: &Layers) -> Result<(), (u64, Board, i8, i8)> {
-    let values = layers.layer(seeds);
+fn check_layer(rules: Ruleset, seeds: usize, layers: &[&[i8]]) -> Result<(), (u64, Board, i8, i8)> {
+    let values = layers[seeds];
     let first_bad =
         first_inconsistent::<_, Infallible>(values.len() as u64, CHUNK as u64, &|_| {}, |ranks| {
             let start = ranks.start;
@@ -102,13 +129,13 @@ fn check_layer(rules: Ruleset, seeds: usize, layers: &Layers) -> Result<(), (u64
                     for m in moves.iter() {
                         let rest = seeds - m.captured as usize;
                         let rank = index::rank_indexed(&m.child, rest);
-                        layers.prefetch(rest, rank);
+                        prefetch(&layers[rest][rank as usize]);
                         children.push((slot, m.captured as i8, rest, rank));
                     }
                     index::next_indexed(&mut board);
                 }
                 for (slot, captured, rest, rank) in children.drain(..) {
-                    best[slot] = best[slot].max(captured - layers.value(rest, rank));
+                    best[slot] = best[slot].max(captured - layers[rest][rank as usize]);
                 }
                 if let Some(slot) = (0..stored.len()).find(|&s| stored[s] != best[s]) {
                     let rank = start + (group * 16 + slot) as u64;
@@ -154,9 +181,10 @@ fn compare_with_published(
 /// Writes layer `seeds` in the published format (one signed byte per
 /// position in rank order, no header) to `out`.
 pub fn export(dir: &Path, rules: Ruleset, seeds: usize, out: &Path) -> Result<(), TablebaseError> {
-    let layers = decode_layers(dir, rules, seeds, |_, _| Ok(()))?;
-    raw::write_layer(out, layers.layer(seeds))?;
-    Ok(())
+    decode_layers(dir, rules, seeds, |s, values| match s == seeds {
+        true => Ok(raw::write_layer(out, values)?),
+        false => Ok(()),
+    })
 }
 
 /// Reads a published `scores.N` file (checking its size) into a compressed

@@ -4,20 +4,19 @@
 //! A tablebase folder holds one sub-folder per ruleset (`oware-awari`,
 //! `oware-abapa`) with one compressed table per layer, `scores.N.mtb`. A
 //! position whose value is that of its best capture (or of the end of the
-//! game) is stored as [`CAPTURE_DECIDES`] and recomputed from the lower layers
-//! when read: about a third of all positions, and long runs of one symbol
+//! game) is stored as [`CAPTURE_DECIDES`](crate::table::CAPTURE_DECIDES) and
+//! recomputed from the lower layers when read: about a third of all positions, and long runs of one symbol
 //! compress far better than their values.
 
 mod batch;
 mod build;
 mod check;
-mod lower;
+mod layers;
 mod plan;
 mod probe;
+mod resolve;
 
 use std::path::{Path, PathBuf};
-
-use rayon::prelude::*;
 
 pub use batch::Probed;
 pub use build::{
@@ -34,12 +33,11 @@ pub use probe::{MoveValue, OwareTablebase, PvEnd, PvStep};
 
 use super::FileError;
 use crate::error::{Cause, MissingTable, WithPath};
-use crate::games::oware::{self, Board, MAX_SEEDS, Ruleset};
+use crate::games::oware::{self, MAX_SEEDS, Ruleset};
 use crate::index::oware as index;
-use crate::solve::oware as engine;
 pub use crate::solve::oware::Engine;
 use crate::table::raw::RawError;
-use crate::table::{CAPTURE_DECIDES, TableError, TableMeta, ValueEncoding};
+use crate::table::{TableError, TableMeta, ValueEncoding};
 
 /// The folder of one ruleset's layers inside a tablebase folder.
 pub fn ruleset_dir(dir: &Path, rules: Ruleset) -> PathBuf {
@@ -292,34 +290,6 @@ fn open_table(
     Ok(Some(table))
 }
 
-/// Finished layers `0..len`, indexed by seeds.
-#[derive(Default)]
-pub struct Layers(Vec<Vec<i8>>);
-
-impl Layers {
-    /// Adds the next layer (seeds = the layers held so far).
-    pub fn push(&mut self, values: Vec<i8>) {
-        self.0.push(values);
-    }
-
-    /// Every value of layer `seeds`, in rank order.
-    pub fn layer(&self, seeds: usize) -> &[i8] {
-        &self.0[seeds]
-    }
-
-    /// The value of the position of rank `rank` in layer `seeds`.
-    #[inline]
-    pub fn value(&self, seeds: usize, rank: u64) -> i8 {
-        self.0[seeds][rank as usize]
-    }
-
-    /// Hints that `value(seeds, rank)` will be asked for soon.
-    #[inline]
-    pub fn prefetch(&self, seeds: usize, rank: u64) {
-        engine::prefetch(&self.0[seeds][rank as usize]);
-    }
-}
-
 /// `bytes` in binary units, as `--memory` takes them (`1.5 GiB`).
 pub fn human_bytes(bytes: u64) -> String {
     const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
@@ -335,54 +305,13 @@ pub fn human_bytes(bytes: u64) -> String {
     }
 }
 
-/// The best a position's captures offer, or the end-of-game value if it has
-/// no move; `None` if all its moves stay in the layer. `child_value(child,
-/// seeds, rank)`: the value of a capture's child.
-fn exit_value(
-    rules: Ruleset,
-    board: &Board,
-    mut child_value: impl FnMut(&Board, usize, u64) -> i8,
-) -> Option<i8> {
-    let moves = oware::legal_moves(rules, board);
-    if moves.is_empty() {
-        return Some(oware::no_move_value(rules, board));
-    }
-    let seeds = oware::seeds(board);
-    moves
-        .iter()
-        .filter(|m| m.captured > 0)
-        .map(|m| {
-            let rest = seeds - m.captured as usize;
-            m.captured as i8 - child_value(&m.child, rest, index::rank_indexed(&m.child, rest))
-        })
-        .max()
-}
-
-const CHUNK: usize = 1 << 14;
-
-/// Puts back, in place, the value of every position marked
-/// [`CAPTURE_DECIDES`]: that of its best capture (or of the end of the game).
-fn restore_capture_decided(rules: Ruleset, seeds: usize, values: &mut [i8], lower: &Layers) {
-    values
-        .par_chunks_mut(CHUNK)
-        .enumerate()
-        .for_each(|(c, chunk)| {
-            let mut board = index::unrank(seeds, (c * CHUNK) as u64);
-            for value in chunk {
-                if *value == CAPTURE_DECIDES {
-                    // A damaged table could mark a position without exits; the
-                    // mark then stays, and `verify` reports it.
-                    let exit = exit_value(rules, &board, |_, n, rank| lower.value(n, rank));
-                    *value = exit.unwrap_or(CAPTURE_DECIDES);
-                }
-                index::next_indexed(&mut board);
-            }
-        });
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::convert::Infallible;
+
+    use crate::solve::oware as engine;
+    use crate::table::CAPTURE_DECIDES;
 
     /// Lines of every version of `build-times.tsv` read back; others are
     /// skipped.
@@ -410,12 +339,11 @@ mod tests {
     }
 
     /// The builder marks exactly the positions whose value is that of their
-    /// best exit, as recomputed from the lower layers.
+    /// best exit, as the resolver recomputes it from the lower layers.
     #[test]
     fn built_tables_mark_exactly_the_positions_decided_by_their_exits() {
         for rules in Ruleset::ALL {
-            let mut lower = Layers::default();
-            let mut tables = lower::LowerTables::new(rules);
+            let mut tables = layers::Layers::new(rules);
             for seeds in 0..=9 {
                 let config = engine::Config {
                     part: engine::CHUNK,
@@ -423,7 +351,6 @@ mod tests {
                     checkpoint_every: None,
                 };
                 let solved = engine::solve_layer(rules, seeds, &tables, &config, &|_| {}).unwrap();
-                let values = solved.values().to_vec();
                 let mut marked = Vec::new();
                 solved
                     .for_each_part(engine::CHUNK, CAPTURE_DECIDES, |_, m| {
@@ -432,18 +359,19 @@ mod tests {
                     })
                     .unwrap();
                 let mut board = index::unrank(seeds, 0);
-                for (rank, (&value, &stored)) in values.iter().zip(marked.iter()).enumerate() {
-                    let exit = exit_value(rules, &board, |_, n, r| lower.value(n, r));
-                    let decided = exit == Some(value);
+                for (rank, (&value, &stored)) in solved.values().iter().zip(&marked).enumerate() {
+                    let Ok(exit) =
+                        resolve::best_exit::<Infallible>(&tables, seeds, &board, |_, _, _| {
+                            unreachable!("the lower layers are resident")
+                        });
                     assert_eq!(
                         stored == CAPTURE_DECIDES,
-                        decided,
+                        exit == value,
                         "{rules} {seeds} rank {rank} {board:?}"
                     );
                     index::next_indexed(&mut board);
                 }
-                tables.push(lower::Lower::Resident(solved.into_values()));
-                lower.push(values);
+                tables.push(layers::Layer::Resident(solved.into_values()));
             }
         }
     }

@@ -3,11 +3,12 @@
 //! calibration build on this machine and from the layers earlier builds
 //! recorded here, scaled by stated assumptions.
 
+use std::ops::Range;
 use std::time::Instant;
 
 use serde::{Serialize, Serializer};
 
-use super::build::{BuildOptions, LayerPlan, plan_engine, plan_share, residence_order};
+use super::build::{Budget, BuildOptions, LayerPlan, Place, placement, plan_engine};
 use super::{BuildTime, TablebaseError, build, ruleset_dir, table_path};
 use crate::error::PathContext;
 use crate::games::oware::{MAX_SEEDS, Ruleset};
@@ -427,24 +428,12 @@ pub fn project(max_seeds: usize, assumptions: &Assumptions) -> Result<Projection
             1.0
         };
     let mut tables = 0.0;
+    let budget = node_budget(max_seeds, a);
     let layers = (0..=max_seeds)
         .filter(|&seeds| !(max_seeds == MAX_SEEDS && seeds == MAX_SEEDS - 1))
         .map(|seeds| {
             let positions = index::layer_size(seeds);
-            // Each node holds its share of the layer's states.
-            let share = positions.div_ceil(a.nodes as u64);
-            let plan = plan_share(seeds, share, a.memory)?;
-            if a.nodes > 1 && plan.engine != Engine::InMemory {
-                // The shares of a distributed build are built in memory.
-                return Err(TablebaseError::ShareTooLarge {
-                    seeds,
-                    ranks: a.nodes,
-                    budget: a.memory,
-                    needed: (share as f64 * crate::solve::oware::IN_MEMORY_BYTES_PER_POSITION)
-                        as u64
-                        + super::FIXED_BYTES,
-                });
-            }
+            let (share, plan, places) = node_plan(seeds, &budget)?;
             // The in-memory rate with the calibration's threads; out of
             // core keeps the share of it the calibration measured.
             let in_memory = match a.recorded.as_ref().and_then(|r| r.rate(seeds)) {
@@ -464,7 +453,7 @@ pub fn project(max_seeds: usize, assumptions: &Assumptions) -> Result<Projection
             let network = positions as f64 * sent_bytes_per_position(a.nodes)
                 / a.nodes as f64
                 / NETWORK_BYTES_PER_SECOND;
-            let lower = read_lower(seeds, share, &plan, a);
+            let lower = read_lower(seeds, share, &plan, &places, a.threads);
             let seconds = positions as f64 / (rate * scale) + lower.seconds + network;
             let scratch = lower.cached_bytes as f64
                 + match plan.engine {
@@ -494,6 +483,32 @@ pub fn project(max_seeds: usize, assumptions: &Assumptions) -> Result<Projection
     })
 }
 
+/// What each node of the build `a` projects gets for each layer of
+/// `0..=max_seeds`: the budget of `build oware` asked for it.
+fn node_budget(max_seeds: usize, a: &Assumptions) -> Budget {
+    let options = BuildOptions {
+        lower_cache: a.lower_cache,
+        ..BuildOptions::new(max_seeds, a.memory)
+    };
+    Budget::new(&options, a.nodes)
+}
+
+/// How the node with the largest share of layer `seeds` builds it under
+/// `budget`: its share, its engine, and where its lower layers are, all as
+/// the build decides them.
+fn node_plan(
+    seeds: usize,
+    budget: &Budget,
+) -> Result<(u64, LayerPlan, Vec<Place>), TablebaseError> {
+    let share = (0..budget.ranks)
+        .map(|rank| budget.share(seeds, rank).len())
+        .max()
+        .unwrap_or(0) as u64;
+    let plan = budget.plan(seeds, share)?;
+    let places = placement(seeds, &plan, budget);
+    Ok((share, plan, places))
+}
+
 /// How a node reads the lower layers for layer `seeds`.
 struct LowerReads {
     /// Seconds spent decoding stored layers.
@@ -502,31 +517,32 @@ struct LowerReads {
     cached_bytes: u64,
 }
 
-/// How a node reads the lower layers for layer `seeds` (its `share` of
-/// positions, built as `plan` says), placed as the build places them (in
-/// [`residence_order`]): in the memory the engine leaves, else in the lower
-/// cache, else stored, where every part decodes the whole of layers `n−2`
+/// How a node with `threads` reads the lower layers for layer `seeds` (its
+/// `share` of positions, built as `plan` says, the lower layers at
+/// `places`): where stored, every part decodes the whole of layers `n−2`
 /// and `n−3` (captures reach them all). The calibration layer's own
 /// decoding is small next to this at large layers.
-fn read_lower(seeds: usize, share: u64, plan: &LayerPlan, a: &Assumptions) -> LowerReads {
-    let mut room = a.memory.saturating_sub(plan.engine_bytes);
-    // The ranks of a distributed build read their tables.
-    let mut cache = if a.nodes > 1 { 0 } else { a.lower_cache };
-    let (mut stored, mut cached_bytes) = (0, 0);
-    for lower in residence_order(seeds) {
-        let bytes = index::layer_size(lower);
-        if bytes <= room {
-            room -= bytes;
-        } else if bytes <= cache {
-            cache -= bytes;
-            cached_bytes += bytes;
-        } else if (2..=3).contains(&(seeds - lower)) {
-            stored += bytes;
-        }
-    }
+fn read_lower(
+    seeds: usize,
+    share: u64,
+    plan: &LayerPlan,
+    places: &[Place],
+    threads: usize,
+) -> LowerReads {
+    let bytes_at = |place: Place, layers: Range<usize>| -> u64 {
+        layers
+            .filter(|&s| places[s] == place)
+            .map(index::layer_size)
+            .sum()
+    };
+    let stored = bytes_at(
+        Place::Stored,
+        seeds.saturating_sub(3)..seeds.saturating_sub(1),
+    );
+    let cached_bytes = bytes_at(Place::Cached, 0..seeds);
     let parts = share.div_ceil(plan.part as u64);
     LowerReads {
-        seconds: parts as f64 * stored as f64 * DECODE_SECONDS_PER_POSITION / a.threads as f64,
+        seconds: parts as f64 * stored as f64 * DECODE_SECONDS_PER_POSITION / threads as f64,
         cached_bytes,
     }
 }
@@ -553,12 +569,14 @@ mod tests {
             recorded: None,
         };
         let plan = project(12, &assumptions).unwrap();
+        // The lower layers of layer `seeds` built up to `seeds` as the node
+        // with `a` reads them.
+        let lower_reads = |seeds: usize, a: &Assumptions| {
+            let (share, plan, places) = node_plan(seeds, &node_budget(seeds, a)).unwrap();
+            read_lower(seeds, share, &plan, &places, a.threads)
+        };
         // With 1 GiB, layers 10 and 9 stay in memory: nothing to decode.
-        let layer_plan = plan_layer(12, assumptions.memory).unwrap();
-        assert_eq!(
-            read_lower(12, index::layer_size(12), &layer_plan, &assumptions).seconds,
-            0.0
-        );
+        assert_eq!(lower_reads(12, &assumptions).seconds, 0.0);
         let json = serde_json::to_value(&plan).unwrap();
         let positions: u64 = (0..=12).map(index::layer_size).sum();
         assert_eq!(json["positions"], positions);
@@ -585,7 +603,7 @@ mod tests {
         assert_eq!(layer_plan.engine, Engine::OutOfCore);
         let parts = index::layer_size(20).div_ceil(layer_plan.part as u64);
         let decoded = (index::layer_size(18) + index::layer_size(17)) * parts;
-        let reads = read_lower(20, index::layer_size(20), &layer_plan, &tight);
+        let reads = lower_reads(20, &tight);
         assert_eq!(
             reads.seconds,
             decoded as f64 * DECODE_SECONDS_PER_POSITION / 2.0
@@ -597,7 +615,7 @@ mod tests {
             lower_cache: index::layer_size(18) + index::layer_size(17),
             ..tight.clone()
         };
-        let reads = read_lower(20, index::layer_size(20), &layer_plan, &cached);
+        let reads = lower_reads(20, &cached);
         assert_eq!(reads.seconds, 0.0);
         assert_eq!(reads.cached_bytes, cached.lower_cache);
         // Layer 45 in 256 GiB cannot keep layers 43 and 42 beside it, so it
@@ -610,8 +628,13 @@ mod tests {
         // layers, and 40 and 39 (67 G positions) do not fit. With 4 Mi
         // parts (as when the hot layers were counted as shares) each of
         // its ~875 parts would decode layer 39 whole.
-        let share = index::layer_size(42) / 16;
-        let share_plan = plan_share(42, share, 64 << 30).unwrap();
+        let sixteen = Assumptions {
+            nodes: 16,
+            memory: 64 << 30,
+            ..assumptions.clone()
+        };
+        let (share, share_plan, _) = node_plan(42, &node_budget(42, &sixteen)).unwrap();
+        assert!(share >= index::layer_size(42) / 16, "{share}");
         assert_eq!(share_plan.engine, Engine::InMemory);
         assert!(share_plan.part as u64 >= share / 16, "{}", share_plan.part);
         assert_eq!(
@@ -625,6 +648,94 @@ mod tests {
                 "seconds"
             ]
         );
+    }
+
+    /// Plan picks each layer's engine and places its lower layers as the
+    /// build does: builds whose budgets keep lower layers resident, cached
+    /// and stored record what they did, and plan's node does the same.
+    #[test]
+    fn plan_budgets_and_places_each_layer_as_the_build_does() {
+        use std::sync::Mutex;
+
+        use crate::table::raw;
+        use crate::tablebase::BuildObserver;
+        use crate::tablebase::oware::build::lower_cache_dir;
+
+        /// Per layer planned: its plan, the bytes of lower layers resident
+        /// and those in the lower cache.
+        struct Recorded {
+            cache: std::path::PathBuf,
+            layers: Mutex<Vec<(usize, LayerPlan, u64, u64)>>,
+        }
+        impl BuildObserver for Recorded {
+            fn layer_planned(&self, seeds: usize, plan: &LayerPlan, memory_bytes: u64) {
+                let cached = (0..seeds)
+                    .filter_map(|s| std::fs::metadata(raw::layer_path(&self.cache, s)).ok())
+                    .map(|m| m.len())
+                    .sum();
+                let resident = memory_bytes - plan.engine_bytes;
+                let layer = (seeds, *plan, resident, cached);
+                self.layers.lock().unwrap().push(layer);
+            }
+        }
+        const TOP: usize = 12;
+        let size = index::layer_size;
+        let whole = plan_layer(TOP, 1 << 40).unwrap().engine_bytes;
+        // With half of that, parts of layer 12 smaller than the layer and
+        // little room beside.
+        let budgets = [
+            (1 << 30, 0),
+            (whole + size(10) + size(9) / 2, size(9) + size(11)),
+            (whole / 2, size(10) + size(9)),
+            (whole / 2, 0),
+        ];
+        let mut places = Vec::new();
+        for (memory, lower_cache) in budgets {
+            let dir = tempfile::tempdir().unwrap();
+            let recorded = Recorded {
+                cache: lower_cache_dir(&ruleset_dir(dir.path(), Ruleset::Awari)),
+                layers: Mutex::new(Vec::new()),
+            };
+            let options = BuildOptions {
+                lower_cache,
+                ..BuildOptions::new(TOP, memory)
+            };
+            build(dir.path(), Ruleset::Awari, &options, &recorded).unwrap();
+            let a = Assumptions {
+                calibration: Calibration {
+                    seeds: 10,
+                    threads: 1,
+                    in_memory: 1e6,
+                    bounded: 1e6,
+                    compact: 1e6,
+                },
+                threads: 1,
+                nodes: 1,
+                memory,
+                lower_cache,
+                recorded: None,
+            };
+            let budget = node_budget(TOP, &a);
+            let layers = recorded.layers.into_inner().unwrap();
+            assert_eq!(layers.len(), TOP + 1);
+            for (seeds, plan, resident, cached) in layers {
+                let (_, projected, at) = node_plan(seeds, &budget).unwrap();
+                let bytes = |place| {
+                    (0..seeds)
+                        .filter(|&s| at[s] == place)
+                        .map(size)
+                        .sum::<u64>()
+                };
+                let what = format!("memory {memory}, cache {lower_cache}, layer {seeds}");
+                assert_eq!(projected, plan, "{what}");
+                assert_eq!(bytes(Place::Resident), resident, "{what}");
+                assert_eq!(bytes(Place::Cached), cached, "{what}");
+                places.extend(at);
+            }
+        }
+        for place in [Place::Resident, Place::Cached, Place::Stored] {
+            assert!(places.contains(&place), "{place:?}");
+        }
     }
 
     /// Recorded layers are projected at their recorded rate per thread;

@@ -3,13 +3,11 @@
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use super::lower::LowerTables;
-use super::{TablebaseError, exit_value, missing_layer, open_table, ruleset_dir, table_path};
-use crate::error::WithPath;
+use super::resolve::{LayerSource, Source, resolve_one};
+use super::{TablebaseError, missing_layer, open_table, ruleset_dir, table_path};
 use crate::games::oware::{self, Board, MAX_SEEDS, Ruleset};
 use crate::index::oware as index;
-use crate::table::{CAPTURE_DECIDES, Table, ValueEncoding};
-use crate::tablebase::FileError;
+use crate::table::Table;
 
 /// One legal move and its perfect-play value for the mover.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -50,28 +48,23 @@ pub enum PvEnd {
 }
 
 /// A tablebase folder opened for probing one ruleset. Safe to share between
-/// threads; each table keeps a small cache of decoded blocks.
+/// threads; each layer's table is opened on first use, and keeps a small
+/// cache of decoded blocks.
 pub struct OwareTablebase {
-    pub(super) dir: PathBuf,
+    dir: PathBuf,
     rules: Ruleset,
-    /// Layers by seeds; `None` where the file is missing.
-    layers: Vec<Option<Table>>,
-    /// The same tables for batches (see [`OwareTablebase::probe_many`]).
-    pub(super) batch_tables: OnceLock<LowerTables>,
+    /// Layers by seeds, each once opened.
+    tables: Vec<OnceLock<Table>>,
 }
 
 impl OwareTablebase {
-    /// Opens the layers of `rules` found under the tablebase folder `dir`.
+    /// Opens the layers of `rules` under the tablebase folder `dir`, each
+    /// when first probed.
     pub fn open(dir: &Path, rules: Ruleset) -> Result<OwareTablebase, TablebaseError> {
-        let folder = ruleset_dir(dir, rules);
-        let layers = (0..=MAX_SEEDS)
-            .map(|seeds| open_table(&folder, rules, seeds))
-            .collect::<Result<_, _>>()?;
         Ok(OwareTablebase {
             dir: dir.to_path_buf(),
             rules,
-            layers,
-            batch_tables: OnceLock::new(),
+            tables: (0..=MAX_SEEDS).map(|_| OnceLock::new()).collect(),
         })
     }
 
@@ -82,18 +75,25 @@ impl OwareTablebase {
 
     /// The seed counts whose layers are present.
     pub fn built_layers(&self) -> impl Iterator<Item = usize> + '_ {
-        (0..=MAX_SEEDS).filter(|&s| self.layers[s].is_some())
+        let folder = ruleset_dir(&self.dir, self.rules);
+        (0..=MAX_SEEDS).filter(move |&s| table_path(&folder, s).is_file())
     }
 
     /// The table of the layer with `seeds` seeds, or an error naming the
     /// file and the command that builds it.
     pub fn layer(&self, seeds: usize) -> Result<&Table, TablebaseError> {
-        if seeds > MAX_SEEDS {
-            return Err(TablebaseError::TooManySeeds(seeds));
+        let slot = self
+            .tables
+            .get(seeds)
+            .ok_or(TablebaseError::TooManySeeds(seeds))?;
+        if let Some(table) = slot.get() {
+            return Ok(table);
         }
-        self.layers[seeds]
-            .as_ref()
-            .ok_or_else(|| self.missing_layer(seeds))
+        let folder = ruleset_dir(&self.dir, self.rules);
+        let table =
+            open_table(&folder, self.rules, seeds)?.ok_or_else(|| self.missing_layer(seeds))?;
+        // Another thread may have opened it meanwhile: either copy serves.
+        Ok(slot.get_or_init(|| table))
     }
 
     pub(crate) fn missing_layer(&self, seeds: usize) -> TablebaseError {
@@ -104,38 +104,8 @@ impl OwareTablebase {
     pub fn value(&self, board: &Board) -> Result<i8, TablebaseError> {
         let seeds = oware::seeds(board);
         match index::rank(board) {
-            Some(rank) => self.indexed_value(board, seeds, rank),
+            Some(rank) => resolve_one(self, seeds, rank, board),
             None => self.best_move_value(board),
-        }
-    }
-
-    /// The value of the indexed position `board`, of rank `rank` in layer
-    /// `seeds`.
-    fn indexed_value(&self, board: &Board, seeds: usize, rank: u64) -> Result<i8, TablebaseError> {
-        let table = self.layer(seeds)?;
-        let stored = table.get(rank)?;
-        if stored != CAPTURE_DECIDES || table.meta().encoding != ValueEncoding::ScoreOrCapture {
-            return Ok(stored);
-        }
-        // The best capture decides: look it up in the lower layers.
-        let mut failure = None;
-        let exit = exit_value(self.rules, board, |child, n, r| {
-            self.indexed_value(child, n, r).unwrap_or_else(|e| {
-                failure.get_or_insert(e);
-                0
-            })
-        });
-        match (failure, exit) {
-            (Some(e), _) => Err(e),
-            (None, Some(value)) => Ok(value),
-            (None, None) => Err(WithPath::new(
-                table_path(&ruleset_dir(&self.dir, self.rules), seeds),
-                FileError::NoCapture {
-                    rank,
-                    board: *board,
-                },
-            )
-            .into()),
         }
     }
 
@@ -153,7 +123,7 @@ impl OwareTablebase {
                     pit: mv.pit,
                     captured: mv.captured,
                     child: mv.child,
-                    value: mv.captured as i8 - self.indexed_value(&mv.child, rest, rank)?,
+                    value: mv.captured as i8 - resolve_one(self, rest, rank, &mv.child)?,
                 })
             })
             .collect()
@@ -200,5 +170,15 @@ impl OwareTablebase {
             .map(|m| m.value)
             .max()
             .unwrap_or_else(|| oware::no_move_value(self.rules, board)))
+    }
+}
+
+impl LayerSource for OwareTablebase {
+    fn rules(&self) -> Ruleset {
+        self.rules
+    }
+
+    fn source(&self, seeds: usize) -> Result<Source<'_>, TablebaseError> {
+        self.layer(seeds).map(Source::Stored)
     }
 }

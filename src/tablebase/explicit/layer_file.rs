@@ -8,7 +8,7 @@ use crate::tablebase::FileError;
 use crate::tablebase::store::{self, Meta, Stored, Values};
 use std::path::PathBuf;
 
-use super::RelayTbError;
+use super::ExplicitTbError;
 
 /// One layer's table file.
 pub struct LayerFile {
@@ -30,10 +30,10 @@ pub enum StoredValues {
 
 impl LayerFile {
     /// The table, `None` if it is not built.
-    pub fn open(&self) -> Result<Option<Stored>, RelayTbError> {
+    pub fn open(&self) -> Result<Option<Stored>, ExplicitTbError> {
         match store::open(&self.path, &self.meta, self.index.size()) {
             Ok(table) => Ok(Some(table)),
-            Err(RelayTbError::Table(WithPath {
+            Err(ExplicitTbError::Table(WithPath {
                 error: TableError::NotFound,
                 ..
             })) => Ok(None),
@@ -42,13 +42,13 @@ impl LayerFile {
     }
 
     /// The table, or the error that says how to build it.
-    pub fn open_built(&self) -> Result<Stored, RelayTbError> {
+    pub fn open_built(&self) -> Result<Stored, ExplicitTbError> {
         self.open()?.ok_or_else(|| self.missing())
     }
 
     /// The error of this table not being built: what builds it.
-    pub fn missing(&self) -> RelayTbError {
-        RelayTbError::Missing(MissingTable {
+    pub fn missing(&self) -> ExplicitTbError {
+        ExplicitTbError::Missing(MissingTable {
             table: self.name.clone(),
             path: self.path.clone(),
             build_args: self.build_args.clone(),
@@ -56,7 +56,7 @@ impl LayerFile {
     }
 
     /// Writes the table, making its folder if need be.
-    pub fn write(&self, values: &StoredValues) -> Result<(), RelayTbError> {
+    pub fn write(&self, values: &StoredValues) -> Result<(), ExplicitTbError> {
         if let Some(folder) = self.path.parent() {
             std::fs::create_dir_all(folder)
                 .map_err(FileError::CreateDir)
@@ -70,7 +70,7 @@ impl LayerFile {
     }
 
     /// Bytes of the table file.
-    pub fn bytes(&self) -> Result<u64, RelayTbError> {
+    pub fn bytes(&self) -> Result<u64, ExplicitTbError> {
         Ok(std::fs::metadata(&self.path)
             .map_err(FileError::Io)
             .at(&self.path)?

@@ -1,11 +1,11 @@
-//! Tables of the relay games (En Gehé, Omweso), solved by the explicit
-//! engine: one table file per layer (the seeds on the board), positions
+//! Tables solved by the explicit engine, those of the relay games (En Gehé,
+//! Omweso): one table file per layer (the seeds on the board), positions
 //! numbered by stars-and-bars rank of the pit counts. A move either ends the
 //! game, stays in its layer, or (an En Gehé capture) drops to a lower one,
 //! so layers are built from the bottom up. Omweso is the one-layer case: its
 //! seeds never change.
 //!
-//! A game plugs in through [`RelayGame`], implemented by its `Config`; the
+//! A game plugs in through [`ExplicitGame`], implemented by its `Config`; the
 //! modules `build`, `probe` and `check` do the rest, the same for both games.
 
 mod build;
@@ -19,16 +19,16 @@ use std::ops::{ControlFlow, Range, RangeInclusive};
 use std::path::Path;
 
 pub use build::build;
-pub use error::RelayTbError;
+pub use error::ExplicitTbError;
 pub use layer_file::{LayerFile, StoredValues};
-pub use probe::RelayTablebase;
+pub use probe::ExplicitTablebase;
 
 use crate::index::stars_bars::{self, IndexError, StarsBars};
 use crate::solve::explicit::Layer;
 
-/// What the relay tables need of one game: implemented by the game's
+/// What the explicit-engine tables need of one game: implemented by the game's
 /// `Config` (board width, ruleset, and for Omweso its seeds and objective).
-pub trait RelayGame: Copy + Send + Sync {
+pub trait ExplicitGame: Copy + Send + Sync {
     /// A position, seen from the side to move.
     type Position: Copy + fmt::Display + Send + Sync;
     /// A perfect-play value for the side to move.
@@ -45,12 +45,12 @@ pub trait RelayGame: Copy + Send + Sync {
     /// one of the configuration for Omweso.
     fn layers(&self) -> RangeInclusive<usize>;
     /// Refuses a board width the game does not have.
-    fn check_width(&self) -> Result<(), RelayTbError>;
+    fn check_width(&self) -> Result<(), ExplicitTbError>;
     /// The table file of layer `seeds` under the tablebase folder `dir`.
     fn file(&self, dir: &Path, seeds: usize) -> Result<LayerFile, IndexError>;
     /// Refuses a position these tables do not hold (another width, or for
     /// Omweso other seeds).
-    fn fit(&self, pos: &Self::Position) -> Result<(), RelayTbError>;
+    fn fit(&self, pos: &Self::Position) -> Result<(), ExplicitTbError>;
     /// The position with these pit counts (index order, from a layer's
     /// index, so already valid).
     fn position(&self, counts: &[u8]) -> Self::Position;
@@ -80,7 +80,7 @@ pub trait RelayGame: Copy + Send + Sync {
         &self,
         layer: &dyn Layer,
         progress: &(dyn Fn(u64) + Sync),
-    ) -> Result<StoredValues, RelayTbError>;
+    ) -> Result<StoredValues, ExplicitTbError>;
     /// A stored value, decoded.
     fn decode(&self, stored: i16) -> Self::Value;
 }
@@ -116,7 +116,7 @@ impl Loaded {
     }
 
     /// The value of `pos`, whose layer is loaded.
-    fn value<G: RelayGame>(&self, game: &G, pos: &G::Position) -> G::Value {
+    fn value<G: ExplicitGame>(&self, game: &G, pos: &G::Position) -> G::Value {
         let (index, values) = self.layer(seeds::<G>(pos));
         game.decode(values[index.rank(G::counts(pos)) as usize])
     }
@@ -141,13 +141,13 @@ fn walk_positions<B>(
 }
 
 /// The layer of `pos`: the seeds on its board.
-fn seeds<G: RelayGame>(pos: &G::Position) -> usize {
+fn seeds<G: ExplicitGame>(pos: &G::Position) -> usize {
     G::counts(pos).iter().map(|&c| usize::from(c)).sum()
 }
 
 /// The error of a layer above the game's largest.
-fn too_many<G: RelayGame>(seeds: usize) -> RelayTbError {
-    RelayTbError::TooManySeeds {
+fn too_many<G: ExplicitGame>(seeds: usize) -> ExplicitTbError {
+    ExplicitTbError::TooManySeeds {
         game: G::NAME,
         seeds,
         max: G::MAX_SEEDS,

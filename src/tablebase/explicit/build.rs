@@ -1,11 +1,11 @@
-//! Building relay tables: each missing layer from the bottom up, solved by
+//! Building explicit-engine tables: each missing layer from the bottom up, solved by
 //! the explicit engine over the finished layers below it.
 
 use std::ops::{ControlFlow, RangeInclusive};
 use std::path::Path;
 use std::time::Instant;
 
-use super::{Loaded, RelayGame, RelayTbError, Step, seeds, too_many, walk_positions};
+use super::{ExplicitGame, ExplicitTbError, Loaded, Step, seeds, too_many, walk_positions};
 use crate::index::stars_bars::StarsBars;
 use crate::solve::explicit::{Layer, MoveLists};
 use crate::tablebase::report::outcomes_by;
@@ -14,12 +14,12 @@ use crate::tablebase::{BuildObserver, LayerReport};
 /// Builds the layers `layers` of `game` under `dir`, skipping layers already
 /// built. A move that leaves its layer must land in one of `layers` below
 /// it. Uses the current rayon pool.
-pub fn build<G: RelayGame>(
+pub fn build<G: ExplicitGame>(
     dir: &Path,
     game: G,
     layers: RangeInclusive<usize>,
     observer: &dyn BuildObserver,
-) -> Result<Vec<LayerReport>, RelayTbError> {
+) -> Result<Vec<LayerReport>, ExplicitTbError> {
     game.check_width()?;
     if *layers.end() > G::MAX_SEEDS {
         return Err(too_many::<G>(*layers.end()));
@@ -70,7 +70,7 @@ struct EngineLayer<'a, G> {
     lower: &'a Loaded,
 }
 
-impl<G: RelayGame> Layer for EngineLayer<'_, G> {
+impl<G: ExplicitGame> Layer for EngineLayer<'_, G> {
     fn size(&self) -> u64 {
         self.index.size()
     }

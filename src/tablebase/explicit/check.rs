@@ -1,16 +1,16 @@
-//! Checking relay tables: every position's stored value against the best
+//! Checking explicit-engine tables: every position's stored value against the best
 //! over its moves, the layers decoded into memory once.
 
 use std::ops::ControlFlow;
 
-use super::{Loaded, RelayGame, RelayTablebase, RelayTbError, Step, walk_positions};
+use super::{ExplicitGame, ExplicitTablebase, ExplicitTbError, Loaded, Step, walk_positions};
 use crate::error::WithPath;
 use crate::tablebase::FileError;
 use crate::tablebase::check::first_inconsistent;
 
 /// The value `pos` should have: the best over its moves, their children's
 /// values read from `loaded`.
-fn best<G: RelayGame>(
+fn best<G: ExplicitGame>(
     game: &G,
     loaded: &Loaded,
     pos: &G::Position,
@@ -29,7 +29,7 @@ fn best<G: RelayGame>(
     best.unwrap_or_else(|| game.no_move(pos))
 }
 
-impl<G: RelayGame> RelayTablebase<G> {
+impl<G: ExplicitGame> ExplicitTablebase<G> {
     /// Checks every position of `layers` (from the lowest a move can reach):
     /// its value must be the best over its legal moves. Reports the first
     /// mismatch; `progress` gets the positions checked.
@@ -37,7 +37,7 @@ impl<G: RelayGame> RelayTablebase<G> {
         &self,
         layers: std::ops::RangeInclusive<usize>,
         progress: &(dyn Fn(u64) + Sync),
-    ) -> Result<(), RelayTbError> {
+    ) -> Result<(), ExplicitTbError> {
         let mut loaded = Loaded::default();
         for seeds in layers {
             let (file, table) = self.layer(seeds)?;
@@ -45,7 +45,7 @@ impl<G: RelayGame> RelayTablebase<G> {
             let (index, values) = loaded.layer(seeds);
             let bad = first_inconsistent(index.size(), 1 << 12, progress, |ranks| {
                 let mut moves = G::MoveGen::default();
-                Ok::<_, RelayTbError>(walk_positions(index, ranks, |rank, counts| {
+                Ok::<_, ExplicitTbError>(walk_positions(index, ranks, |rank, counts| {
                     let pos = self.game.position(counts);
                     let stored = self.game.decode(values[rank as usize]);
                     let expected = best(&self.game, &loaded, &pos, &mut moves);

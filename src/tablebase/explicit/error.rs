@@ -1,4 +1,4 @@
-//! The one error type of building, probing and checking relay-game tables.
+//! The one error type of building, probing and checking explicit-engine tables.
 
 use crate::error::{Cause, MissingTable, WithPath};
 use crate::games::engehe::EngeheError;
@@ -10,7 +10,7 @@ use crate::tablebase::FileError;
 
 /// Errors of building, probing and checking En Gehé and Omweso tables.
 #[derive(Debug, thiserror::Error)]
-pub enum RelayTbError {
+pub enum ExplicitTbError {
     /// A layer that is not built yet.
     #[error(transparent)]
     Missing(#[from] MissingTable),
@@ -69,20 +69,20 @@ pub enum RelayTbError {
     },
 }
 
-impl RelayTbError {
+impl ExplicitTbError {
     /// Why it failed.
     pub fn cause(&self) -> Cause<'_> {
         match self {
-            RelayTbError::Missing(missing) => Cause::MissingTable(missing),
-            RelayTbError::Table(e) => e.error.cause(),
-            RelayTbError::File(e) => e.error.cause(),
-            RelayTbError::Index(_)
-            | RelayTbError::Engehe(_)
-            | RelayTbError::Omweso(_)
-            | RelayTbError::TooManySeeds { .. }
-            | RelayTbError::WrongWidth { .. }
-            | RelayTbError::WrongLayer { .. } => Cause::BadInput,
-            RelayTbError::Engine(_) | RelayTbError::TooDeep(_) => Cause::Other,
+            ExplicitTbError::Missing(missing) => Cause::MissingTable(missing),
+            ExplicitTbError::Table(e) => e.error.cause(),
+            ExplicitTbError::File(e) => e.error.cause(),
+            ExplicitTbError::Index(_)
+            | ExplicitTbError::Engehe(_)
+            | ExplicitTbError::Omweso(_)
+            | ExplicitTbError::TooManySeeds { .. }
+            | ExplicitTbError::WrongWidth { .. }
+            | ExplicitTbError::WrongLayer { .. } => Cause::BadInput,
+            ExplicitTbError::Engine(_) | ExplicitTbError::TooDeep(_) => Cause::Other,
         }
     }
 }

@@ -1,0 +1,198 @@
+//! The engine and the parts a memory budget allows for a layer.
+
+use std::ops::Range;
+
+use super::BuildOptions;
+use crate::distributed;
+use crate::index::oware as index;
+use crate::solve::oware::{
+    CHUNK, Engine, IN_MEMORY_BYTES_PER_POSITION, PART_BYTES, compact, out_of_core,
+};
+use crate::tablebase::oware::TablebaseError;
+
+/// Largest part of a layer set up (or written) at once while the lower
+/// layers it reads most fit in memory beside it; else parts grow up to a
+/// 16th of the layer: each part's batch of lower lookups takes about 32
+/// bytes a position, and reads every block of the stored lower layers it
+/// touches, so a layer reading its tables wants few parts.
+pub(super) const MAX_PART: usize = 1 << 22;
+const MAX_PARTS: usize = 16;
+/// Memory beside the engines' arrays and parts: thread stacks, the table
+/// writer's batches, decoded blocks in flight, scratch buffers.
+pub const FIXED_BYTES: u64 = 48 << 20;
+/// Bytes per position of an in-memory part: its set-up.
+const IN_MEMORY_PART_BYTES: u64 = PART_BYTES;
+
+/// The engine and memory chosen for a layer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LayerPlan {
+    /// The engine.
+    pub engine: Engine,
+    /// Positions set up (and written) at once.
+    pub part: usize,
+    /// Peak memory of the engine, its parts and the fixed overhead.
+    pub engine_bytes: u64,
+}
+
+/// The engine for layer `seeds` under `budget` bytes: the fastest that fits
+/// (in memory, out of core, compact) with the largest parts that fit, else
+/// the error that names the least budget that would do.
+pub fn plan_layer(seeds: usize, budget: u64) -> Result<LayerPlan, TablebaseError> {
+    plan_share(seeds, index::layer_size(seeds), budget)
+}
+
+/// [`plan_layer`] for a machine that holds `positions` of the layer (its
+/// share in a distributed build).
+pub fn plan_share(seeds: usize, positions: u64, budget: u64) -> Result<LayerPlan, TablebaseError> {
+    let minimum = |e: &TablebaseError| match e {
+        TablebaseError::TooLittleMemory { minimum, .. } => *minimum,
+        _ => u64::MAX,
+    };
+    let mut least: Option<TablebaseError> = None;
+    for engine in [Engine::InMemory, Engine::OutOfCore, Engine::Compact] {
+        match plan_engine(engine, seeds, positions, budget) {
+            Ok(plan) => return Ok(plan),
+            // At small layers the compact engine's buffers outweigh the
+            // bits it saves: the error names whichever needs least.
+            Err(e) if least.as_ref().is_none_or(|l| minimum(&e) < minimum(l)) => least = Some(e),
+            Err(_) => {}
+        }
+    }
+    Err(least.expect("three engines were tried"))
+}
+
+/// [`plan_share`] with the engine given: its largest parts that fit, or
+/// the error that names its least budget.
+pub fn plan_engine(
+    engine: Engine,
+    seeds: usize,
+    positions: u64,
+    budget: u64,
+) -> Result<LayerPlan, TablebaseError> {
+    let rounded = (positions as usize).div_ceil(CHUNK) * CHUNK;
+    // The layers a set-up reads most: kept in memory, they are looked up
+    // directly, the fastest way; otherwise every part reads their tables.
+    // Whole layers, a byte a position, even for a share: its captures
+    // reach every position of them.
+    let hot: u64 = [2, 3]
+        .iter()
+        .filter_map(|&d| seeds.checked_sub(d))
+        .map(index::layer_size)
+        .sum();
+    // The largest part (a multiple of the engines' chunk) that `room` bytes
+    // hold at `bytes` a position, if any: up to `MAX_PART` if the room left
+    // holds the hot layers, else up to a 16th of the layer.
+    let part = |room: u64, bytes: u64| {
+        let chunks = room / (CHUNK as u64 * bytes);
+        let leaves_hot = room >= MAX_PART as u64 * bytes + hot;
+        let cap = match leaves_hot {
+            true => MAX_PART,
+            false => MAX_PART.max((rounded / MAX_PARTS).div_ceil(CHUNK) * CHUNK),
+        };
+        (chunks > 0).then(|| (chunks as usize * CHUNK).min(rounded.max(CHUNK)).min(cap))
+    };
+    // Memory the engine takes whatever its parts, and per position of a part.
+    let (base, part_bytes) = match engine {
+        Engine::InMemory => (
+            (positions as f64 * IN_MEMORY_BYTES_PER_POSITION) as u64,
+            IN_MEMORY_PART_BYTES,
+        ),
+        Engine::OutOfCore => (
+            (positions as f64 * out_of_core::BYTES_PER_POSITION) as u64
+                + out_of_core::fixed_bytes(seeds),
+            out_of_core::PART_BYTES_PER_POSITION,
+        ),
+        Engine::Compact => (
+            (positions as f64 * compact::BYTES_PER_POSITION) as u64
+                + compact::fixed_bytes(seeds, rayon::current_num_threads()),
+            compact::PART_BYTES_PER_POSITION,
+        ),
+    };
+    let base = base + FIXED_BYTES;
+    match budget
+        .checked_sub(base)
+        .and_then(|room| part(room, part_bytes))
+    {
+        Some(part) => Ok(LayerPlan {
+            engine,
+            part,
+            engine_bytes: base + part as u64 * part_bytes,
+        }),
+        None => Err(TablebaseError::TooLittleMemory {
+            seeds,
+            budget,
+            minimum: base + CHUNK as u64 * part_bytes,
+            engine,
+        }),
+    }
+}
+
+/// What each layer of a build gets, per process.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Budget {
+    /// The layers built: `0..=max_seeds`.
+    pub max_seeds: usize,
+    /// Memory, bytes.
+    pub memory: u64,
+    /// Scratch for lower layers kept decoded (cached), bytes: none in a
+    /// distributed build, whose ranks read their tables.
+    pub lower_cache: u64,
+    /// Processes sharing each layer.
+    pub ranks: usize,
+    /// The notices a rank of a distributed build queues before an
+    /// exchange, bytes.
+    pub outbox_bytes: u64,
+    /// The engine of every layer a single process builds, if it fits;
+    /// `None`: the fastest that fits.
+    pub engine: Option<Engine>,
+}
+
+impl Budget {
+    /// The budget of each of `ranks` processes building with `options`.
+    pub fn new(options: &BuildOptions, ranks: usize) -> Budget {
+        Budget {
+            max_seeds: options.max_seeds,
+            memory: options.memory,
+            lower_cache: match ranks {
+                1 => options.lower_cache,
+                _ => 0,
+            },
+            ranks,
+            outbox_bytes: options.outbox_bytes,
+            engine: options.engine,
+        }
+    }
+
+    /// The positions of layer `seeds` that process `rank` holds.
+    pub fn share(&self, seeds: usize, rank: usize) -> Range<usize> {
+        distributed::share(index::layer_size(seeds) as usize, rank, self.ranks, CHUNK)
+    }
+
+    /// The engine for a process's `positions` of layer `seeds` (all of it,
+    /// or its share); shares are built in memory only, beside the notices
+    /// queued and received.
+    pub fn plan(&self, seeds: usize, positions: u64) -> Result<LayerPlan, TablebaseError> {
+        if self.ranks == 1 {
+            return match self.engine {
+                Some(engine) => plan_engine(engine, seeds, positions, self.memory),
+                None => plan_share(seeds, positions, self.memory),
+            };
+        }
+        let buffers = self.outbox_bytes * 2;
+        let plan = plan_share(seeds, positions, self.memory.saturating_sub(buffers))?;
+        if plan.engine != Engine::InMemory {
+            return Err(TablebaseError::ShareTooLarge {
+                seeds,
+                ranks: self.ranks,
+                budget: self.memory,
+                needed: (positions as f64 * IN_MEMORY_BYTES_PER_POSITION) as u64
+                    + FIXED_BYTES
+                    + buffers,
+            });
+        }
+        Ok(LayerPlan {
+            engine_bytes: plan.engine_bytes + buffers,
+            ..plan
+        })
+    }
+}

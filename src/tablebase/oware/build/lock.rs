@@ -1,0 +1,25 @@
+//! The lock that keeps a second build out of a ruleset folder.
+
+use std::fs;
+use std::path::Path;
+
+use crate::error::WithPath;
+use crate::tablebase::FileError;
+use crate::tablebase::oware::TablebaseError;
+
+/// Takes the build lock of a ruleset folder, or says who holds it.
+pub(super) fn lock(folder: &Path) -> Result<fs::File, TablebaseError> {
+    let path = folder.join(".lock");
+    let io = |e| TablebaseError::from(WithPath::new(&path, FileError::Io(e)));
+    let file = fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(io)?;
+    match file.try_lock() {
+        Ok(()) => Ok(file),
+        Err(fs::TryLockError::WouldBlock) => Err(WithPath::new(folder, FileError::Locked).into()),
+        Err(fs::TryLockError::Error(source)) => Err(io(source)),
+    }
+}

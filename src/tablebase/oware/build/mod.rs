@@ -1,0 +1,477 @@
+//! Building the layers of a ruleset under a memory budget, resumable layer
+//! by layer (and, out of core, threshold by threshold).
+//!
+//! Each layer picks the fastest engine that fits the budget: in memory (1.5
+//! bytes per position) or out of core (0.625 bytes, the rest streamed through
+//! scratch files). The finished layers below are read from their compressed
+//! tables in sorted batches, or straight from memory where the budget left
+//! room to keep their values (resident). No raw `scores.N` file is needed.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+mod budget;
+mod lock;
+mod placement;
+
+pub(super) use budget::Budget;
+pub use budget::{FIXED_BYTES, LayerPlan, plan_engine, plan_layer};
+pub(super) use placement::{Place, lower_cache_dir, placement};
+
+use super::layers::{Layer, Layers, allocate_resident};
+use super::{TablebaseError, open_table, ruleset_dir, table_meta, table_path};
+use crate::distributed::{Alone, Transport};
+use crate::error::{PathContext, WithPath};
+use crate::games::oware::{MAX_SEEDS, Ruleset};
+use crate::index::oware as index;
+use crate::solve::array::BigArray;
+use crate::solve::oware::{
+    self as engine, Engine, EngineError, OUTBOX_BYTES, compact, out_of_core,
+};
+use crate::table::raw::{self, RawLayer, RawWriter};
+use crate::table::{CAPTURE_DECIDES, PendingTable, Table, ValueEncoding};
+use crate::tablebase::FileError;
+use crate::tablebase::{BuildObserver, LayerReport, Outcomes, outcomes, writers};
+use budget::MAX_PART;
+use lock::lock;
+use placement::{cached, create_lower_cache, place_lower_layers, retain};
+
+/// A layer that takes longer saves its state at the next threshold boundary.
+pub const CHECKPOINT_EVERY: Duration = Duration::from_secs(600);
+
+/// How to build.
+#[derive(Clone, Debug)]
+pub struct BuildOptions {
+    /// Layers `0..=max_seeds`.
+    pub max_seeds: usize,
+    /// Memory budget in bytes.
+    pub memory: u64,
+    /// Bytes of lower layers kept decoded in scratch files (raw `scores.N`)
+    /// and read through the page cache, outside `memory`: a set-up reads
+    /// them directly instead of decoding their tables once per part.
+    pub lower_cache: u64,
+    /// Also write each new layer in the published format (`scores.N`).
+    pub keep_raw: bool,
+    /// Out-of-core layers save their state this often (at the next
+    /// threshold boundary).
+    pub checkpoint_every: Duration,
+    /// In a distributed build, the notices a rank queues for the others
+    /// before an exchange; it receives at most as much.
+    pub outbox_bytes: u64,
+    /// The engine of every layer built, if it fits the budget; `None`: the
+    /// fastest that fits.
+    pub engine: Option<Engine>,
+}
+
+impl BuildOptions {
+    /// Layers `0..=max_seeds` within `memory` bytes, everything else as
+    /// by default.
+    pub fn new(max_seeds: usize, memory: u64) -> BuildOptions {
+        BuildOptions {
+            max_seeds,
+            memory,
+            lower_cache: 0,
+            keep_raw: false,
+            checkpoint_every: CHECKPOINT_EVERY,
+            outbox_bytes: OUTBOX_BYTES,
+            engine: None,
+        }
+    }
+}
+
+/// Builds the layers `0..=options.max_seeds` of `rules` under `dir` (the
+/// tablebase folder), skipping layers already complete. Refuses at once if
+/// another build holds the folder. Uses the current rayon pool.
+pub fn build(
+    dir: &Path,
+    rules: Ruleset,
+    options: &BuildOptions,
+    observer: &dyn BuildObserver,
+) -> Result<Vec<LayerReport>, TablebaseError> {
+    build_on(dir, rules, options, observer, &Alone)
+}
+
+/// [`build`] by every rank of `transport` at once, each holding its share
+/// of each layer (`options.memory` is a rank's budget). `dir` is shared by
+/// the ranks: they read the finished tables there, and rank 0 writes the
+/// new ones (and holds the lock). Reports are rank 0's; its observer sees
+/// its own share's progress.
+pub fn build_on<T: Transport>(
+    dir: &Path,
+    rules: Ruleset,
+    options: &BuildOptions,
+    observer: &dyn BuildObserver,
+    transport: &T,
+) -> Result<Vec<LayerReport>, TablebaseError> {
+    if options.max_seeds > MAX_SEEDS {
+        return Err(TablebaseError::TooManySeeds(options.max_seeds));
+    }
+    let folder = ruleset_dir(dir, rules);
+    fs::create_dir_all(&folder)
+        .map_err(FileError::CreateDir)
+        .at(&folder)?;
+    let _lock = match transport.rank() {
+        0 => Some(lock(&folder)?),
+        _ => None,
+    };
+    let budget = Budget::new(options, transport.ranks());
+    let tables = (0..=options.max_seeds)
+        .map(|seeds| open_table(&folder, rules, seeds))
+        .collect::<Result<Vec<_>, _>>()?;
+    // Every layer is planned before any is built, the largest first: a
+    // budget too small fails at once, naming what the whole build needs.
+    let mut plans = vec![None; tables.len()];
+    for seeds in (0..tables.len()).rev().filter(|&s| tables[s].is_none()) {
+        let share = budget.share(seeds, transport.rank());
+        plans[seeds] = Some(budget.plan(seeds, share.len() as u64)?);
+    }
+    // A cache left by a killed build is not trusted: it is made again from
+    // the tables.
+    let cache = lower_cache_dir(&folder);
+    remove_dir(&cache)?;
+    let mut run = Run {
+        folder: &folder,
+        rules,
+        options,
+        budget,
+        observer,
+        sent: 0,
+    };
+    let mut lower = Layers::new(rules);
+    let mut reports = Vec::new();
+    for (seeds, (table, plan)) in tables.into_iter().zip(plans).enumerate() {
+        let report = match table {
+            Some(table) => {
+                lower.push(Layer::Stored(table));
+                LayerReport {
+                    seeds,
+                    positions: index::layer_size(seeds),
+                    outcomes: None,
+                    seconds: None,
+                    bytes: file_len(&table_path(&folder, seeds)),
+                }
+            }
+            None => {
+                let plan = plan.expect("every layer to build is planned");
+                run.layer(seeds, &plan, &mut lower, transport)?
+            }
+        };
+        observer.layer_finished(&report);
+        reports.push(report);
+    }
+    drop(lower);
+    remove_dir(&cache)?;
+    Ok(reports)
+}
+
+/// A build under way: what the build of each layer reads.
+struct Run<'a> {
+    folder: &'a Path,
+    rules: Ruleset,
+    options: &'a BuildOptions,
+    budget: Budget,
+    observer: &'a dyn BuildObserver,
+    /// Bytes the ranks sent each other for the layers built so far.
+    sent: u64,
+}
+
+impl Run<'_> {
+    /// Builds layer `seeds` as `plan` says, the layers below placed first,
+    /// and adds it to them; records its build time (and, distributed, the
+    /// bytes sent for it).
+    fn layer<T: Transport>(
+        &mut self,
+        seeds: usize,
+        plan: &LayerPlan,
+        lower: &mut Layers,
+        transport: &T,
+    ) -> Result<LayerReport, TablebaseError> {
+        let positions = index::layer_size(seeds);
+        place_lower_layers(self.folder, seeds, plan, &self.budget, lower)?;
+        let memory = plan.engine_bytes + lower.resident_bytes();
+        self.observer.layer_planned(seeds, plan, memory);
+        let start = Instant::now();
+        let (outcomes, values) = match transport.ranks() {
+            1 => {
+                self.observer.layer_started(seeds, positions);
+                self.build_layer(seeds, plan, lower)?
+            }
+            _ => self.build_share(seeds, plan, lower, transport)?,
+        };
+        lower.push(self.kept(seeds, values)?);
+        let seconds = start.elapsed().as_secs_f64();
+        if transport.rank() == 0 {
+            let time = super::BuildTime {
+                seeds,
+                positions,
+                seconds,
+                threads: rayon::current_num_threads(),
+                engine: plan.engine,
+                ranks: transport.ranks(),
+            };
+            super::record_build_time(self.folder, &time)?;
+        }
+        if transport.ranks() > 1 {
+            let total = transport.sum(transport.bytes_sent());
+            self.observer.layer_sent(seeds, total - self.sent);
+            self.sent = total;
+        }
+        Ok(LayerReport {
+            seeds,
+            positions,
+            outcomes: Some(outcomes),
+            seconds: Some(seconds),
+            bytes: file_len(&table_path(self.folder, seeds)),
+        })
+    }
+
+    /// How layer `seeds`, just built, is read by the layers above: its
+    /// `values` if they stay in memory, else its cache file if it has one,
+    /// else its table.
+    fn kept(&self, seeds: usize, values: Option<BigArray<i8>>) -> Result<Layer, TablebaseError> {
+        Ok(match (values, cached(self.folder, seeds, &self.budget)) {
+            (Some(values), _) => Layer::Resident(values),
+            (None, Some(path)) => Layer::Cached(RawLayer::open(&path, index::layer_size(seeds))?),
+            (None, None) => Layer::Stored(Table::open(table_path(self.folder, seeds))?),
+        })
+    }
+
+    /// Builds one layer; writes its table (and raw file if asked). Returns its
+    /// outcomes, and its values if they stay in memory.
+    fn build_layer(
+        &self,
+        seeds: usize,
+        plan: &LayerPlan,
+        lower: &Layers,
+    ) -> Result<(Outcomes, Option<BigArray<i8>>), TablebaseError> {
+        let &Run {
+            folder,
+            rules,
+            options,
+            ref budget,
+            observer,
+            ..
+        } = self;
+        let retain = retain(seeds, plan, budget, lower);
+        let progress = |steps| observer.advance(steps);
+        let cache = (!retain).then(|| cached(folder, seeds, budget)).flatten();
+        if cache.is_some() {
+            create_lower_cache(folder)?;
+        }
+        let published = options.keep_raw.then(|| raw::layer_path(folder, seeds));
+        let mut out =
+            LayerOutput::create(folder, rules, seeds, published.into_iter().chain(cache))?;
+        let scratch = scratch_dir(folder, seeds);
+        if engine::checkpoint_path(&scratch, plan.engine).exists() {
+            observer.layer_resumed(seeds);
+        }
+        let config = engine::Config {
+            part: plan.part,
+            scratch: scratch.clone(),
+            checkpoint_every: Some(options.checkpoint_every),
+        };
+        let values = match plan.engine {
+            Engine::InMemory => {
+                let solved = engine::solve_layer(rules, seeds, lower, &config, &progress)
+                    .map_err(|e| engine_error(e, seeds))?;
+                let outcomes = outcomes(solved.values());
+                solved.for_each_part(plan.part, CAPTURE_DECIDES, |values, marked| {
+                    out.push(values, marked)
+                })?;
+                out.finish()?;
+                (outcomes, retain.then(|| solved.into_values()))
+            }
+            Engine::OutOfCore | Engine::Compact => {
+                let mut kept = if retain {
+                    Some(allocate_resident(seeds)?)
+                } else {
+                    None
+                };
+                let mut at = 0;
+                let mut counts = Outcomes::default();
+                let emit = |values: &[i8], marked: &[i8]| {
+                    counts = counts + outcomes(values);
+                    if let Some(kept) = &mut kept {
+                        kept[at..at + values.len()].copy_from_slice(values);
+                        at += values.len();
+                    }
+                    out.push(values, marked)
+                };
+                let (mark, progress) = (CAPTURE_DECIDES, &progress);
+                match plan.engine {
+                    Engine::Compact => {
+                        compact::solve_layer(rules, seeds, lower, &config, mark, progress, emit)
+                    }
+                    _ => {
+                        out_of_core::solve_layer(rules, seeds, lower, &config, mark, progress, emit)
+                    }
+                }
+                .map_err(|e| engine_error(e, seeds))?;
+                out.finish()?;
+                (counts, kept)
+            }
+        };
+        // The layer's checkpoint, or an interrupted build's scratch files.
+        remove_dir(&scratch)?;
+        Ok(values)
+    }
+
+    /// Builds this rank's share of a layer with the others; rank 0 writes the
+    /// table. Returns the layer's outcomes (on rank 0; empty elsewhere), and
+    /// its values on every rank if they stay in memory.
+    fn build_share<T: Transport>(
+        &self,
+        seeds: usize,
+        plan: &LayerPlan,
+        lower: &Layers,
+        transport: &T,
+    ) -> Result<(Outcomes, Option<BigArray<i8>>), TablebaseError> {
+        let size = index::layer_size(seeds) as usize;
+        let share = self.budget.share(seeds, transport.rank());
+        self.observer.layer_started(seeds, share.len() as u64);
+        // Kept by all or by none: the gathers that fill it are collective.
+        let retain = transport.sum(u64::from(!retain(seeds, plan, &self.budget, lower))) == 0;
+        let progress = |steps| self.observer.advance(steps);
+        let config = engine::Config {
+            part: plan.part,
+            scratch: scratch_dir(self.folder, seeds),
+            checkpoint_every: None,
+        };
+        let solved = engine::solve_share(
+            self.rules,
+            seeds,
+            lower,
+            &config,
+            &progress,
+            transport,
+            self.options.outbox_bytes,
+        )
+        .map_err(|e| engine_error(e, seeds))?;
+        let mut out = match transport.rank() {
+            0 => Some(LayerOutput::create(
+                self.folder,
+                self.rules,
+                seeds,
+                self.options
+                    .keep_raw
+                    .then(|| raw::layer_path(self.folder, seeds)),
+            )?),
+            _ => None,
+        };
+        let mut kept = match retain {
+            true => Some(allocate_resident(seeds)?),
+            false => None,
+        };
+        let mut counts = Outcomes::default();
+        // Every rank walks the same parts of the layer, giving the piece of
+        // each that falls in its share.
+        let mut marked = vec![0i8; MAX_PART];
+        for start in (0..size).step_by(MAX_PART) {
+            let end = (start + MAX_PART).min(size);
+            let piece = start.max(share.start).min(share.end)..end.min(share.end).max(share.start);
+            let local = piece.start - share.start..piece.end - share.start;
+            let marked = &mut marked[..piece.len()];
+            solved.mark(local.clone(), CAPTURE_DECIDES, marked);
+            let values = transport.gather(&solved.values()[local], retain);
+            let marked = transport.gather(marked, false);
+            if let Some(kept) = &mut kept {
+                kept[start..end].copy_from_slice(values.as_deref().unwrap());
+            }
+            if let (Some(out), Some(values), Some(marked)) = (&mut out, values, marked) {
+                counts = counts + outcomes(&values);
+                out.push(&values, &marked)?;
+            }
+        }
+        drop(solved);
+        if let Some(out) = out {
+            out.finish()?;
+        }
+        // The table is complete before any rank opens it.
+        transport.sum(0);
+        Ok((counts, kept))
+    }
+}
+
+/// The length of a file, 0 if it cannot be read.
+fn file_len(path: &Path) -> u64 {
+    fs::metadata(path).map_or(0, |m| m.len())
+}
+
+/// Removes a folder and what it holds, if it is there.
+fn remove_dir(path: &Path) -> Result<(), TablebaseError> {
+    match fs::remove_dir_all(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            Err(WithPath::new(path, FileError::Io(e)).into())
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Removes a file if it is there.
+pub(super) fn remove_file(path: &Path) -> Result<(), TablebaseError> {
+    match fs::remove_file(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            Err(WithPath::new(path, FileError::Io(e)).into())
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The scratch folder of a layer's out-of-core build.
+pub fn scratch_dir(folder: &Path, seeds: usize) -> PathBuf {
+    folder.join(format!("build.{seeds}"))
+}
+
+fn engine_error(e: EngineError<TablebaseError>, seeds: usize) -> TablebaseError {
+    match e {
+        EngineError::Memory { bytes, source, .. } => TablebaseError::Memory {
+            seeds,
+            bytes,
+            source,
+        },
+        EngineError::Scratch(e) => WithPath::new(e.path, FileError::Io(e.error)).into(),
+        EngineError::Lower(e) => e,
+    }
+}
+
+/// Where a new layer's values go, part by part: its table, and the
+/// published format if asked.
+struct LayerOutput {
+    table: PendingTable,
+    /// The published format, the lower-layer cache's copy, if asked.
+    raw: Vec<RawWriter>,
+}
+
+impl LayerOutput {
+    fn create(
+        folder: &Path,
+        rules: Ruleset,
+        seeds: usize,
+        raw_paths: impl IntoIterator<Item = PathBuf>,
+    ) -> Result<LayerOutput, TablebaseError> {
+        let table = writers::oware_build(table_meta(rules, seeds, ValueEncoding::ScoreOrCapture))
+            .create(table_path(folder, seeds))?;
+        let raw = raw_paths
+            .into_iter()
+            .map(RawWriter::create)
+            .collect::<Result<_, _>>()?;
+        Ok(LayerOutput { table, raw })
+    }
+
+    fn push(&mut self, values: &[i8], marked: &[i8]) -> Result<(), TablebaseError> {
+        self.table.push(marked)?;
+        for raw in &mut self.raw {
+            raw.push(values)?;
+        }
+        Ok(())
+    }
+
+    fn finish(self) -> Result<(), TablebaseError> {
+        for raw in self.raw {
+            raw.finish()?;
+        }
+        self.table.finish()?;
+        Ok(())
+    }
+}

@@ -1,0 +1,108 @@
+//! The finished layers as a build (and `verify`) holds them. Each is
+//! resident (its values in memory, looked up directly), cached (its values
+//! decoded into a scratch file, memory-mapped: looked up directly too, but
+//! held by the page cache, outside the build's memory budget) or stored
+//! (its compressed table, read through the [resolver](super::resolve)).
+
+use super::TablebaseError;
+use super::resolve::{self, LayerSource, Source};
+use crate::games::oware::Ruleset;
+use crate::index::oware as index;
+use crate::solve::array::BigArray;
+use crate::solve::oware::{Lookup, LowerLayers};
+use crate::table::Table;
+use crate::table::raw::RawLayer;
+
+/// One finished layer.
+pub enum Layer {
+    Resident(BigArray<i8>),
+    Cached(RawLayer),
+    Stored(Table),
+}
+
+/// Finished layers `0..len`, indexed by seeds.
+pub struct Layers {
+    rules: Ruleset,
+    layers: Vec<Layer>,
+}
+
+impl Layers {
+    pub fn new(rules: Ruleset) -> Layers {
+        Layers {
+            rules,
+            layers: Vec::new(),
+        }
+    }
+
+    /// Adds the next layer.
+    pub fn push(&mut self, layer: Layer) {
+        self.layers.push(layer);
+    }
+
+    /// Bytes of memory the resident layers take.
+    pub fn resident_bytes(&self) -> u64 {
+        self.layers
+            .iter()
+            .map(|l| match l {
+                Layer::Resident(values) => values.len() as u64,
+                Layer::Cached(_) | Layer::Stored(_) => 0,
+            })
+            .sum()
+    }
+
+    /// Layer `seeds`.
+    pub fn layer(&self, seeds: usize) -> &Layer {
+        &self.layers[seeds]
+    }
+
+    /// Puts `layer` in the place of layer `seeds` (freeing what it was).
+    pub fn replace(&mut self, seeds: usize, layer: Layer) {
+        self.layers[seeds] = layer;
+    }
+
+    /// Makes stored layer `seeds` resident, decoding it `batch` positions
+    /// at a time.
+    pub fn make_resident(&mut self, seeds: usize, batch: usize) -> Result<(), TablebaseError> {
+        let mut values = allocate_resident(seeds)?;
+        let mut filled = 0;
+        resolve::decode(self, seeds, batch, &mut |decoded| {
+            values[filled..][..decoded.len()].copy_from_slice(decoded);
+            filled += decoded.len();
+            Ok(())
+        })?;
+        self.replace(seeds, Layer::Resident(values));
+        Ok(())
+    }
+}
+
+/// Memory for the values of layer `seeds`, kept for the layers above.
+pub fn allocate_resident(seeds: usize) -> Result<BigArray<i8>, TablebaseError> {
+    let bytes = index::layer_size(seeds);
+    BigArray::zeroed(bytes as usize).map_err(|source| TablebaseError::Memory {
+        seeds,
+        bytes,
+        source,
+    })
+}
+
+impl LayerSource for Layers {
+    fn rules(&self) -> Ruleset {
+        self.rules
+    }
+
+    fn source(&self, seeds: usize) -> Result<Source<'_>, TablebaseError> {
+        Ok(match &self.layers[seeds] {
+            Layer::Resident(values) => Source::Direct(values),
+            Layer::Cached(raw) => Source::Direct(raw.values()),
+            Layer::Stored(table) => Source::Stored(table),
+        })
+    }
+}
+
+impl LowerLayers for Layers {
+    type Error = TablebaseError;
+
+    fn resolve(&self, lookups: &mut [Lookup]) -> Result<(), TablebaseError> {
+        resolve::resolve(self, lookups)
+    }
+}
