@@ -194,6 +194,25 @@ pub enum TablebaseError {
         /// The engine that would need that much.
         engine: Engine,
     },
+    /// A layer whose table, scratch files and checkpoint would not fit the
+    /// free disk space.
+    #[error(
+        "layer {seeds} needs {} of disk in {} (its table, scratch files and checkpoint); {} \
+         are free (free some space or build in another --dir)",
+        crate::tablebase::oware::human_bytes(*needed),
+        folder.display(),
+        crate::tablebase::oware::human_bytes(*free)
+    )]
+    DiskTooSmall {
+        /// The layer.
+        seeds: usize,
+        /// Bytes it needs.
+        needed: u64,
+        /// Bytes free.
+        free: u64,
+        /// The ruleset folder.
+        folder: PathBuf,
+    },
     /// A distributed build whose share of a layer does not fit a rank's
     /// memory budget.
     #[error(
@@ -228,7 +247,7 @@ impl TablebaseError {
             TablebaseError::TooManySeeds(_)
             | TablebaseError::TooLittleMemory { .. }
             | TablebaseError::ShareTooLarge { .. } => Cause::BadInput,
-            TablebaseError::Memory { .. } => Cause::Other,
+            TablebaseError::Memory { .. } | TablebaseError::DiskTooSmall { .. } => Cause::Other,
         }
     }
 }

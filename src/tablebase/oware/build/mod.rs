@@ -39,6 +39,10 @@ use placement::{cached, create_lower_cache, place_lower_layers, retain};
 
 /// A layer that takes longer saves its state at the next threshold boundary.
 pub const CHECKPOINT_EVERY: Duration = Duration::from_secs(600);
+/// Peak bytes of a compact layer's scratch files per position: the
+/// out-of-core engine's exits and positions by threshold, and a
+/// threshold's runs before they are merged.
+const COMPACT_SCRATCH_BYTES_PER_POSITION: f64 = 2.0;
 
 /// How to build.
 #[derive(Clone, Debug)]
@@ -188,6 +192,7 @@ impl Run<'_> {
         transport: &T,
     ) -> Result<LayerReport, TablebaseError> {
         let positions = index::layer_size(seeds);
+        check_disk(self.folder, seeds, plan.engine)?;
         place_lower_layers(self.folder, seeds, plan, &self.budget, lower)?;
         let memory = plan.engine_bytes + lower.resident_bytes();
         self.observer.layer_planned(seeds, plan, memory);
@@ -394,6 +399,31 @@ impl Run<'_> {
 }
 
 /// The length of a file, 0 if it cannot be read.
+/// Refuses a layer whose files would not fit the disk of `folder`: its
+/// table, and its engine's scratch files and checkpoint (a lower cache file
+/// written beside is not counted: it is dropped when the disk is short).
+fn check_disk(folder: &Path, seeds: usize, engine: Engine) -> Result<(), TablebaseError> {
+    let scratch = match engine {
+        Engine::InMemory => engine::IN_MEMORY_BYTES_PER_POSITION,
+        Engine::OutOfCore => super::SCRATCH_BYTES_PER_POSITION + out_of_core::BYTES_PER_POSITION,
+        Engine::Compact => COMPACT_SCRATCH_BYTES_PER_POSITION + compact::BYTES_PER_POSITION,
+    };
+    let per_position = super::TABLE_BYTES_PER_POSITION + scratch;
+    let needed = (index::layer_size(seeds) as f64 * per_position) as u64;
+    let free = crate::memory::free_disk(folder)
+        .map_err(FileError::Io)
+        .at(folder)?;
+    match needed > free {
+        true => Err(TablebaseError::DiskTooSmall {
+            seeds,
+            needed,
+            free,
+            folder: folder.to_path_buf(),
+        }),
+        false => Ok(()),
+    }
+}
+
 fn file_len(path: &Path) -> u64 {
     fs::metadata(path).map_or(0, |m| m.len())
 }
