@@ -27,11 +27,11 @@ use crate::index::oware as index;
 
 /// Most buckets of one sweep: each is an open file while the sweep writes
 /// its lookups and while the answers are read back.
-const MAX_BUCKETS: u64 = 512;
+/// (The streams' buffers, 2 MiB at most, come out of the builds' fixed
+/// reserve.)
+const MAX_BUCKETS: u64 = 256;
 /// Buffer of each bucket's stream.
-const BUFFER: usize = 1 << 14;
-/// Bytes of memory the buckets' streams take at most.
-pub const BUCKET_STREAM_BYTES: u64 = MAX_BUCKETS * BUFFER as u64;
+const BUFFER: usize = 1 << 13;
 /// Peak bytes of a sweep's files per position swept, a capture deferred
 /// or more a position: the kept value (1), and per lookup its offset in the
 /// bucket (4), the asker (about 1) and the bucket (2).

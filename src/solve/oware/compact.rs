@@ -34,7 +34,7 @@ use rayon::prelude::*;
 use super::rank_stream::{self, RankReader, RankWriter, STREAM_BYTES, ScratchResult};
 use super::scratch::{ExitFiles, Scratch, Streamed, solve_streamed};
 use super::set_up::{LowerLayers, PART_BYTES, set_up_layer};
-use super::{BUCKET_STREAM_BYTES, Config, Engine, EngineError, prefetch};
+use super::{Config, Engine, EngineError, prefetch};
 use crate::error::PathContext;
 use crate::games::oware::{self, Board, Ruleset, SIDE};
 use crate::index::oware as index;
@@ -92,8 +92,7 @@ const STEPS: u64 = 8;
 
 /// Memory besides the codes and the parts, for `threads` workers: the exit
 /// streams, the workers' stacks, frontier chunks and records, the frontier
-/// kept in memory, a batch of exits, the readers of a merge and the
-/// set-up's buckets.
+/// kept in memory, a batch of exits and the readers of a merge.
 pub fn fixed_bytes(seeds: usize, threads: usize) -> u64 {
     let Limits {
         stack,
@@ -107,7 +106,7 @@ pub fn fixed_bytes(seeds: usize, threads: usize) -> u64 {
     2 * (seeds as u64 + 1) * STREAM_BYTES
         + (threads * worker + shared) as u64
         + merge_ways as u64 * STREAM_BYTES
-        + BUCKET_STREAM_BYTES
+       
 }
 
 /// Solves layer `seeds` in two bits a position, resuming from the

@@ -56,7 +56,7 @@ mod states;
 
 pub use checkpoint::checkpoint_path;
 pub use outbox::OUTBOX_BYTES;
-pub use buckets::{BUCKET_STREAM_BYTES, DEFERRED_BYTES_PER_POSITION, Deferred};
+pub use buckets::{DEFERRED_BYTES_PER_POSITION, Deferred};
 pub use set_up::{Lookup, LowerLayers, PART_BYTES};
 
 /// Positions per parallel work unit (a multiple of 16: one state word holds 16).

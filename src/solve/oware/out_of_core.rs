@@ -24,7 +24,7 @@ use super::set_up::{LowerLayers, PART_BYTES, set_up_layer};
 use super::states::{
     COUNTER, Exits, FRESH, LOSS, LOW_BITS, NIBBLE, PENDING, PER_WORD, RESOLVED, States,
 };
-use super::{BUCKET_STREAM_BYTES, Config, Engine, EngineError, prefetch};
+use super::{Config, Engine, EngineError, prefetch};
 use crate::distributed::Alone;
 use crate::games::oware::Ruleset;
 use crate::index::oware as index;
@@ -40,9 +40,9 @@ pub const BYTES_PER_POSITION: f64 = 0.625;
 pub const PART_BYTES_PER_POSITION: u64 = PART_BYTES + 2;
 
 /// Fixed memory besides: the open scratch streams (one per exit size and
-/// one per threshold read in the final pass; the set-up's buckets).
+/// one per threshold read in the final pass).
 pub fn fixed_bytes(seeds: usize) -> u64 {
-    2 * (seeds as u64 + 1) * STREAM_BYTES + BUCKET_STREAM_BYTES
+    2 * (seeds as u64 + 1) * STREAM_BYTES
 }
 
 /// Solves layer `seeds` out of core, resuming from the checkpoint in
