@@ -19,9 +19,9 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
+use super::EngineError;
 use super::rank_stream::{RankReader, RankWriter, ScratchResult};
 use super::set_up::LowerLayers;
-use super::EngineError;
 use crate::error::{PathContext, WithPath};
 use crate::index::oware as index;
 
@@ -51,8 +51,9 @@ struct Bucket {
 /// buckets as they come.
 pub struct Deferred<'a, L> {
     lower: &'a L,
-    /// The layer swept.
+    /// The layer swept, from rank `first`.
     seeds: usize,
+    first: u64,
     dir: PathBuf,
     kept: BufWriter<File>,
     buckets: Vec<Bucket>,
@@ -66,13 +67,14 @@ pub struct Deferred<'a, L> {
 }
 
 impl<'a, L: LowerLayers> Deferred<'a, L> {
-    /// Buckets in `dir` for the lookups of a layer of `seeds` into the
-    /// layers of `lower` read in order, of at most `positions` a bucket (or
-    /// more, if that would take more than the most buckets allowed); `None`
-    /// if no layer below `seeds` is read in order.
+    /// Buckets in `dir` for the lookups of a layer of `seeds`, swept from
+    /// rank `first`, into the layers of `lower` read in order, of at most
+    /// `positions` a bucket (or more, if that would take more than the most
+    /// buckets allowed); `None` if no layer below `seeds` is read in order.
     pub fn create(
         dir: &Path,
         seeds: usize,
+        first: u64,
         lower: &'a L,
         positions: u64,
     ) -> ScratchResult<Option<Deferred<'a, L>>> {
@@ -102,6 +104,7 @@ impl<'a, L: LowerLayers> Deferred<'a, L> {
         Ok(Some(Deferred {
             lower,
             seeds,
+            first,
             kept: create(&dir.join("kept"))?,
             askers: RankWriter::create(dir.join("askers"))?,
             ids: create(&dir.join("buckets"))?,
@@ -150,6 +153,7 @@ impl<'a, L: LowerLayers> Deferred<'a, L> {
         let Deferred {
             lower,
             seeds,
+            first,
             dir,
             kept,
             buckets,
@@ -199,14 +203,17 @@ impl<'a, L: LowerLayers> Deferred<'a, L> {
         let answers = (0..buckets.len())
             .map(|b| {
                 let path = answers_path(&dir, b);
-                Ok(BufReader::with_capacity(BUFFER, File::open(&path).at(&path)?))
+                Ok(BufReader::with_capacity(
+                    BUFFER,
+                    File::open(&path).at(&path)?,
+                ))
             })
             .collect::<ScratchResult<_>>()?;
         let ids_path = dir.join("buckets");
         let kept_path = dir.join("kept");
         Ok(Answers {
             seeds,
-            next: 0,
+            next: first,
             kept: BufReader::new(File::open(&kept_path).at(&kept_path)?),
             askers: RankReader::open(dir.join("askers"))?,
             ids: BufReader::new(File::open(&ids_path).at(&ids_path)?),
@@ -276,7 +283,10 @@ fn answers_path(dir: &Path, bucket: usize) -> PathBuf {
 }
 
 fn create(path: &Path) -> ScratchResult<BufWriter<File>> {
-    Ok(BufWriter::with_capacity(BUFFER, File::create(path).at(path)?))
+    Ok(BufWriter::with_capacity(
+        BUFFER,
+        File::create(path).at(path)?,
+    ))
 }
 
 fn finish(out: BufWriter<File>, path: &Path) -> ScratchResult<()> {

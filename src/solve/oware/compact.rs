@@ -106,7 +106,6 @@ pub fn fixed_bytes(seeds: usize, threads: usize) -> u64 {
     2 * (seeds as u64 + 1) * STREAM_BYTES
         + (threads * worker + shared) as u64
         + merge_ways as u64 * STREAM_BYTES
-       
 }
 
 /// Solves layer `seeds` in two bits a position, resuming from the
@@ -240,13 +239,13 @@ impl Streamed for Compact {
     fn set_up<L: LowerLayers<Error = E>, E: std::error::Error + 'static>(
         &mut self,
         lower: &L,
-        part: usize,
+        config: &Config,
         scratch: &Scratch,
         progress: Progress,
     ) -> Result<(), EngineError<E>> {
         let mut files = ExitFiles::create(scratch, self.seeds)?;
-        let dir = &scratch.dir;
-        set_up_layer(self.rules, self.seeds, part, lower, dir, None, progress, |start, exits| {
+        let layer = (self.rules, self.seeds);
+        set_up_layer(layer, config, lower, None, progress, |start, exits| {
             Ok(files.push_part(start, exits, |rank| {
                 self.codes.change(rank, |_| true, CLOSED);
             })?)
@@ -725,6 +724,8 @@ mod tests {
     fn config(dir: &Path, seeds: usize, checkpoint_every: Option<std::time::Duration>) -> Config {
         Config {
             part: CHUNK,
+            // Set-ups that defer lookups sweep a layer in several rounds.
+            sweep: 2 * CHUNK,
             scratch: dir.join(format!("scratch.{seeds}")),
             checkpoint_every,
         }

@@ -54,9 +54,9 @@ mod scratch;
 mod set_up;
 mod states;
 
+pub use buckets::{DEFERRED_BYTES_PER_POSITION, Deferred};
 pub use checkpoint::checkpoint_path;
 pub use outbox::OUTBOX_BYTES;
-pub use buckets::{DEFERRED_BYTES_PER_POSITION, Deferred};
 pub use set_up::{Lookup, LowerLayers, PART_BYTES};
 
 /// Positions per parallel work unit (a multiple of 16: one state word holds 16).
@@ -144,6 +144,10 @@ pub struct Config {
     /// Folder of the layer's scratch files and checkpoint (created when
     /// needed).
     pub scratch: PathBuf,
+    /// Positions the set-up of an engine that streams its exits sweeps
+    /// before the lookups it deferred are answered (rounded down to a
+    /// multiple of `part`): bounds the deferred lookups' files.
+    pub sweep: usize,
     /// Save the engine's state at the first threshold boundary after this
     /// much time since the layer began or was last saved, and resume from a
     /// saved one; `None`: neither.

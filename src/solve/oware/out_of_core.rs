@@ -103,7 +103,7 @@ impl Streamed for OutOfCore {
     fn set_up<L: LowerLayers<Error = E>, E: std::error::Error + 'static>(
         &mut self,
         lower: &L,
-        part: usize,
+        config: &Config,
         scratch: &Scratch,
         progress: Progress,
     ) -> Result<(), EngineError<E>> {
@@ -114,9 +114,16 @@ impl Streamed for OutOfCore {
             closed_lose,
         } = self;
         let words = Some(&mut *states.words);
-        set_up_layer(rules, seeds, part, lower, &scratch.dir, words, progress, |start, exits| {
-            Ok(files.push_part(start, exits, |rank| mark_closed_lose(closed_lose, rank))?)
-        })?;
+        set_up_layer(
+            (rules, seeds),
+            config,
+            lower,
+            words,
+            progress,
+            |start, exits| {
+                Ok(files.push_part(start, exits, |rank| mark_closed_lose(closed_lose, rank))?)
+            },
+        )?;
         files.finish()?;
         Ok(())
     }
@@ -146,7 +153,6 @@ impl Exits for OutOfCore {
 }
 
 impl OutOfCore {
-
     /// Threshold `t` begins: the positions whose exits are worth `±t`.
     fn seed<E: std::error::Error + 'static>(
         &self,

@@ -35,7 +35,7 @@ pub trait Streamed {
     fn set_up<L: LowerLayers<Error = E>, E: std::error::Error + 'static>(
         &mut self,
         lower: &L,
-        part: usize,
+        config: &Config,
         scratch: &Scratch,
         progress: Progress,
     ) -> Result<(), EngineError<E>>;
@@ -89,7 +89,7 @@ where
             next
         }
         None => {
-            engine.set_up(lower, config.part, &scratch, progress)?;
+            engine.set_up(lower, config, &scratch, progress)?;
             seeds as i8
         }
     };

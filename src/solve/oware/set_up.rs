@@ -5,17 +5,16 @@
 //! per part, so that a lower layer kept compressed on disk is read in
 //! order, one block decode per block touched, not one per lookup.
 
-use std::path::Path;
 use std::sync::atomic::AtomicU64;
 
 use rayon::prelude::*;
 
 use super::buckets::Deferred;
 use super::states::PER_WORD;
-use super::{CHUNK, EngineError};
-use crate::solve::Progress;
+use super::{CHUNK, Config, EngineError};
 use crate::games::oware::{self, Ruleset};
 use crate::index::oware as index;
+use crate::solve::Progress;
 use crate::solve::threshold::NO_EXIT;
 
 /// A position of a lower layer whose value is asked for.
@@ -52,7 +51,8 @@ pub trait LowerLayers: Sync {
     fn in_order(&self, seeds: usize) -> bool;
     /// The values of the positions `first .. first + values.len()` of a
     /// layer read in order.
-    fn read_in_order(&self, seeds: usize, first: u64, values: &mut [i8]) -> Result<(), Self::Error>;
+    fn read_in_order(&self, seeds: usize, first: u64, values: &mut [i8])
+    -> Result<(), Self::Error>;
 }
 
 /// Sets up the positions `start .. start + exits.len()` of layer `seeds`
@@ -150,14 +150,12 @@ pub fn set_up_part<L: LowerLayers>(
 /// layer's state words, which get the counters. Lookups into lower layers
 /// read in order are deferred to buckets in `dir` (of as many positions as
 /// a part's lookups take bytes of memory) and folded in by a second sweep
-/// of the exits, kept meanwhile in a file there.
-#[allow(clippy::too_many_arguments)]
+/// of the exits, kept meanwhile in a file there; `config.sweep` positions
+/// at a time, which bounds those files.
 pub fn set_up_layer<L, E>(
-    rules: Ruleset,
-    seeds: usize,
-    part: usize,
+    (rules, seeds): (Ruleset, usize),
+    config: &Config,
     lower: &L,
-    dir: &Path,
     mut states: Option<&mut [AtomicU64]>,
     progress: Progress,
     mut out: impl FnMut(usize, &[i8]) -> Result<(), EngineError<E>>,
@@ -167,6 +165,8 @@ where
     E: std::error::Error + 'static,
 {
     let size = index::layer_size(seeds) as usize;
+    let part = config.part;
+    let sweep = config.sweep.max(part) / part * part;
     let mut exits = vec![0i8; part.min(size)];
     // Counters of an engine that does not keep them.
     let mut counters: Vec<AtomicU64> = match states {
@@ -176,36 +176,41 @@ where
             .collect(),
     };
     let bucket = part as u64 * PART_BYTES;
-    let mut deferred = Deferred::create(&dir.join("deferred"), seeds, lower, bucket)?;
-    for start in (0..size).step_by(part) {
-        let exits = &mut exits[..part.min(size - start)];
-        let words = match &mut states {
-            Some(states) => &mut states[start / PER_WORD..(start + exits.len()).div_ceil(PER_WORD)],
-            None => &mut counters[..exits.len().div_ceil(PER_WORD)],
-        };
-        set_up_part(rules, seeds, start, exits, words, lower, deferred.as_mut())?;
-        match &mut deferred {
-            Some(deferred) => {
-                deferred.keep(exits)?;
-                progress(exits.len() as u64 / 2);
-            }
-            None => {
-                out(start, exits)?;
-                progress(exits.len() as u64);
+    let dir = config.scratch.join("deferred");
+    for first in (0..size).step_by(sweep) {
+        let parts = (first..size.min(first + sweep)).step_by(part);
+        let mut deferred = Deferred::create(&dir, seeds, first as u64, lower, bucket)?;
+        for start in parts.clone() {
+            let exits = &mut exits[..part.min(size - start)];
+            let words = match &mut states {
+                Some(states) => {
+                    &mut states[start / PER_WORD..(start + exits.len()).div_ceil(PER_WORD)]
+                }
+                None => &mut counters[..exits.len().div_ceil(PER_WORD)],
+            };
+            set_up_part(rules, seeds, start, exits, words, lower, deferred.as_mut())?;
+            match &mut deferred {
+                Some(deferred) => {
+                    deferred.keep(exits)?;
+                    progress(exits.len() as u64 / 2);
+                }
+                None => {
+                    out(start, exits)?;
+                    progress(exits.len() as u64);
+                }
             }
         }
+        let Some(deferred) = deferred else {
+            continue;
+        };
+        let mut answers = deferred.answer()?;
+        for start in parts {
+            let exits = &mut exits[..part.min(size - start)];
+            answers.next_part(exits)?;
+            out(start, exits)?;
+            progress((exits.len() - exits.len() / 2) as u64);
+        }
+        answers.remove()?;
     }
-    let Some(deferred) = deferred else {
-        return Ok(());
-    };
-    drop(counters);
-    let mut answers = deferred.answer()?;
-    for start in (0..size).step_by(part) {
-        let exits = &mut exits[..part.min(size - start)];
-        answers.next_part(exits)?;
-        out(start, exits)?;
-        progress((exits.len() - exits.len() / 2) as u64);
-    }
-    answers.remove()?;
     Ok(())
 }

@@ -122,7 +122,12 @@ impl LowerLayers for Layers {
         matches!(self.layers[seeds], Layer::Streamed(_))
     }
 
-    fn read_in_order(&self, seeds: usize, first: u64, values: &mut [i8]) -> Result<(), TablebaseError> {
+    fn read_in_order(
+        &self,
+        seeds: usize,
+        first: u64,
+        values: &mut [i8],
+    ) -> Result<(), TablebaseError> {
         let Layer::Streamed(raw) = &self.layers[seeds] else {
             panic!("layer {seeds} is not streamed")
         };

@@ -35,8 +35,8 @@ use super::FileError;
 use crate::error::{Cause, MissingTable, WithPath};
 use crate::games::oware::{self, MAX_SEEDS, Ruleset};
 use crate::index::oware as index;
-use crate::solve::oware::EngineError;
 pub use crate::solve::oware::Engine;
+use crate::solve::oware::EngineError;
 use crate::table::raw::RawError;
 use crate::table::{TableError, TableMeta, ValueEncoding};
 
@@ -392,6 +392,7 @@ mod tests {
             for seeds in 0..=9 {
                 let config = engine::Config {
                     part: engine::CHUNK,
+                    sweep: usize::MAX,
                     scratch: std::env::temp_dir(),
                     checkpoint_every: None,
                 };

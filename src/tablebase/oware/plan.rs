@@ -9,11 +9,11 @@ use std::time::Instant;
 use serde::{Serialize, Serializer};
 
 use super::build::{Budget, BuildOptions, LayerPlan, Place, placement, plan_engine};
-use crate::solve::oware::DEFERRED_BYTES_PER_POSITION;
 use super::{BuildTime, TablebaseError, build, ruleset_dir, table_path};
 use crate::error::PathContext;
 use crate::games::oware::{MAX_SEEDS, Ruleset};
 use crate::index::oware as index;
+use crate::solve::oware::DEFERRED_BYTES_PER_POSITION;
 use crate::solve::oware::Engine;
 use crate::tablebase::FileError;
 use crate::tablebase::Quiet;
@@ -477,8 +477,7 @@ pub fn project(max_seeds: usize, assumptions: &Assumptions) -> Result<Projection
                 true => DEFERRED_BYTES_PER_POSITION,
                 false => 0.0,
             };
-            let scratch =
-                lower.raw_bytes as f64 + positions as f64 * engine_scratch.max(deferred);
+            let scratch = lower.raw_bytes as f64 + positions as f64 * engine_scratch.max(deferred);
             tables += positions as f64 * TABLE_BYTES_PER_POSITION;
             Ok(LayerProjection {
                 seeds,
@@ -782,7 +781,11 @@ mod tests {
                 assert_eq!(projected, plan, "{what}");
                 assert_eq!(bytes(Place::Resident), resident, "{what}");
                 // Cached and streamed layers both have raw copies.
-                assert_eq!(bytes(Place::Cached) + bytes(Place::Streamed), cached, "{what}");
+                assert_eq!(
+                    bytes(Place::Cached) + bytes(Place::Streamed),
+                    cached,
+                    "{what}"
+                );
                 places.extend(at);
             }
         }

@@ -175,11 +175,13 @@ pub fn decode<L: LayerSource + LowerLayers<Error = TablebaseError>>(
         .map(|s| layers.source(s))
         .collect::<Result<Vec<_>, _>>()?;
     if below.iter().all(|s| matches!(s, Source::Direct(_))) {
-        return decode_blocks(layers, seeds, table, batch, false, &mut |values, _| out(values));
+        return decode_blocks(layers, seeds, table, batch, false, &mut |values, _| {
+            out(values)
+        });
     }
     if below.iter().all(|s| !matches!(s, Source::Stored(_))) {
         let bucket = (batch as u64 * PART_BYTES).max(1);
-        let mut deferred = Deferred::create(scratch, seeds, layers, bucket)?
+        let mut deferred = Deferred::create(scratch, seeds, 0, layers, bucket)?
             .expect("a layer below is read in order");
         decode_blocks(layers, seeds, table, batch, true, &mut |values, asked| {
             for (asker, seeds, rank) in asked {
@@ -239,11 +241,12 @@ fn decode_blocks(
                 let mut board = index::unrank(seeds, ranks.start);
                 for (rank, value) in ranks.zip(&mut values) {
                     if *value == CAPTURE_DECIDES {
-                        let Ok(exit) = best_exit::<Infallible>(layers, seeds, &board, |c, child, _| {
-                            assert!(deferring, "the layers below are read directly");
-                            asked.push((rank, seeds - c as usize, child));
-                            Ok(None)
-                        });
+                        let Ok(exit) =
+                            best_exit::<Infallible>(layers, seeds, &board, |c, child, _| {
+                                assert!(deferring, "the layers below are read directly");
+                                asked.push((rank, seeds - c as usize, child));
+                                Ok(None)
+                            });
                         *value = exit;
                         if *value == NO_EXIT && !deferring {
                             let error = FileError::NoCapture { rank, board };

@@ -26,9 +26,7 @@ use crate::error::{PathContext, WithPath};
 use crate::games::oware::{MAX_SEEDS, Ruleset};
 use crate::index::oware as index;
 use crate::solve::array::BigArray;
-use crate::solve::oware::{
-    self as engine, Engine, OUTBOX_BYTES, compact, out_of_core,
-};
+use crate::solve::oware::{self as engine, Engine, OUTBOX_BYTES, compact, out_of_core};
 use crate::table::raw::{self, RawLayer, RawWriter};
 use crate::table::{CAPTURE_DECIDES, PendingTable, Table, ValueEncoding};
 use crate::tablebase::FileError;
@@ -194,7 +192,7 @@ impl Run<'_> {
         let positions = index::layer_size(seeds);
         let defers = placement(seeds, plan, &self.budget).contains(&Place::Streamed);
         let raw_copy = raw_copy(self.folder, seeds, &self.budget).is_some();
-        check_disk(self.folder, seeds, plan.engine, raw_copy, defers)?;
+        let sweep = check_disk(self.folder, seeds, plan, raw_copy, defers)?;
         place_lower_layers(self.folder, seeds, plan, &self.budget, lower)?;
         let memory = plan.engine_bytes + lower.resident_bytes();
         self.observer.layer_planned(seeds, plan, memory);
@@ -202,7 +200,7 @@ impl Run<'_> {
         let (outcomes, values) = match transport.ranks() {
             1 => {
                 self.observer.layer_started(seeds, positions);
-                self.build_layer(seeds, plan, lower)?
+                self.build_layer(seeds, plan, sweep, lower)?
             }
             _ => self.build_share(seeds, plan, lower, transport)?,
         };
@@ -249,12 +247,14 @@ impl Run<'_> {
         })
     }
 
-    /// Builds one layer; writes its table (and raw file if asked). Returns its
-    /// outcomes, and its values if they stay in memory.
+    /// Builds one layer, its set-up sweeping `sweep` positions before it
+    /// answers its deferred lookups; writes its table (and raw file if
+    /// asked). Returns its outcomes, and its values if they stay in memory.
     fn build_layer(
         &self,
         seeds: usize,
         plan: &LayerPlan,
+        sweep: usize,
         lower: &Layers,
     ) -> Result<(Outcomes, Option<BigArray<i8>>), TablebaseError> {
         let &Run {
@@ -280,6 +280,7 @@ impl Run<'_> {
         }
         let config = engine::Config {
             part: plan.part,
+            sweep,
             scratch: scratch.clone(),
             checkpoint_every: Some(options.checkpoint_every),
         };
@@ -347,6 +348,7 @@ impl Run<'_> {
         let progress = |steps| self.observer.advance(steps);
         let config = engine::Config {
             part: plan.part,
+            sweep: usize::MAX,
             scratch: scratch_dir(self.folder, seeds),
             checkpoint_every: None,
         };
@@ -406,37 +408,46 @@ impl Run<'_> {
 }
 
 /// Refuses a layer whose files would not fit the disk of `folder`: its
-/// table and raw copy (if the layers above read one), and the larger of
-/// its set-up's deferred lookups (if it defers any) and its engine's
-/// scratch files and checkpoint.
+/// table and raw copy (if the layers above read one), its engine's scratch
+/// files and checkpoint, and, if its set-up defers lookups, their files for
+/// at least a part. Returns the positions the set-up may sweep before it
+/// answers them: as many as the disk left holds.
 fn check_disk(
     folder: &Path,
     seeds: usize,
-    engine: Engine,
+    plan: &LayerPlan,
     raw_copy: bool,
     defers: bool,
-) -> Result<(), TablebaseError> {
-    let scratch = match engine {
+) -> Result<usize, TablebaseError> {
+    let size = index::layer_size(seeds);
+    let scratch = match plan.engine {
         Engine::InMemory => engine::IN_MEMORY_BYTES_PER_POSITION,
         Engine::OutOfCore => super::SCRATCH_BYTES_PER_POSITION + out_of_core::BYTES_PER_POSITION,
         Engine::Compact => COMPACT_SCRATCH_BYTES_PER_POSITION + compact::BYTES_PER_POSITION,
     };
-    let deferred = if defers { engine::DEFERRED_BYTES_PER_POSITION } else { 0.0 };
     let raw = if raw_copy { 1.0 } else { 0.0 };
-    let per_position = super::TABLE_BYTES_PER_POSITION + raw + scratch.max(deferred);
-    let needed = (index::layer_size(seeds) as f64 * per_position) as u64;
+    let fixed = (size as f64 * (super::TABLE_BYTES_PER_POSITION + raw + scratch)) as u64;
+    let deferred = |positions: u64| match defers {
+        true => (positions as f64 * engine::DEFERRED_BYTES_PER_POSITION) as u64,
+        false => 0,
+    };
     let free = crate::memory::free_disk(folder)
         .map_err(FileError::Io)
         .at(folder)?;
-    match needed > free {
-        true => Err(TablebaseError::DiskTooSmall {
+    let needed = fixed + deferred(plan.part as u64);
+    if needed > free {
+        return Err(TablebaseError::DiskTooSmall {
             seeds,
             needed,
             free,
             folder: folder.to_path_buf(),
-        }),
-        false => Ok(()),
+        });
     }
+    Ok(match defers {
+        true => ((free - fixed) as f64 / engine::DEFERRED_BYTES_PER_POSITION) as u64,
+        false => size,
+    }
+    .min(size) as usize)
 }
 
 /// The length of a file, 0 if it cannot be read.
