@@ -307,3 +307,77 @@ fn read_full(input: &mut File, buf: &mut [u8]) -> std::io::Result<usize> {
     }
     Ok(filled)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::solve::oware::Lookup;
+
+    /// Layers 0..8 of made-up values, all read in order.
+    struct Made(Vec<Vec<i8>>);
+
+    impl LowerLayers for Made {
+        type Error = std::io::Error;
+        fn resolve(&self, _: &mut [Lookup]) -> std::io::Result<()> {
+            unreachable!("every layer is read in order")
+        }
+        fn in_order(&self, _: usize) -> bool {
+            true
+        }
+        fn read_in_order(
+            &self,
+            seeds: usize,
+            first: u64,
+            values: &mut [i8],
+        ) -> std::io::Result<()> {
+            values.copy_from_slice(&self.0[seeds][first as usize..][..values.len()]);
+            Ok(())
+        }
+    }
+
+    /// Lookups spread over buckets of 1,000 positions (several a layer),
+    /// several per asker, some askers with none: each kept value comes back
+    /// the best of itself and `captured − value` over its lookups.
+    #[test]
+    fn answers_fold_into_the_kept_values_of_their_askers() {
+        let seeds = 10;
+        let made = Made(
+            (0..seeds)
+                .map(|s| {
+                    (0..index::layer_size(s))
+                        .map(|r| (r * 7 + s as u64) as i8 % 20)
+                        .collect()
+                })
+                .collect(),
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let (first, askers) = (500u64, 3000u64);
+        let mut deferred = Deferred::create(dir.path(), seeds, first, &made, 1000)
+            .unwrap()
+            .unwrap();
+        let mut expected: Vec<i8> = (0..askers).map(|a| (a % 5) as i8 - 2).collect();
+        deferred.keep(&expected).unwrap();
+        let mut x = 12345u64;
+        for asker in (first..first + askers).filter(|a| a % 3 != 0) {
+            for _ in 0..(asker % 4) {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let child = 2 + (x >> 33) as usize % (seeds - 2);
+                let rank = (x >> 7) % index::layer_size(child);
+                deferred.push(asker, child, rank).unwrap();
+                let value = made.0[child][rank as usize];
+                let e = &mut expected[(asker - first) as usize];
+                *e = (*e).max((seeds - child) as i8 - value);
+            }
+        }
+        let mut answers = deferred.answer().unwrap();
+        let mut values = vec![0i8; askers as usize];
+        let (head, tail) = values.split_at_mut(1234);
+        answers.next_part(head).unwrap();
+        answers.next_part(tail).unwrap();
+        assert_eq!(values, expected);
+        answers.remove().unwrap();
+        assert!(!dir.path().exists());
+    }
+}
