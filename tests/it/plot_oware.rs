@@ -1,16 +1,9 @@
 //! `plot oware`: the layer summaries behind the value plot, and the files.
 
-use std::process::Command;
-
 use mancala_tb::games::oware::Ruleset;
 use mancala_tb::plot::{LayerSummary, layer_summaries};
 
-fn mancala_tb(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_mancala-tb"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
+use crate::common::run as mancala_tb;
 
 #[test]
 fn value_plot_summarises_each_layer_and_writes_svg_and_png() {
