@@ -48,7 +48,7 @@ fn the_tiny_budget_forces_every_out_of_core_path() {
     assert!(
         err.contains(&format!(
             "layer 30 needs at least {}",
-            tb::human_bytes(compact)
+            mancala_tb::memory::human_bytes(compact)
         )),
         "{err}"
     );

@@ -405,10 +405,12 @@ impl Run<'_> {
 fn check_disk(folder: &Path, seeds: usize, engine: Engine) -> Result<(), TablebaseError> {
     let scratch = match engine {
         Engine::InMemory => engine::IN_MEMORY_BYTES_PER_POSITION,
-        Engine::OutOfCore => super::SCRATCH_BYTES_PER_POSITION + out_of_core::BYTES_PER_POSITION,
+        Engine::OutOfCore => {
+            super::plan::SCRATCH_BYTES_PER_POSITION + out_of_core::BYTES_PER_POSITION
+        }
         Engine::Compact => COMPACT_SCRATCH_BYTES_PER_POSITION + compact::BYTES_PER_POSITION,
     };
-    let per_position = super::TABLE_BYTES_PER_POSITION + scratch;
+    let per_position = super::plan::TABLE_BYTES_PER_POSITION + scratch;
     let needed = (index::layer_size(seeds) as f64 * per_position) as u64;
     let free = crate::memory::free_disk(folder)
         .map_err(FileError::Io)
