@@ -32,6 +32,7 @@ use crate::games::oware::{self, MAX_SEEDS, Ruleset};
 use crate::index::oware as index;
 use crate::memory::human_bytes;
 pub use crate::solve::oware::Engine;
+use crate::solve::oware::EngineError;
 use crate::table::raw::RawError;
 use crate::table::{TableError, TableMeta, ValueEncoding};
 
@@ -193,7 +194,7 @@ pub enum TablebaseError {
     /// A layer whose table, scratch files and checkpoint would not fit the
     /// free disk space.
     #[error(
-        "layer {seeds} needs {} of disk in {} (its table, scratch files and checkpoint); {} \
+        "layer {seeds} needs {} of disk in {} (its table, its raw copy, scratch files and checkpoint); {} \
          are free (free some space or build in another --dir)",
         human_bytes(*needed),
         folder.display(),
@@ -265,6 +266,31 @@ impl From<WithPath<TableError>> for TablebaseError {
         match e.error {
             TableError::Io(_) => TablebaseError::TableIo(e),
             _ => TablebaseError::Table(e),
+        }
+    }
+}
+
+/// A scratch file that failed (the engines' and the deferred lookups').
+impl From<WithPath<std::io::Error>> for TablebaseError {
+    fn from(e: WithPath<std::io::Error>) -> Self {
+        WithPath::new(e.path, FileError::Io(e.error)).into()
+    }
+}
+
+impl From<EngineError<TablebaseError>> for TablebaseError {
+    fn from(e: EngineError<TablebaseError>) -> Self {
+        match e {
+            EngineError::Memory {
+                seeds,
+                bytes,
+                source,
+            } => TablebaseError::Memory {
+                seeds,
+                bytes,
+                source,
+            },
+            EngineError::Scratch(e) => e.into(),
+            EngineError::Lower(e) => e,
         }
     }
 }
