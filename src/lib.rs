@@ -38,3 +38,9 @@ pub use tablebase::engehe::EngeheTablebase;
 pub use tablebase::omweso::OmwesoTablebase;
 pub use tablebase::oware::OwareTablebase;
 pub use tablebase::{BuildObserver, LayerReport, Quiet};
+
+/// The README's code, compiled with the doc tests: its Rust example must
+/// build against this API (its shell and Python blocks are not Rust).
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
