@@ -1,11 +1,11 @@
-//! The context codings (2: two lanes a stream; 3: four; 4: four with
-//! tails, as builds write it) against the source table (zstd, or however it was built) on built
-//! Awari layers, side by side in one run (so machine load affects all
-//! alike).
+//! The codings a writer writes (0: zstd; 4: the context coding, as builds
+//! write it) against the source table (however it was built, older codings
+//! too) on built Awari layers, side by side in one run (so machine load
+//! affects all alike).
 //!
 //! `cargo bench --bench coding -- DIR SEEDS...` reads the tables
 //! `DIR/oware-awari/scores.SEEDS.mtb`, writes each layer's values with
-//! each coding of `CODINGS` (default `3,4`) to a temporary folder
+//! each coding of `CODINGS` (default `4`) to a temporary folder
 //! (`TMPDIR`), and prints per coding and block size (`BLOCKS`): bytes per
 //! position, the time to write (0 for the source table, measured as it
 //! is), the time to decode every block, and the median time of one value
@@ -18,22 +18,30 @@ use std::time::Instant;
 
 use mancala_tb::table::{BlockCoding, Table, TableWriter};
 
-/// A context coding by its id (2, 3 or 4).
+/// A written coding by its id (0 or 4).
 fn coding(id: &str) -> BlockCoding {
     match id {
-        "2" => BlockCoding::ScoreContextCrc,
-        "3" => BlockCoding::ScoreContextCrc4,
+        "0" => BlockCoding::Zstd,
         "4" => BlockCoding::ScoreContextTails,
-        _ => panic!("coding {id}: 2, 3 or 4"),
+        _ => panic!("coding {id}: 0 or 4 (codings 1 to 3 are read only)"),
+    }
+}
+
+/// The writer of `coding` (one of [`coding`]'s).
+fn writer(source: &Table, coding: BlockCoding) -> TableWriter {
+    let writer = TableWriter::new(source.meta().clone());
+    match coding {
+        BlockCoding::Zstd => writer,
+        _ => writer.context_coded(),
     }
 }
 
 /// The codings and block sizes measured: the source table as it is, then
-/// each other of `CODINGS` (comma-separated ids, default `3,4`) at each of
+/// each other of `CODINGS` (comma-separated ids, default `4`) at each of
 /// `BLOCKS` (comma-separated block sizes, default 32768, the size builds
 /// write).
 fn codings(source: &Table) -> Vec<(BlockCoding, u32)> {
-    let ids = std::env::var("CODINGS").unwrap_or_else(|_| "3,4".into());
+    let ids = std::env::var("CODINGS").unwrap_or_else(|_| "4".into());
     let sizes = std::env::var("BLOCKS").unwrap_or_else(|_| "32768".into());
     let context = ids
         .split(',')
@@ -48,19 +56,16 @@ fn main() {
     let args = common::args();
     let dir = PathBuf::from(&args[0]);
     let tmp = tempfile::tempdir().expect("temporary folder");
-    // RECODE=DIR: only write the layers context coded (coding `CODING`,
-    // default 4) into a tablebase folder DIR, e.g. to time probes of it
-    // with `benches/oware_probe.rs`.
+    // RECODE=DIR: only write the layers context coded (coding 4) into a
+    // tablebase folder DIR, e.g. to time probes of it with
+    // `benches/oware_probe.rs`.
     if let Some(out) = std::env::var_os("RECODE") {
         let folder = PathBuf::from(out).join("oware-awari");
         std::fs::create_dir_all(&folder).expect("create RECODE folder");
         for seeds in &args[1..] {
             let source =
                 Table::open(dir.join(format!("oware-awari/scores.{seeds}.mtb"))).expect("open");
-            TableWriter::new(source.meta().clone())
-                .coding(coding(
-                    &std::env::var("CODING").unwrap_or_else(|_| "4".into()),
-                ))
+            writer(&source, BlockCoding::ScoreContextTails)
                 .write(
                     folder.join(format!("scores.{seeds}.mtb")),
                     &source.decode_all().expect("decode"),
@@ -86,8 +91,7 @@ fn main() {
             };
             let start = Instant::now();
             if !reuse {
-                TableWriter::new(source.meta().clone())
-                    .coding(coding)
+                writer(&source, coding)
                     .block_size(block_size)
                     .write(&path, &values)
                     .expect("write");

@@ -5,13 +5,17 @@
 
 use serde::Serialize;
 
-use crate::games::engehe;
-use crate::games::omweso;
-use crate::games::oware::{self, Board};
-use crate::games::relay::Choice;
-use crate::tablebase::engehe::{EngeheTablebase, EngeheTbError};
-use crate::tablebase::omweso::{MoveResult, MoveValue, OmwesoTablebase, OmwesoTbError, Value, Wdl};
-use crate::tablebase::oware::{MoveValue as OwareMoveValue, OwareTablebase, PvEnd, TablebaseError};
+use mancala_tb::games::engehe;
+use mancala_tb::games::omweso;
+use mancala_tb::games::oware::{self, Board};
+use mancala_tb::games::relay::Choice;
+use mancala_tb::tablebase::engehe::{EngeheTablebase, EngeheTbError};
+use mancala_tb::tablebase::omweso::{
+    MoveResult, MoveValue, OmwesoTablebase, OmwesoTbError, Value, Wdl,
+};
+use mancala_tb::tablebase::oware::{
+    MoveValue as OwareMoveValue, OwareTablebase, PvEnd, TablebaseError,
+};
 
 /// An Oware position's value, its moves and a principal variation.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]

@@ -35,6 +35,64 @@ pub struct MissingTable {
     pub build_args: String,
 }
 
+/// An error reduced to its message and its cause, owned: what a batch
+/// probe answers for a line (the binary's `probe`) or a row (the Python
+/// package) it cannot answer, or for a batch a damaged table fails.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LineError {
+    /// What is wrong, as the error line says it.
+    pub message: String,
+    /// What kind of failure it is (the exit code of a run it ends).
+    pub kind: LineErrorKind,
+}
+
+/// What kind of failure keeps a line from its answer: [`Cause`], owned.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LineErrorKind {
+    /// Not a position of the tables (or of the game).
+    BadInput,
+    /// A table it needs is not built.
+    MissingTable(MissingTable),
+    /// A table it needs is damaged.
+    DamagedTable,
+    /// Anything else.
+    Other,
+}
+
+impl LineError {
+    /// A line that is not a position: `message` says why.
+    pub fn bad_input(message: impl Into<String>) -> LineError {
+        LineError {
+            message: message.into(),
+            kind: LineErrorKind::BadInput,
+        }
+    }
+
+    /// The line error of `error`, whose cause is `cause`.
+    pub fn of(error: &impl fmt::Display, cause: Cause<'_>) -> LineError {
+        let kind = match cause {
+            Cause::BadInput => LineErrorKind::BadInput,
+            Cause::MissingTable(missing) => LineErrorKind::MissingTable(missing.clone()),
+            Cause::DamagedTable => LineErrorKind::DamagedTable,
+            Cause::Other => LineErrorKind::Other,
+        };
+        LineError {
+            message: error.to_string(),
+            kind,
+        }
+    }
+
+    /// Why the line failed, as errors say it.
+    pub fn cause(&self) -> Cause<'_> {
+        match &self.kind {
+            LineErrorKind::BadInput => Cause::BadInput,
+            LineErrorKind::MissingTable(missing) => Cause::MissingTable(missing),
+            LineErrorKind::DamagedTable => Cause::DamagedTable,
+            LineErrorKind::Other => Cause::Other,
+        }
+    }
+}
+
 /// An error at one file or folder: the path, said once in front of what
 /// went wrong there (`tablebases/engehe-w2-void/counters.5.mtb: rank 17 …`).
 /// The variants inside need not repeat it.

@@ -3,12 +3,12 @@
 //!
 //! Layout: [`games`] holds the rules engines, [`index`] ranks positions into table
 //! order, [`solve`] holds the retrograde engines, [`table`] the on-disk formats and
-//! [`tablebase`] building and probing folders of tables. For people: [`answer`] the
-//! JSON answers of `query --json` and the server, `server` the HTTP server and
-//! board page (feature `server`), [`play`] play and analysis against the tables,
-//! [`plot`] plots. The command-line front end lives in the `mancala-tb` binary
-//! (`src/cli/`), so the library needs none of its crates (clap, indicatif,
-//! anyhow): `cargo doc --lib --no-default-features`.
+//! [`tablebase`] building and probing folders of tables. What is for people
+//! belongs to the `mancala-tb` binary (`src/main.rs`): the command line
+//! (`src/cli/`), the HTTP server and board page (`src/server/`), and what
+//! both show (`answer.rs`, `play.rs`, `plot.rs`, `probe_lines.rs`); so the
+//! library needs none of their crates (clap, plotters, serde_json, axum):
+//! `cargo doc --lib --no-default-features`.
 //!
 //! Where to start (the most used items are also at the crate root):
 //! - probe: [`OwareTablebase::open`], then `value`, `move_values`,
@@ -24,16 +24,11 @@
 //!   damaged table, or other; an error at a file says its path once
 //!   ([`WithPath`]).
 
-pub mod answer;
 pub mod distributed;
 pub mod error;
 pub mod games;
 pub mod index;
 pub mod memory;
-pub mod play;
-pub mod plot;
-#[cfg(feature = "server")]
-pub mod server;
 pub mod solve;
 pub mod table;
 pub mod tablebase;
@@ -43,3 +38,9 @@ pub use tablebase::engehe::EngeheTablebase;
 pub use tablebase::omweso::OmwesoTablebase;
 pub use tablebase::oware::OwareTablebase;
 pub use tablebase::{BuildObserver, LayerReport, Quiet};
+
+/// The README's code, compiled with the doc tests: its Rust example must
+/// build against this API (its shell and Python blocks are not Rust).
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -1,7 +1,15 @@
 //! The `mancala-tb` binary: parse the command line, run it, map errors to an exit code.
-//! The command-line front end (`cli`) belongs to the binary; the library has no CLI crates.
+//! What is for people belongs here, over the library: the command line (`cli`), the
+//! HTTP server (`server`, feature `server`), the JSON answers both give (`answer`),
+//! batch probing from text (`probe_lines`), play and analysis (`play`), plots (`plot`).
 
+mod answer;
 mod cli;
+mod play;
+mod plot;
+mod probe_lines;
+#[cfg(feature = "server")]
+mod server;
 
 use std::process::ExitCode;
 

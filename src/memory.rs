@@ -1,7 +1,8 @@
 //! The memory a job may use: what the machine has available, and the limit
 //! of the memory cgroup the process runs in (Slurm jobs and containers set
 //! one, and the kernel charges the page cache of the job's files to it too),
-//! whichever is less; and the disk space free for its files.
+//! whichever is less; and the disk space free for its files. Sizes are
+//! said with [`human_bytes`].
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -100,6 +101,21 @@ fn read_limit(file: &Path) -> Option<u64> {
     let text = std::fs::read_to_string(file).ok()?;
     let bytes: u64 = text.trim().parse().ok()?;
     (bytes < 1 << 62).then_some(bytes)
+}
+
+/// `bytes` in binary units, as `--memory` takes them (`1.5 GiB`).
+pub fn human_bytes(bytes: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut value = bytes as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    match unit {
+        0 => format!("{bytes} B"),
+        _ => format!("{value:.1} {}", UNITS[unit]),
+    }
 }
 
 #[cfg(test)]

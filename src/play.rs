@@ -7,8 +7,8 @@ use std::io::{BufRead, Write};
 
 use serde::Serialize;
 
-use crate::games::oware::{self, Board};
-use crate::tablebase::oware::{MoveValue, OwareTablebase, TablebaseError};
+use mancala_tb::games::oware::{self, Board};
+use mancala_tb::tablebase::oware::{MoveValue, OwareTablebase, TablebaseError};
 
 /// Errors of playing and analysing.
 #[derive(Debug, thiserror::Error)]

@@ -6,9 +6,9 @@ use std::path::{Path, PathBuf};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use crate::error::Cause;
-use crate::games::oware::Ruleset;
-use crate::tablebase::oware::{self as tb, BuildTime, TablebaseError};
+use mancala_tb::error::Cause;
+use mancala_tb::games::oware::Ruleset;
+use mancala_tb::tablebase::oware::{self as tb, BuildTime, TablebaseError};
 
 /// The font of the labels: plotters lays text out with its metrics (and a
 /// PNG draws its glyphs).
@@ -316,4 +316,38 @@ fn draw_rates<DB: DrawingBackend>(
         ))
         .map_err(draw_error)?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use mancala_tb::tablebase::Quiet;
+
+    use super::*;
+
+    #[test]
+    fn each_layer_is_summarised() {
+        let dir = tempfile::tempdir().unwrap();
+        tb::build(
+            dir.path(),
+            Ruleset::Awari,
+            &tb::BuildOptions::new(6, 1 << 30),
+            &Quiet,
+        )
+        .unwrap();
+        let layers = layer_summaries(dir.path(), Ruleset::Awari).unwrap();
+        assert_eq!(layers.len(), 7);
+        // Layer 3 (as `stats oware --seeds 3` counts it): values −3 ×177,
+        // −1 ×1, 0 ×63, 1 ×7, 3 ×116.
+        assert_eq!(
+            layers[3],
+            LayerSummary {
+                seeds: 3,
+                positions: 364,
+                wins: 123,
+                draws: 63,
+                losses: 178,
+                spread: [-3, -3, 0, 3, 3],
+            }
+        );
+    }
 }

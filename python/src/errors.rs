@@ -3,9 +3,9 @@
 //! `DamagedTableError`, anything else (the system) an `OSError`.
 
 use mancala_tb::Cause;
+use mancala_tb::error::{LineError, LineErrorKind};
 use mancala_tb::tablebase::ExplicitTbError;
 use mancala_tb::tablebase::oware::TablebaseError;
-use mancala_tb::tablebase::probe_lines::{LineError, LineErrorKind};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyOSError, PyValueError};
 use pyo3::prelude::*;

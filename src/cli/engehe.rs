@@ -5,11 +5,12 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::shared::{Bars, ProbeIo, parse_pit, print_layer_histogram, probe_with, thread_pool};
-use mancala_tb::answer::EngeheAnswer;
+use crate::answer::EngeheAnswer;
+use crate::probe_lines::{Answer, BatchProber, numbers};
+use mancala_tb::error::LineError;
 use mancala_tb::games::engehe::{self, MAX_COUNTERS, Position, Rules};
 use mancala_tb::games::omweso::Endless;
 use mancala_tb::tablebase::engehe::{self as tb, Config, EngeheTablebase, EngeheTbError};
-use mancala_tb::tablebase::probe_lines::{Answer, BatchProber, LineError, numbers};
 
 /// Which En Gehé tables to use.
 #[derive(Debug, Args)]

@@ -1,17 +1,17 @@
 //! How a failed command ends: the message and the exit code by cause
 //! (README, "Exit codes").
 
+use crate::plot::PlotError;
+use crate::probe_lines::ProbeError;
 use mancala_tb::error::{Cause, WithPath};
 use mancala_tb::games::engehe::EngeheError;
 use mancala_tb::games::omweso::OmwesoError;
 use mancala_tb::games::oware::BoardError;
 use mancala_tb::index::stars_bars::IndexError;
-use mancala_tb::plot::PlotError;
 use mancala_tb::table::TableError;
 use mancala_tb::table::raw::RawError;
 use mancala_tb::tablebase::ExplicitTbError;
 use mancala_tb::tablebase::oware::TablebaseError;
-use mancala_tb::tablebase::probe_lines::ProbeError;
 
 /// Errors the CLI finds itself, by cause.
 #[derive(Debug, thiserror::Error)]

@@ -11,10 +11,12 @@ use indicatif::{ProgressBar, ProgressStyle};
 use super::shared::{
     Bars, ProbeIo, named, parse_pit, print_layer_histogram, probe_with, thread_pool,
 };
-use mancala_tb::answer::OwareAnswer;
-use mancala_tb::error::MissingTable;
+use crate::answer::{OwareAnswer, OwareMove};
+use crate::probe_lines::{Answer, BatchProber, numbers};
+use mancala_tb::error::{LineError, MissingTable};
 use mancala_tb::games::oware::{self, Board, MAX_SEEDS, Ruleset};
 use mancala_tb::index::oware as index;
+use mancala_tb::memory::human_bytes;
 use mancala_tb::tablebase::oware::{self as tb, Engine, OwareTablebase, PvEnd};
 
 /// Which Oware tables to use.
@@ -140,8 +142,8 @@ fn memory_and_lower_cache(
         return Err(super::exit::CliError::BadInput(format!(
             "--memory and --lower-cache ask for {} but this job's memory cgroup allows {} \
              ({}); lower them",
-            tb::human_bytes(asked),
-            tb::human_bytes(limit.bytes),
+            human_bytes(asked),
+            human_bytes(limit.bytes),
             limit.file.display()
         ))
         .into());
@@ -168,11 +170,11 @@ pub fn build(args: BuildOware) -> anyhow::Result<()> {
     );
     let (memory, lower_cache) = memory_and_lower_cache(args.memory, args.lower_cache)?;
     match lower_cache {
-        0 => eprintln!("Memory budget {}; no lower cache", tb::human_bytes(memory)),
+        0 => eprintln!("Memory budget {}; no lower cache", human_bytes(memory)),
         _ => eprintln!(
             "Memory budget {}; lower layers cached in files up to {}",
-            tb::human_bytes(memory),
-            tb::human_bytes(lower_cache)
+            human_bytes(memory),
+            human_bytes(lower_cache)
         ),
     }
     let options = tb::BuildOptions {
@@ -248,7 +250,7 @@ fn build_distributed(args: BuildOware) -> anyhow::Result<()> {
                 tb::ruleset_dir(&args.dir, args.rules).display(),
                 rayon::current_num_threads()
             );
-            eprintln!("Memory budget {} per rank", tb::human_bytes(memory));
+            eprintln!("Memory budget {} per rank", human_bytes(memory));
         }
         let options = build_options(&args, memory);
         let bars = Bars::default();
@@ -324,17 +326,18 @@ pub fn plan(args: PlanOware) -> anyhow::Result<()> {
         args.calibrate_seeds,
         pool.current_num_threads()
     );
-    let calibration = pool.install(|| tb::calibrate(args.rules, args.calibrate_seeds as usize))?;
-    let assumptions = tb::Assumptions {
+    let calibration =
+        pool.install(|| tb::plan::calibrate(args.rules, args.calibrate_seeds as usize))?;
+    let assumptions = tb::plan::Assumptions {
         calibration,
         threads: args.threads.unwrap_or(calibration.threads),
         nodes: args.nodes as usize,
         memory,
         lower_cache,
-        recorded: tb::RecordedRates::new(&tb::build_times(&args.dir, args.rules)?),
+        recorded: tb::plan::RecordedRates::new(&tb::build_times(&args.dir, args.rules)?),
     };
     anyhow::ensure!(assumptions.threads > 0, "--threads must be at least 1");
-    let plan = tb::project(args.max_seeds as usize, &assumptions)?;
+    let plan = tb::plan::project(args.max_seeds as usize, &assumptions)?;
     if args.json {
         println!("{}", serde_json::to_string(&plan)?);
         return Ok(());
@@ -349,16 +352,16 @@ pub fn plan(args: PlanOware) -> anyhow::Result<()> {
             l.seeds,
             l.positions,
             l.engine.to_string(),
-            tb::human_bytes(l.memory_bytes),
-            tb::human_bytes(l.disk_bytes),
+            human_bytes(l.memory_bytes),
+            human_bytes(l.disk_bytes),
             duration(l.seconds)
         );
     }
     println!(
         "total {} positions; peak memory {} per node; disk {}; time {}",
         plan.positions,
-        tb::human_bytes(plan.peak_memory_bytes),
-        tb::human_bytes(plan.disk_bytes),
+        human_bytes(plan.peak_memory_bytes),
+        human_bytes(plan.disk_bytes),
         duration(plan.seconds)
     );
     println!("assumptions:");
@@ -593,5 +596,39 @@ pub struct ProbeOware {
 
 pub fn probe(args: ProbeOware) -> anyhow::Result<()> {
     let tables = OwareTablebase::open(&args.tables.dir, args.tables.rules)?;
-    probe_with(&tables, &args.io)
+    probe_with(&OwareLines { tables }, &args.io)
+}
+
+/// `probe oware` lines: twelve pit counts in, the value (or a JSON object
+/// with the moves) out; each batch looked up at once (`probe_many`).
+struct OwareLines {
+    tables: OwareTablebase,
+}
+
+impl BatchProber for OwareLines {
+    type Position = Board;
+
+    fn parse(&self, line: &str) -> Result<Board, String> {
+        oware::parse_board(&numbers(line)?).map_err(|e| e.to_string())
+    }
+
+    fn answer(&self, boards: &[Board], json: bool) -> Result<Vec<Answer>, LineError> {
+        let probed = self
+            .tables
+            .probe_many(boards, json)
+            .map_err(|e| LineError::of(&e, e.cause()))?;
+        Ok(boards
+            .iter()
+            .zip(probed)
+            .map(|(board, probed)| {
+                let p = probed.map_err(|e| LineError::of(&e, e.cause()))?;
+                if !json {
+                    return Ok(p.value.to_string());
+                }
+                let moves: Vec<_> = p.moves.iter().map(OwareMove::from).collect();
+                let out = serde_json::json!({"pits": board, "value": p.value, "moves": moves});
+                Ok(out.to_string())
+            })
+            .collect())
+    }
 }

@@ -1,4 +1,4 @@
-//! `mancala-tb play oware` and `mancala-tb analyse oware` (`mancala_tb::play`).
+//! `mancala-tb play oware` and `mancala-tb analyse oware` (`crate::play`).
 
 use std::path::PathBuf;
 
@@ -6,8 +6,8 @@ use clap::{Args, ValueEnum};
 
 use super::oware::{OwareTables, oware_board};
 use super::shared::parse_pit;
+use crate::play::{analyse_oware, play_oware};
 use mancala_tb::games::oware::Board;
-use mancala_tb::play::{analyse_oware, play_oware};
 use mancala_tb::tablebase::oware::OwareTablebase;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

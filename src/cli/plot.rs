@@ -1,4 +1,4 @@
-//! `mancala-tb plot oware`: value and build-rate plots (`mancala_tb::plot`).
+//! `mancala-tb plot oware`: value and build-rate plots (`crate::plot`).
 
 use std::path::PathBuf;
 
@@ -28,8 +28,8 @@ pub struct PlotOware {
 pub fn run(args: PlotOware) -> anyhow::Result<()> {
     let (dir, rules) = (&args.tables.dir, args.tables.rules);
     match args.kind {
-        Kind::Values => mancala_tb::plot::plot_values(dir, rules, &args.out)?,
-        Kind::Rates => mancala_tb::plot::plot_rates(dir, rules, &args.out)?,
+        Kind::Values => crate::plot::plot_values(dir, rules, &args.out)?,
+        Kind::Rates => crate::plot::plot_rates(dir, rules, &args.out)?,
     }
     eprintln!("wrote {}", args.out.display());
     Ok(())

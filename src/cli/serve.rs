@@ -1,4 +1,4 @@
-//! `mancala-tb serve`: the tablebase server (`mancala_tb::server`).
+//! `mancala-tb serve`: the tablebase server (`crate::server`).
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -17,5 +17,5 @@ pub struct ServeArgs {
 
 pub fn run(args: ServeArgs) -> anyhow::Result<()> {
     let runtime = tokio::runtime::Runtime::new()?;
-    runtime.block_on(mancala_tb::server::serve(args.dir, args.bind))
+    runtime.block_on(crate::server::serve(args.dir, args.bind))
 }

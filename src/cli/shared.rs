@@ -12,8 +12,9 @@ use clap::Args;
 use super::exit::CliError;
 use indicatif::{ProgressBar, ProgressState, ProgressStyle};
 
-use mancala_tb::tablebase::oware::{LayerPlan, human_bytes};
-use mancala_tb::tablebase::probe_lines::{BatchProber, ProbeOptions, probe_lines};
+use crate::probe_lines::{BatchProber, ProbeOptions, probe_lines};
+use mancala_tb::memory::human_bytes;
+use mancala_tb::tablebase::oware::LayerPlan;
 use mancala_tb::tablebase::{BuildObserver, LayerReport};
 
 /// The worker pool of a build: `threads` workers, or one per core.

@@ -14,7 +14,7 @@
 //! [`Outcome::NeverEnds`] (a path that voids the game: value 0). After
 //! warm-up a position without lap choices costs no allocation.
 //!
-//! Readings where docs/rules.md leaves room (tests in `tests/omweso_rules.rs`):
+//! Readings where docs/rules.md leaves room (tests in `tests/it/omweso_rules.rs`):
 //! - A lap's last seed lands in an *occupied* pit if the pit held seeds when
 //!   it arrived, including seeds dropped by the same lap on an earlier
 //!   circuit. A lap of `2W` seeds or more passes its own start pit (no

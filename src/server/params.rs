@@ -4,10 +4,10 @@
 use std::str::FromStr;
 
 use super::ApiError;
-use crate::games::oware::{self, Board, Ruleset};
-use crate::games::{engehe, omweso};
-use crate::tablebase::engehe::Config as EngeheConfig;
-use crate::tablebase::omweso::{Config as OmwesoConfig, Objective};
+use mancala_tb::games::oware::{self, Board, Ruleset};
+use mancala_tb::games::{engehe, omweso};
+use mancala_tb::tablebase::engehe::Config as EngeheConfig;
+use mancala_tb::tablebase::omweso::{Config as OmwesoConfig, Objective};
 
 pub struct Params {
     pairs: Vec<(String, String)>,

@@ -9,12 +9,12 @@ use axum::http::StatusCode;
 use serde::Serialize;
 
 use super::ApiError;
-use crate::error::Cause;
-use crate::games::oware::Ruleset;
-use crate::table::Table;
-use crate::tablebase::engehe::{self, EngeheTablebase, EngeheTbError};
-use crate::tablebase::omweso::{self, OmwesoTablebase, OmwesoTbError};
-use crate::tablebase::oware::{OwareTablebase, TablebaseError};
+use mancala_tb::error::Cause;
+use mancala_tb::games::oware::Ruleset;
+use mancala_tb::table::Table;
+use mancala_tb::tablebase::engehe::{self, EngeheTablebase, EngeheTbError};
+use mancala_tb::tablebase::omweso::{self, OmwesoTablebase, OmwesoTbError};
+use mancala_tb::tablebase::oware::{OwareTablebase, TablebaseError};
 
 /// Tablebases opened on first use and kept (their tables are memory-mapped
 /// with small block caches). An Oware layer built while the server runs is
@@ -28,8 +28,13 @@ pub struct Tables {
 }
 
 /// `Config` as a map key: (width, seeds, rules, objective).
-type OmwesoKey = (usize, usize, crate::games::omweso::Rules, omweso::Objective);
-type EngeheKey = (usize, crate::games::omweso::Endless);
+type OmwesoKey = (
+    usize,
+    usize,
+    mancala_tb::games::omweso::Rules,
+    omweso::Objective,
+);
+type EngeheKey = (usize, mancala_tb::games::omweso::Endless);
 
 impl Tables {
     pub fn new(dir: PathBuf) -> Tables {
@@ -130,7 +135,7 @@ pub struct TableEntry {
 /// The compressed tables (`*.mtb`) of the folder, as `info` lists them
 /// (without the checksum pass, which reads every byte).
 pub fn catalog(dir: &Path) -> Result<Vec<TableEntry>, ApiError> {
-    let files = crate::table::table_files(dir).map_err(|e| {
+    let files = mancala_tb::table::table_files(dir).map_err(|e| {
         status(
             StatusCode::INTERNAL_SERVER_ERROR,
             format!("cannot read the tablebase folder {}: {e}", dir.display()),

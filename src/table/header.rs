@@ -84,21 +84,19 @@ impl BlockCoding {
         }
     }
 
-    /// How a context coding codes its streams; `None` for zstd.
+    /// How a context coding codes its streams; `None` for zstd. Codings
+    /// 1 to 3 are read only ([`legacy`](super::legacy)).
     pub fn streams(self) -> Option<Streams> {
-        let (check, lanes, scale_bits, tails) = match self {
-            BlockCoding::Zstd => return None,
-            BlockCoding::ScoreContext => (StreamCheck::End, 2, 10, false),
-            BlockCoding::ScoreContextCrc => (StreamCheck::Crc, 2, 10, false),
-            BlockCoding::ScoreContextCrc4 => (StreamCheck::PlacedCrc, 4, 9, false),
-            BlockCoding::ScoreContextTails => (StreamCheck::PlacedCrc, 4, 9, true),
-        };
-        Some(Streams {
-            check,
-            lanes,
-            scale_bits,
-            tails,
-        })
+        match self {
+            BlockCoding::Zstd => None,
+            BlockCoding::ScoreContextTails => Some(Streams {
+                check: StreamCheck::PlacedCrc,
+                lanes: 4,
+                scale_bits: 9,
+                tails: true,
+            }),
+            old => Some(super::legacy::streams(old)),
+        }
     }
 }
 

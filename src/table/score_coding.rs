@@ -5,45 +5,14 @@
 //! A value's context is the two values before it in its lane. The
 //! contexts that gain most over "the previous value only" keep their own
 //! distribution; the others share their previous value's. The tables stay
-//! small enough to sit in cache (4 KiB of slots each, 2 KiB in coding 3),
-//! and there is no per-block setup (zstd rebuilds its entropy tables for
-//! every frame).
-//!
-//! Coding 1 checks a stream by its end (the decoder's states back where
-//! the encoder started, every word read), so a probe decodes its stream
-//! whole. Coding 2 leads each stream with the CRC-32 of its bytes: a probe
-//! checks them, then decodes only as far as its value, half the stream on
-//! average. The check is the whole CRC-32 (4 bytes a stream of 512 values:
-//! +2.3% on awari ≤ 20), not 2 bytes: the low 16 bits of the CRC-32 miss
-//! some single changed bytes (0xF1 in the 500th byte from a stream's end;
-//! streams can reach 650 bytes); a true CRC-16 catches every changed byte but
-//! would run in software, a table load per byte on every probe, where
-//! `crc32fast` folds with carry-less multiplies; and any 16-bit check lets
-//! wider damage through one time in 2¹⁶, where probes of coding 1 and of
-//! zstd blocks let about one in 2³² through.
-//!
-//! Coding 3 was measured against coding 2 on awari
-//! layer 20: a probe deep in a stream spent about 20 ns a decoder step,
-//! the slot tables (4 KiB a decoding state, some 100 states a layer, and
-//! the lower layers' besides) missing the L2 cache. Its streams have four
-//! lanes of 128 values instead of two of 256 (a value waits on half as
-//! many steps; 8 bytes more a stream) and frequencies at a scale of 2⁹
-//! (2 KiB tables: about 10 ns a step, for 0.75% larger tables; 2⁸ coded
-//! 2.8% larger and was no faster). Its CRCs also cover the stream's block
-//! and stream numbers: a damaged index entry pointing at another stream of
-//! the same length read that stream's values under coding 2.
-//! Whole-block decodes (`verify`, `export`, lower layers read whole) still
-//! decode every stream to its end and check the block's CRC too.
-//!
-//! Coding 4, what builds write, is coding 3 with tails: a lane's encoder
-//! started at 2¹⁶, whose 16 bits carry nothing, 8 bytes a stream; it now
-//! starts below, at a state its last few values (coded first, without
-//! renormalising) take up to 2¹⁶. One byte a stream says how many steps
-//! the tails are. On awari layer 20 it codes 2.5% smaller than coding 3:
-//! it saves 5.8 of the 8 bytes a stream (see [`choose_tails`] for the
-//! rest), less that byte.
-//!
-//! Layout: see the table format (`mod.rs`).
+//! small enough to sit in cache, and there is no per-block setup (zstd
+//! rebuilds its entropy tables for every frame). Coding 4, what builds
+//! write, leads each stream with a CRC-32 of its place and bytes (a probe
+//! checks it, then decodes only up to its value), runs four lanes a stream
+//! and ends each lane in a tail coded without renormalising; codings 1 to
+//! 3 are the read-only layouts of `legacy.rs`. Why each choice, as
+//! measured: `docs/benchmarks.md` ("The context coding"); the bytes:
+//! `docs/format.md`.
 
 use std::ops::Range;
 

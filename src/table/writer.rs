@@ -68,10 +68,19 @@ impl TableWriter {
         }
     }
 
-    /// How blocks are coded. The context codings need one-byte scores of
-    /// at most `seeds` (or the capture mark), in blocks of at most
-    /// 32 Ki positions; other values are written with zstd.
-    pub fn coding(mut self, coding: BlockCoding) -> Self {
+    /// Blocks context coded (coding 4) instead of zstd. The context coding
+    /// needs one-byte scores of at most `seeds` (or the capture mark), in
+    /// blocks of at most 32 Ki positions; other values are written with
+    /// zstd.
+    pub fn context_coded(mut self) -> Self {
+        self.coding = BlockCoding::ScoreContextTails;
+        self
+    }
+
+    /// Blocks in any coding, the read-only codings 1 to 3 too: for the
+    /// tests that show tables of those codings still read.
+    #[cfg(test)]
+    pub(super) fn coding(mut self, coding: BlockCoding) -> Self {
         self.coding = coding;
         self
     }

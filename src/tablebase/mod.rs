@@ -7,7 +7,6 @@ mod explicit;
 mod file_error;
 pub mod omweso;
 pub mod oware;
-pub mod probe_lines;
 mod report;
 pub mod store;
 mod writers;

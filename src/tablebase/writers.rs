@@ -2,7 +2,7 @@
 //! settings (the format's own defaults, 16 Ki blocks at zstd level 19, suit
 //! a table written once and probed for ever; builds write many layers).
 
-use crate::table::{BlockCoding, TableMeta, TableWriter};
+use crate::table::{TableMeta, TableWriter};
 
 /// zstd level of built tables: on Oware layer 18, level 6 makes files 0.5%
 /// larger than level 9 and 3% smaller than level 3, in a fraction of the
@@ -19,7 +19,7 @@ const OWARE_BLOCK_SIZE: u32 = 1 << 15;
 /// cannot code would fall back to zstd at the build level.
 pub(crate) fn oware_build(meta: TableMeta) -> TableWriter {
     TableWriter::new(meta)
-        .coding(BlockCoding::ScoreContextTails)
+        .context_coded()
         .block_size(OWARE_BLOCK_SIZE)
         .level(BUILD_LEVEL)
 }

@@ -8,13 +8,14 @@ use serde_json::json;
 
 use super::super::shared::{Bars, ProbeIo, named, parse_pit, probe_with, thread_pool};
 use super::{RulesArgs, path_text};
-use mancala_tb::answer::{OmwesoAnswer, OmwesoMove, OmwesoValue};
+use crate::answer::{OmwesoAnswer, OmwesoMove, OmwesoValue};
+use crate::probe_lines::{Answer, BatchProber, numbers};
+use mancala_tb::error::LineError;
 use mancala_tb::games::omweso::{MAX_SEEDS, MAX_WIDTH, MIN_WIDTH, Position};
 use mancala_tb::tablebase::ExplicitTbError;
 use mancala_tb::tablebase::omweso::{
     self as tb, Config, MoveResult, MoveValue, Objective, OmwesoTablebase,
 };
-use mancala_tb::tablebase::probe_lines::{Answer, BatchProber, LineError, numbers};
 
 /// Which Omweso table to use (the seeds come from the command or the position).
 #[derive(Debug, Args)]

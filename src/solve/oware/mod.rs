@@ -41,7 +41,8 @@ use crate::games::oware::Ruleset;
 use crate::index::oware as index;
 use crate::solve::threshold::{self, Verdict};
 use checkpoint::Checkpoint;
-use outbox::{Outbox, propagate_threshold};
+use outbox::Outbox;
+use propagate::propagate_threshold;
 use states::{COUNTER, Exits, FRESH, LOSS, LOW_BITS, NIBBLE, PENDING, PER_WORD, RESOLVED, States};
 
 mod buckets;
@@ -49,6 +50,7 @@ mod checkpoint;
 pub mod compact;
 pub mod out_of_core;
 mod outbox;
+mod propagate;
 mod rank_stream;
 mod scratch;
 mod set_up;

@@ -17,7 +17,8 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use super::outbox::{Outbox, propagate_threshold};
+use super::outbox::Outbox;
+use super::propagate::propagate_threshold;
 use super::rank_stream::{RankReader, RankWriter, STREAM_BYTES};
 use super::scratch::{ExitFiles, Scratch, Streamed, solve_streamed};
 use super::set_up::{LowerLayers, PART_BYTES, set_up_layer};

@@ -1,12 +1,10 @@
 //! Notices for parents that other ranks own, queued by owner until the
-//! round's exchange, and the propagation of a threshold across ranks.
+//! round's exchange: the [`NoticeSink`] of a distributed propagation.
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use super::states::{Exits, States};
-use crate::distributed::Transport;
-use crate::solve::Progress;
+use super::states::NoticeSink;
 
 /// Bytes of notices a rank queues for all others before an exchange, by
 /// default; it receives at most as much. Large messages, few rounds:
@@ -36,15 +34,32 @@ impl Outbox {
         }
     }
 
+    /// The queues, emptied; and how many notices they held.
+    pub fn take(&mut self) -> (Vec<Vec<u64>>, usize) {
+        self.full.store(false, Ordering::Relaxed);
+        let queues: Vec<Vec<u64>> = self
+            .queues
+            .iter_mut()
+            .map(|q| std::mem::take(q.get_mut().unwrap()))
+            .collect();
+        let count = queues.iter().map(Vec::len).sum();
+        (queues, count)
+    }
+
+    fn owner(&self, rank: u64) -> usize {
+        self.bounds.partition_point(|&b| b as u64 <= rank) - 1
+    }
+}
+
+impl NoticeSink for Outbox {
     /// Whether a queue has reached its cap: time to exchange.
     #[inline]
-    pub fn is_full(&self) -> bool {
+    fn is_full(&self) -> bool {
         self.full.load(Ordering::Relaxed)
     }
 
-    /// Queues a worker's notices (wire form) by owner; leaves `notices`
-    /// empty.
-    pub fn post(&self, notices: &mut Vec<u64>) {
+    /// Queues a worker's notices by owner.
+    fn post(&self, notices: &mut Vec<u64>) {
         if notices.is_empty() {
             return;
         }
@@ -64,50 +79,5 @@ impl Outbox {
             rest = &rest[len..];
         }
         notices.clear();
-    }
-
-    /// The queues, emptied; and how many notices they held.
-    fn take(&mut self) -> (Vec<Vec<u64>>, usize) {
-        self.full.store(false, Ordering::Relaxed);
-        let queues: Vec<Vec<u64>> = self
-            .queues
-            .iter_mut()
-            .map(|q| std::mem::take(q.get_mut().unwrap()))
-            .collect();
-        let count = queues.iter().map(Vec::len).sum();
-        (queues, count)
-    }
-
-    fn owner(&self, rank: u64) -> usize {
-        self.bounds.partition_point(|&b| b as u64 <= rank) - 1
-    }
-}
-
-/// Propagates threshold `t` to the end on every rank: each propagates its
-/// share until it has no pending position left (or a full outbox), then all
-/// exchange their notices and apply those received, until a round in which
-/// no rank sent any.
-pub fn propagate_threshold<X: Exits + ?Sized, T: Transport>(
-    states: &States,
-    exits: &X,
-    t: i8,
-    progress: Progress,
-    outbox: &mut Outbox,
-    transport: &T,
-) {
-    states.mark_all_dirty();
-    loop {
-        while states.propagate(exits, t, progress, outbox) > 0 && !outbox.is_full() {}
-        if transport.ranks() == 1 {
-            return;
-        }
-        let (outgoing, count) = outbox.take();
-        // Nobody sent: nobody has a position left pending (a rank with
-        // work left has a full outbox).
-        if transport.sum(count as u64) == 0 {
-            return;
-        }
-        let incoming = transport.exchange(&outgoing);
-        states.receive(exits, &incoming, t);
     }
 }

@@ -10,8 +10,8 @@
 //!
 //! The unit of exchange is a [`Notice`]: "a non-capturing child of the
 //! position of rank `parent` resolved at the current threshold, lost or
-//! won". A rank applies the notices for its own share at once and queues the
-//! others in an [`Outbox`] for the parent's owner.
+//! won". A rank applies the notices for its own share at once and hands the
+//! others to a [`NoticeSink`] (the exchange's outbox) for the parent's owner.
 
 use std::io;
 use std::ops::Range;
@@ -19,7 +19,6 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
 use rayon::prelude::*;
 
-use super::outbox::Outbox;
 use super::{CHUNK, prefetch};
 use crate::games::oware::{self, Board, Ruleset};
 use crate::index::oware as index;
@@ -45,6 +44,16 @@ pub trait Exits: Sync {
     fn lost_when_closed(&self, rank: usize, t: i8) -> bool;
     /// Hints that [`Exits::lost_when_closed`] will be asked for `rank`.
     fn prefetch(&self, rank: usize);
+}
+
+/// Where a scan sends the notices for parents that other ranks own: all
+/// propagation needs of the exchange between ranks.
+pub trait NoticeSink: Sync {
+    /// Whether it holds all it takes before an exchange: scans stop early.
+    fn is_full(&self) -> bool;
+    /// Takes a worker's notices (wire form, [`Notice::wire`]); leaves
+    /// `notices` empty.
+    fn post(&self, notices: &mut Vec<u64>);
 }
 
 /// A parent to tell that one of its non-capturing children resolved at the
@@ -154,12 +163,12 @@ impl States {
     /// on the worker's stack (or stay pending for the next scan). Stops
     /// early, leaving positions pending, once the outbox is full. Returns
     /// the number of positions handled.
-    pub fn propagate<X: Exits + ?Sized>(
+    pub fn propagate<X: Exits + ?Sized, S: NoticeSink>(
         &self,
         exits: &X,
         t: i8,
         progress: Progress,
-        outbox: &Outbox,
+        outbox: &S,
     ) -> usize {
         let handled = AtomicUsize::new(0);
         let words = self.words.len();

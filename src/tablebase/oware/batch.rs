@@ -8,7 +8,6 @@ use super::{MoveValue, OwareTablebase, TablebaseError};
 use crate::games::oware::{self, Board, MAX_SEEDS};
 use crate::index::oware as index;
 use crate::solve::oware::Lookup;
-use crate::tablebase::probe_lines::{Answer, BatchProber, LineError, numbers};
 
 /// The answer for one position of a batch.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -105,34 +104,5 @@ fn lookup(seeds: usize, rank: u64) -> Lookup {
         value: 0,
         captured: 0,
         slot: 0,
-    }
-}
-
-/// Lines of `probe oware`: twelve pit counts in, the value (or a JSON
-/// object with the moves) out.
-impl BatchProber for OwareTablebase {
-    type Position = Board;
-
-    fn parse(&self, line: &str) -> Result<Board, String> {
-        oware::parse_board(&numbers(line)?).map_err(|e| e.to_string())
-    }
-
-    fn answer(&self, boards: &[Board], json: bool) -> Result<Vec<Answer>, LineError> {
-        let probed = self
-            .probe_many(boards, json)
-            .map_err(|e| LineError::of(&e, e.cause()))?;
-        Ok(boards
-            .iter()
-            .zip(probed)
-            .map(|(board, probed)| {
-                let p = probed.map_err(|e| LineError::of(&e, e.cause()))?;
-                if !json {
-                    return Ok(p.value.to_string());
-                }
-                let moves: Vec<_> = p.moves.iter().map(crate::answer::OwareMove::from).collect();
-                let out = serde_json::json!({"pits": board, "value": p.value, "moves": moves});
-                Ok(out.to_string())
-            })
-            .collect())
     }
 }

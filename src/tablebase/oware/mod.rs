@@ -12,7 +12,7 @@ mod batch;
 mod build;
 mod check;
 mod layers;
-mod plan;
+pub mod plan;
 mod probe;
 mod resolve;
 
@@ -24,17 +24,13 @@ pub use build::{
     plan_layer, scratch_dir,
 };
 pub use check::{decode_layers, export, import, verify};
-pub use plan::{
-    Assumptions, Calibration, LayerProjection, NETWORK_BYTES_PER_SECOND, NODE_EFFICIENCY,
-    Projection, RATE_EXPONENT, RecordedRates, SCRATCH_BYTES_PER_POSITION, StatedAssumptions,
-    TABLE_BYTES_PER_POSITION, calibrate, project, sent_bytes_per_position,
-};
 pub use probe::{MoveValue, OwareTablebase, PvEnd, PvStep};
 
 use super::FileError;
 use crate::error::{Cause, MissingTable, WithPath};
 use crate::games::oware::{self, MAX_SEEDS, Ruleset};
 use crate::index::oware as index;
+use crate::memory::human_bytes;
 pub use crate::solve::oware::Engine;
 use crate::solve::oware::EngineError;
 use crate::table::raw::RawError;
@@ -180,8 +176,8 @@ pub enum TablebaseError {
     #[error(
         "layer {seeds} needs at least {} of memory ({engine}); the budget is {} \
          (raise --memory)",
-        crate::tablebase::oware::human_bytes(*minimum),
-        crate::tablebase::oware::human_bytes(*budget)
+        human_bytes(*minimum),
+        human_bytes(*budget)
     )]
     /// A memory budget below what a layer needs in the engine that needs
     /// least (or in the engine asked for).
@@ -200,9 +196,9 @@ pub enum TablebaseError {
     #[error(
         "layer {seeds} needs {} of disk in {} (its table, its raw copy, scratch files and checkpoint); {} \
          are free (free some space or build in another --dir)",
-        crate::tablebase::oware::human_bytes(*needed),
+        human_bytes(*needed),
         folder.display(),
-        crate::tablebase::oware::human_bytes(*free)
+        human_bytes(*free)
     )]
     DiskTooSmall {
         /// The layer.
@@ -219,8 +215,8 @@ pub enum TablebaseError {
     #[error(
         "layer {seeds} split over {ranks} ranks needs {} of memory per rank; the budget is {} \
          (raise --memory or run more ranks: the shares of a distributed build are built in memory)",
-        crate::tablebase::oware::human_bytes(*needed),
-        crate::tablebase::oware::human_bytes(*budget)
+        human_bytes(*needed),
+        human_bytes(*budget)
     )]
     ShareTooLarge {
         /// The layer.
@@ -333,21 +329,6 @@ fn open_table(
         return Err(WithPath::new(path, error).into());
     }
     Ok(Some(table))
-}
-
-/// `bytes` in binary units, as `--memory` takes them (`1.5 GiB`).
-pub fn human_bytes(bytes: u64) -> String {
-    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
-    let mut value = bytes as f64;
-    let mut unit = 0;
-    while value >= 1024.0 && unit + 1 < UNITS.len() {
-        value /= 1024.0;
-        unit += 1;
-    }
-    match unit {
-        0 => format!("{bytes} B"),
-        _ => format!("{value:.1} {}", UNITS[unit]),
-    }
 }
 
 #[cfg(test)]

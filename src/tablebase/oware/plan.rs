@@ -336,7 +336,7 @@ impl From<&Assumptions> for StatedAssumptions {
             format!(
                 "{} node(s), each with {} of memory, holding an equal share of each layer; several nodes keep {:.0}% of their rate",
                 a.nodes,
-                super::human_bytes(a.memory),
+                crate::memory::human_bytes(a.memory),
                 NODE_EFFICIENCY * 100.0
             ),
             format!(
@@ -346,7 +346,7 @@ impl From<&Assumptions> for StatedAssumptions {
             ),
             format!(
                 "lower layers the memory left beside the engine cannot keep are kept decoded in scratch files up to {} (read through the page cache); a part of a layer decodes all of layers n-2 and n-3 that neither keeps (captures reach them all), at {:.1} ns per position per thread",
-                super::human_bytes(a.lower_cache),
+                crate::memory::human_bytes(a.lower_cache),
                 DECODE_SECONDS_PER_POSITION * 1e9
             ),
             format!(

@@ -96,7 +96,9 @@ impl OwareTablebase {
         Ok(slot.get_or_init(|| table))
     }
 
-    pub(crate) fn missing_layer(&self, seeds: usize) -> TablebaseError {
+    /// The error for layer `seeds` not built: the table it needs and the
+    /// command that builds it.
+    pub fn missing_layer(&self, seeds: usize) -> TablebaseError {
         missing_layer(&self.dir, self.rules, seeds)
     }
 

@@ -422,11 +422,13 @@ fn check_disk(
     let size = index::layer_size(seeds);
     let scratch = match plan.engine {
         Engine::InMemory => engine::IN_MEMORY_BYTES_PER_POSITION,
-        Engine::OutOfCore => super::SCRATCH_BYTES_PER_POSITION + out_of_core::BYTES_PER_POSITION,
+        Engine::OutOfCore => {
+            super::plan::SCRATCH_BYTES_PER_POSITION + out_of_core::BYTES_PER_POSITION
+        }
         Engine::Compact => COMPACT_SCRATCH_BYTES_PER_POSITION + compact::BYTES_PER_POSITION,
     };
     let raw = if raw_copy { 1.0 } else { 0.0 };
-    let fixed = (size as f64 * (super::TABLE_BYTES_PER_POSITION + raw + scratch)) as u64;
+    let fixed = (size as f64 * (super::plan::TABLE_BYTES_PER_POSITION + raw + scratch)) as u64;
     let deferred = |positions: u64| match defers {
         true => (positions as f64 * engine::DEFERRED_BYTES_PER_POSITION) as u64,
         false => 0,

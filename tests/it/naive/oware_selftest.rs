@@ -3,10 +3,7 @@
 //! the mover's, 6..=11 the opponent's, and a child is seen from the new mover
 //! (the board rotated by 6).
 
-#[path = "naive/oware.rs"]
-mod naive_oware;
-
-use naive_oware::{NaiveRules, all_boards, moves, opponent_seeds, solve, terminal_value};
+use super::oware::{NaiveRules, all_boards, moves, opponent_seeds, solve, terminal_value};
 use std::collections::HashMap;
 use std::sync::OnceLock;
 

@@ -1,12 +1,9 @@
 //! En Gehé tables against the independent naive solver, consistency of every
 //! layer with its children, and the command line on good and bad input.
 
-#[path = "naive/engehe.rs"]
-mod naive_engehe;
+use crate::naive::engehe as naive_engehe;
 
-mod common;
-
-use common::cli;
+use crate::common::cli;
 use mancala_tb::games::engehe::{Position, Rules};
 use mancala_tb::games::omweso::Endless;
 use mancala_tb::tablebase::Quiet;

@@ -3,10 +3,10 @@
 //! is lost by 7 for the first player; its values were read from the tables
 //! and agree with `query oware`.
 
-mod common;
-
 use std::path::Path;
 use std::process::Output;
+
+use crate::common;
 
 const START: [&str; 12] = ["1", "1", "0", "0", "2", "0", "0", "1", "1", "0", "0", "1"];
 

@@ -3,8 +3,6 @@
 //! with a set of visited lap starts, values by sweeping to a fixpoint. It
 //! shares no code with `src/`.
 
-#![allow(dead_code)]
-
 use std::collections::{HashMap, HashSet};
 
 /// Holes `0..w` are the mover's row, `w..2w` the opponent's.

@@ -2,8 +2,6 @@
 //! --json` prints, bad requests get 400 and missing tables 404, both with a
 //! JSON `{"error": ...}`, and the board page is served.
 
-#![cfg(feature = "server")]
-
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::Path;

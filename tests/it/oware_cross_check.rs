@@ -2,8 +2,7 @@
 //! position of layers 0..=10, both rulesets, including positions outside the
 //! published index (valued from their children).
 
-#[path = "naive/oware.rs"]
-mod naive_oware;
+use crate::naive::oware as naive_oware;
 
 use mancala_tb::games::oware::Ruleset;
 use mancala_tb::index::oware as index;

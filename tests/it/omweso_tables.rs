@@ -3,9 +3,7 @@
 //! threshold by threshold for points), consistency of every table with its
 //! moves, and the command line.
 
-mod common;
-
-use common::cli;
+use crate::common::cli;
 use std::collections::HashMap;
 
 use mancala_tb::games::omweso::{Dedup, Endless, MoveGen, Outcome, Position, Reverse, Rules};

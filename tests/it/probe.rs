@@ -2,14 +2,14 @@
 //! give the same values as single probes (`value`, `move_values`, `query`),
 //! in input order, on every position of small tables (Omweso: a sample).
 
-mod common;
-
 use std::path::Path;
 use std::process::Output;
 
 use mancala_tb::games::oware::{Board, Ruleset};
 use mancala_tb::index::oware as index;
 use mancala_tb::tablebase::oware::OwareTablebase;
+
+use crate::common;
 
 const MAX: usize = 8;
 

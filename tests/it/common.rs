@@ -1,6 +1,5 @@
-//! Running the `mancala-tb` binary, for the integration tests that meet it
-//! as a user does. Each test crate uses part of it.
-#![allow(dead_code)]
+//! Running the `mancala-tb` binary, for the tests that meet it as a user
+//! does.
 
 use std::io::Write;
 use std::process::{Command, Output, Stdio};

@@ -1,9 +1,7 @@
 //! The exit code says why a command failed (README, "Exit codes"): 2 bad
 //! input, 3 missing table, 4 damaged table, 1 anything else.
 
-mod common;
-
-use common::{run, run_with_input};
+use crate::common::{run, run_with_input};
 
 /// Runs a command that must fail; returns its exit code and error output.
 fn failure(args: &[&str]) -> (i32, String) {

@@ -2,9 +2,7 @@
 
 use serde_json::{Value, json};
 
-mod common;
-
-use common::run;
+use crate::common::run;
 
 fn json_of(args: &[&str]) -> Value {
     let out = run(args);

@@ -3,10 +3,9 @@
 //! batches, so a game can look a whole batch up at once (Oware's sorted
 //! lookups) and memory stays bounded however long the input.
 
-use std::fmt::Display;
 use std::io::{self, BufRead, Write};
 
-use crate::error::{Cause, MissingTable};
+use mancala_tb::error::{Cause, LineError};
 
 /// Lines answered together.
 const BATCH_LINES: usize = 1 << 16;
@@ -37,62 +36,6 @@ pub trait BatchProber {
 
 /// One position's output line, or why it has none.
 pub type Answer = Result<String, LineError>;
-
-/// Why a line (or, ending the run, a batch of lines) has no answer.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LineError {
-    /// What is wrong, as the error line says it.
-    pub message: String,
-    /// What kind of failure it is (the exit code of a run it ends).
-    pub kind: LineErrorKind,
-}
-
-/// What kind of failure keeps a line from its answer: [`Cause`], owned.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum LineErrorKind {
-    /// Not a position of the tables (or of the game).
-    BadInput,
-    /// A table it needs is not built.
-    MissingTable(MissingTable),
-    /// A table it needs is damaged.
-    DamagedTable,
-    /// Anything else.
-    Other,
-}
-
-impl LineError {
-    /// A line that is not a position: `message` says why.
-    pub fn bad_input(message: impl Into<String>) -> LineError {
-        LineError {
-            message: message.into(),
-            kind: LineErrorKind::BadInput,
-        }
-    }
-
-    /// The line error of `error`, whose cause is `cause`.
-    pub fn of(error: &impl Display, cause: Cause<'_>) -> LineError {
-        let kind = match cause {
-            Cause::BadInput => LineErrorKind::BadInput,
-            Cause::MissingTable(missing) => LineErrorKind::MissingTable(missing.clone()),
-            Cause::DamagedTable => LineErrorKind::DamagedTable,
-            Cause::Other => LineErrorKind::Other,
-        };
-        LineError {
-            message: error.to_string(),
-            kind,
-        }
-    }
-
-    /// Why the line failed, as errors say it.
-    pub fn cause(&self) -> Cause<'_> {
-        match &self.kind {
-            LineErrorKind::BadInput => Cause::BadInput,
-            LineErrorKind::MissingTable(missing) => Cause::MissingTable(missing),
-            LineErrorKind::DamagedTable => Cause::DamagedTable,
-            LineErrorKind::Other => Cause::Other,
-        }
-    }
-}
 
 /// Why a batch probe stopped.
 #[derive(Debug, thiserror::Error)]

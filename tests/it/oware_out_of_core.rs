@@ -6,18 +6,17 @@
 //! at every threshold, are identical byte for byte to tables built with
 //! memory to spare; a build killed in the middle of a layer, in any engine,
 //! resumes from its checkpoint to the same tables.
-
 use std::path::Path;
 use std::process::Command;
 use std::sync::Mutex;
 use std::time::Duration;
 
-mod common;
-
 use mancala_tb::games::oware::Ruleset;
 use mancala_tb::index::oware as index;
 use mancala_tb::tablebase::oware::{self as tb, Engine, LayerPlan};
 use mancala_tb::tablebase::{BuildObserver, Quiet};
+
+use crate::common;
 
 const MAX_SEEDS: usize = 16;
 /// Builds layers 15 and 16 out of core in parts of 32 Ki positions, the
@@ -50,7 +49,7 @@ fn the_tiny_budget_forces_every_out_of_core_path() {
     assert!(
         err.contains(&format!(
             "layer 30 needs at least {}",
-            tb::human_bytes(compact)
+            mancala_tb::memory::human_bytes(compact)
         )),
         "{err}"
     );

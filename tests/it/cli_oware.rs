@@ -4,9 +4,7 @@
 use std::path::Path;
 use std::process::Output;
 
-mod common;
-
-use common::run as mancala_tb;
+use crate::common::run as mancala_tb;
 
 fn stdout(out: &Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()

@@ -3,14 +3,8 @@
 //! by the game's `verify`.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
-fn mancala_tb(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_mancala-tb"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
+use crate::common::run as mancala_tb;
 
 fn ok(args: &[&str]) -> String {
     let out = mancala_tb(args);

@@ -2,13 +2,6 @@
 //! `docs/rules.md` ("Common conventions" and "Oware / Awari"). It exists only to
 //! cross-check the real retrograde engine in tests, so it favours obviously
 //! correct code over speed and shares no code with `src/`.
-//!
-//! Include it from a test file with
-//! `#[path = "naive/oware.rs"] mod naive_oware;`.
-
-// Every test file that includes this module compiles its own copy and uses
-// only part of it; the unused parts would otherwise be dead-code warnings.
-#![allow(dead_code)]
 
 use std::collections::HashMap;
 
