@@ -85,39 +85,51 @@ const TAIL: [[[[u64; N]; 2]; 2]; PITS] = {
 /// index needs no bounds check.
 const ROW: usize = 64;
 
-/// `STEP[pit][2 * zero + empty][rest]` (`pit ≥ 1`): what pit `pit` adds to
-/// a rank, `rest` seeds left below it: the fillings of pits `pit − 1..=0`
-/// (none for pit 1, whose count ends the rank), less those of `pit..=0`
-/// holding at least as many in `pit` ([`TAIL`]). The first count of the rank
-/// is the layer's size, the fillings of all pits.
-const STEP: [[[u64; ROW]; 4]; PITS] = {
-    let mut table = [[[0; ROW]; 4]; PITS];
-    let mut pit = 1;
-    while pit < PITS {
-        let mut zero = 0;
-        while zero < 2 {
-            let mut empty = 0;
-            while empty < 2 {
-                let below = if pit >= SIDE && empty == 1 { 1 } else { zero };
-                let mut rest = 0;
-                while rest < N {
-                    let all_below = if pit > 1 {
-                        TAIL[pit - 1][below][1][rest]
-                    } else {
-                        0
-                    };
-                    table[pit][2 * zero + empty][rest] =
-                        all_below.wrapping_sub(TAIL[pit][zero][empty][rest]);
-                    rest += 1;
-                }
-                empty += 1;
+/// `STEP[top - SIDE][pit][rest]` (`pit ≥ 1`): what pit `pit` adds to the
+/// rank of a position whose highest empty opponent pit is `top`, `rest`
+/// seeds left below `pit`: the fillings of pits `pit − 1..=0` (none for pit
+/// 1, whose count ends the rank), less those of `pit..=0` holding at least
+/// as many in `pit` ([`TAIL`]). The first count of the rank is the layer's
+/// size, the fillings of all pits.
+const STEP: [[[u64; ROW]; PITS]; PITS - SIDE] = {
+    let mut table = [[[0; ROW]; PITS]; PITS - SIDE];
+    let mut top = SIDE;
+    while top < PITS {
+        let mut pit = 1;
+        while pit < PITS {
+            // Above `top` no pit is empty; below it one above is.
+            let (zero, empty) = (pit < top, pit == top);
+            let below = (zero || empty) as usize;
+            let mut rest = 0;
+            while rest < N {
+                let all_below = if pit > 1 {
+                    TAIL[pit - 1][below][1][rest]
+                } else {
+                    0
+                };
+                table[top - SIDE][pit][rest] =
+                    all_below.wrapping_sub(TAIL[pit][zero as usize][empty as usize][rest]);
+                rest += 1;
             }
-            zero += 1;
+            pit += 1;
         }
-        pit += 1;
+        top += 1;
     }
     table
 };
+
+/// The highest empty opponent pit of an indexed position.
+#[inline]
+fn highest_empty(board: &Board) -> usize {
+    let mut bytes = [0; 8];
+    bytes[..PITS - SIDE].copy_from_slice(&board[SIDE..]);
+    let pits = u64::from_le_bytes(bytes);
+    // The top bit of each byte set where the pit is empty (no carry crosses
+    // a byte).
+    const LOW: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    let empty = !(((pits & LOW) + LOW) | pits | LOW) & 0x8080_8080_8080;
+    SIDE + (63 - (empty | 0x80).leading_zeros() as usize) / 8
+}
 
 /// The rank of an indexed position within its layer (`None` if the position is
 /// not indexed or holds more than [`MAX_SEEDS`] seeds).
@@ -137,23 +149,14 @@ pub fn rank(board: &Board) -> Option<u64> {
 #[inline]
 pub fn rank_indexed(board: &Board, total: usize) -> u64 {
     debug_assert!(total <= MAX_SEEDS && is_indexed(board));
+    let steps = &STEP[highest_empty(board) - SIDE];
     // The counts of each pit telescope: partial sums may wrap, the rank
     // does not. `r` stays below `ROW`.
     let mut r = total;
     let mut rank = TAIL[PITS - 1][0][1][total];
-    let mut zero = false;
-    for pit in (SIDE..PITS).rev() {
-        let x = board[pit] as usize;
-        let empty = x == 0;
-        r -= x;
-        let kind = 2 * usize::from(zero) + usize::from(empty);
-        rank = rank.wrapping_add(STEP[pit][kind][r % ROW]);
-        zero |= empty;
-    }
-    // An indexed position has an empty opponent pit.
-    for pit in (1..SIDE).rev() {
+    for pit in (1..PITS).rev() {
         r -= board[pit] as usize;
-        rank = rank.wrapping_add(STEP[pit][2][r % ROW]);
+        rank = rank.wrapping_add(steps[pit][r % ROW]);
     }
     rank
 }
