@@ -33,8 +33,7 @@ use rayon::prelude::*;
 
 use super::rank_stream::{self, RankReader, RankWriter, STREAM_BYTES, ScratchResult};
 use super::scratch::{ExitFiles, Scratch, Streamed, solve_streamed};
-use super::set_up::{LowerLayers, PART_BYTES, set_up_part};
-use super::states::PER_WORD as STATES_PER_WORD;
+use super::set_up::{LowerLayers, PART_BYTES, set_up_layer};
 use super::{Config, Engine, EngineError, prefetch};
 use crate::error::PathContext;
 use crate::games::oware::{self, Board, Ruleset, SIDE};
@@ -107,6 +106,7 @@ pub fn fixed_bytes(seeds: usize, threads: usize) -> u64 {
     2 * (seeds as u64 + 1) * STREAM_BYTES
         + (threads * worker + shared) as u64
         + merge_ways as u64 * STREAM_BYTES
+       
 }
 
 /// Solves layer `seeds` in two bits a position, resuming from the
@@ -244,24 +244,13 @@ impl Streamed for Compact {
         scratch: &Scratch,
         progress: Progress,
     ) -> Result<(), EngineError<E>> {
-        let size = index::layer_size(self.seeds) as usize;
         let mut files = ExitFiles::create(scratch, self.seeds)?;
-        let mut exits = vec![0i8; part.min(size)];
-        // The shared set-up also counts each position's moves, which this
-        // engine does not keep.
-        let mut counters: Vec<AtomicU64> = (0..part.min(size).div_ceil(STATES_PER_WORD))
-            .map(|_| AtomicU64::new(0))
-            .collect();
-        for start in (0..size).step_by(part) {
-            let exits = &mut exits[..part.min(size - start)];
-            let counters = &mut counters[..exits.len().div_ceil(STATES_PER_WORD)];
-            set_up_part(self.rules, self.seeds, start, exits, counters, lower)
-                .map_err(EngineError::Lower)?;
-            files.push_part(start, exits, |rank| {
+        let dir = &scratch.dir;
+        set_up_layer(self.rules, self.seeds, part, lower, dir, None, progress, |start, exits| {
+            Ok(files.push_part(start, exits, |rank| {
                 self.codes.change(rank, |_| true, CLOSED);
-            })?;
-            progress(exits.len() as u64);
-        }
+            })?)
+        })?;
         files.finish()?;
         Ok(())
     }
@@ -701,15 +690,24 @@ mod tests {
     use crate::solve::oware::{CHUNK, Lookup, solve_layer as solve_in_memory};
     use crate::table::CAPTURE_DECIDES;
 
-    /// Lower layers whose values are all in memory.
-    struct Values(Vec<Vec<i8>>);
+    /// Lower layers whose values are all in memory; the odd ones read
+    /// only in order if asked (their lookups deferred to buckets).
+    struct Values(Vec<Vec<i8>>, bool);
 
     impl LowerLayers for Values {
         type Error = io::Error;
         fn resolve(&self, lookups: &mut [Lookup]) -> Result<(), io::Error> {
             for l in lookups {
+                assert!(!self.in_order(l.seeds as usize));
                 l.value = self.0[l.seeds as usize][l.rank as usize];
             }
+            Ok(())
+        }
+        fn in_order(&self, seeds: usize) -> bool {
+            self.1 && seeds % 2 == 1
+        }
+        fn read_in_order(&self, seeds: usize, first: u64, values: &mut [i8]) -> io::Result<()> {
+            values.copy_from_slice(&self.0[seeds][first as usize..][..values.len()]);
             Ok(())
         }
     }
@@ -758,20 +756,23 @@ mod tests {
     }
 
     /// Every position of layers 0..=12, both rulesets, with the default
-    /// buffers and with tiny ones: the values and the marks of the
-    /// in-memory engine.
+    /// buffers and with tiny ones (and lookups deferred): the values and
+    /// the marks of the in-memory engine.
     #[test]
     fn compact_layers_equal_in_memory_layers() {
         let dir = tempfile::tempdir().unwrap();
         for rules in Ruleset::ALL {
-            let mut lower = Values(Vec::new());
+            let mut lower = Values(Vec::new(), false);
             for seeds in 0..=12 {
                 let config = config(dir.path(), seeds, None);
                 let solved = solve_in_memory(rules, seeds, &lower, &config, &|_| {}).unwrap();
                 let mut expected = vec![0; solved.values().len()];
                 solved.mark(0..expected.len(), CAPTURE_DECIDES, &mut expected);
-                for limits in [LIMITS, TINY] {
+                // Tiny buffers with the odd layers read in order.
+                for (limits, in_order) in [(LIMITS, false), (TINY, true)] {
+                    lower.1 = in_order;
                     let (values, marked) = compact(rules, seeds, limits, &lower, &config);
+                    lower.1 = false;
                     assert!(
                         values == solved.values(),
                         "{rules} layer {seeds} {limits:?}"
@@ -790,7 +791,7 @@ mod tests {
     fn a_compact_layer_resumes_from_its_checkpoint() {
         let dir = tempfile::tempdir().unwrap();
         let rules = Ruleset::Awari;
-        let mut lower = Values(Vec::new());
+        let mut lower = Values(Vec::new(), false);
         for seeds in 0..12 {
             let config = config(dir.path(), seeds, None);
             let solved = solve_in_memory(rules, seeds, &lower, &config, &|_| {}).unwrap();

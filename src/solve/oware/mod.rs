@@ -44,6 +44,7 @@ use checkpoint::Checkpoint;
 use outbox::{Outbox, propagate_threshold};
 use states::{COUNTER, Exits, FRESH, LOSS, LOW_BITS, NIBBLE, PENDING, PER_WORD, RESOLVED, States};
 
+mod buckets;
 mod checkpoint;
 pub mod compact;
 pub mod out_of_core;
@@ -55,6 +56,7 @@ mod states;
 
 pub use checkpoint::checkpoint_path;
 pub use outbox::OUTBOX_BYTES;
+pub use buckets::{DEFERRED_BYTES_PER_POSITION, Deferred};
 pub use set_up::{Lookup, LowerLayers, PART_BYTES};
 
 /// Positions per parallel work unit (a multiple of 16: one state word holds 16).
@@ -287,8 +289,7 @@ impl Layer {
             .zip(self.states.words.chunks_mut(part / PER_WORD));
         for (p, (values, states)) in parts.enumerate() {
             let start = self.states.first + p * part;
-            set_up::set_up_part(rules, seeds, start, values, states, lower)
-                .map_err(EngineError::Lower)?;
+            set_up::set_up_part(rules, seeds, start, values, states, lower, None)?;
             progress(values.len() as u64);
         }
         Ok(())

@@ -20,7 +20,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use super::outbox::{Outbox, propagate_threshold};
 use super::rank_stream::{RankReader, RankWriter, STREAM_BYTES};
 use super::scratch::{ExitFiles, Scratch, Streamed, solve_streamed};
-use super::set_up::{LowerLayers, PART_BYTES, set_up_part};
+use super::set_up::{LowerLayers, PART_BYTES, set_up_layer};
 use super::states::{
     COUNTER, Exits, FRESH, LOSS, LOW_BITS, NIBBLE, PENDING, PER_WORD, RESOLVED, States,
 };
@@ -109,16 +109,14 @@ impl Streamed for OutOfCore {
     ) -> Result<(), EngineError<E>> {
         let (rules, seeds) = (self.states.rules, self.states.seeds);
         let mut files = ExitFiles::create(scratch, seeds)?;
-        let mut exits = vec![0i8; part.min(self.states.words.len() * PER_WORD)];
-        let size = index::layer_size(seeds) as usize;
-        for start in (0..size).step_by(part) {
-            let exits = &mut exits[..part.min(size - start)];
-            let words =
-                &mut self.states.words[start / PER_WORD..(start + exits.len()).div_ceil(PER_WORD)];
-            set_up_part(rules, seeds, start, exits, words, lower).map_err(EngineError::Lower)?;
-            files.push_part(start, exits, |rank| self.mark_closed_lose(rank))?;
-            progress(exits.len() as u64);
-        }
+        let OutOfCore {
+            states,
+            closed_lose,
+        } = self;
+        let words = Some(&mut *states.words);
+        set_up_layer(rules, seeds, part, lower, &scratch.dir, words, progress, |start, exits| {
+            Ok(files.push_part(start, exits, |rank| mark_closed_lose(closed_lose, rank))?)
+        })?;
         files.finish()?;
         Ok(())
     }
@@ -148,9 +146,6 @@ impl Exits for OutOfCore {
 }
 
 impl OutOfCore {
-    fn mark_closed_lose(&self, rank: usize) {
-        self.closed_lose[rank / 64].fetch_or(1 << (rank % 64), Ordering::Relaxed);
-    }
 
     /// Threshold `t` begins: the positions whose exits are worth `±t`.
     fn seed<E: std::error::Error + 'static>(
@@ -163,7 +158,7 @@ impl OutOfCore {
             let rank = rank as usize;
             let exit = if negative { -t } else { t };
             if threshold::lost_when_closed(exit, t) {
-                self.mark_closed_lose(rank);
+                mark_closed_lose(&self.closed_lose, rank);
             }
             let state = self.states.get(rank);
             if state & RESOLVED != 0 {
@@ -202,4 +197,8 @@ impl OutOfCore {
         }
         file.finish().map_err(EngineError::Scratch)
     }
+}
+
+fn mark_closed_lose(bits: &[AtomicU64], rank: usize) {
+    bits[rank / 64].fetch_or(1 << (rank % 64), Ordering::Relaxed);
 }

@@ -5,12 +5,15 @@
 //! per part, so that a lower layer kept compressed on disk is read in
 //! order, one block decode per block touched, not one per lookup.
 
+use std::path::Path;
 use std::sync::atomic::AtomicU64;
 
 use rayon::prelude::*;
 
-use super::CHUNK;
+use super::buckets::Deferred;
 use super::states::PER_WORD;
+use super::{CHUNK, EngineError};
+use crate::solve::Progress;
 use crate::games::oware::{self, Ruleset};
 use crate::index::oware as index;
 use crate::solve::threshold::NO_EXIT;
@@ -39,17 +42,25 @@ pub const PART_BYTES: u64 = 4 * size_of::<Lookup>() as u64;
 
 /// The values of the finished lower layers, asked for in batches.
 pub trait LowerLayers: Sync {
-    type Error: Send;
+    type Error: std::error::Error + Send + 'static;
     /// Fills in the `value` of every lookup (in any order; the slice keeps
-    /// its order).
+    /// its order). Not asked of layers read in order.
     fn resolve(&self, lookups: &mut [Lookup]) -> Result<(), Self::Error>;
+    /// Whether layer `seeds` is read only in order, a range at a time
+    /// ([`read_in_order`](Self::read_in_order)): lookups into it are
+    /// deferred to buckets.
+    fn in_order(&self, seeds: usize) -> bool;
+    /// The values of the positions `first .. first + values.len()` of a
+    /// layer read in order.
+    fn read_in_order(&self, seeds: usize, first: u64, values: &mut [i8]) -> Result<(), Self::Error>;
 }
 
 /// Sets up the positions `start .. start + exits.len()` of layer `seeds`
 /// (`start` a multiple of the engines' chunk): `exits[i]` gets the best exit
 /// of position `start + i` ([`NO_EXIT`] if it has none), and its state the
 /// number of its non-capturing moves. `states` are the words of those
-/// positions.
+/// positions. Lookups into layers that `deferred` defers go there instead:
+/// those exits are the best of the others until the answers are folded in.
 pub fn set_up_part<L: LowerLayers>(
     rules: Ruleset,
     seeds: usize,
@@ -57,7 +68,8 @@ pub fn set_up_part<L: LowerLayers>(
     exits: &mut [i8],
     states: &mut [AtomicU64],
     lower: &L,
-) -> Result<(), L::Error> {
+    deferred: Option<&mut Deferred<L>>,
+) -> Result<(), EngineError<L::Error>> {
     debug_assert!(start.is_multiple_of(CHUNK));
     let per_chunk: Vec<Vec<Lookup>> = exits
         .par_chunks_mut(CHUNK)
@@ -97,9 +109,21 @@ pub fn set_up_part<L: LowerLayers>(
             lookups
         })
         .collect();
+    let mut per_chunk = per_chunk;
+    if let Some(deferred) = deferred {
+        for (c, lookups) in per_chunk.iter_mut().enumerate() {
+            let first = (start + c * CHUNK) as u64;
+            for l in lookups.iter() {
+                if deferred.defers(l.seeds as usize) {
+                    deferred.push(first + u64::from(l.slot), l.seeds as usize, l.rank)?;
+                }
+            }
+            lookups.retain(|l| !deferred.defers(l.seeds as usize));
+        }
+    }
     let lens: Vec<usize> = per_chunk.iter().map(Vec::len).collect();
     let mut lookups = per_chunk.concat();
-    lower.resolve(&mut lookups)?;
+    lower.resolve(&mut lookups).map_err(EngineError::Lower)?;
     // Lookups are in chunk order: fold each chunk's into its exits.
     let mut rest = lookups.as_slice();
     let mut batches = Vec::with_capacity(lens.len());
@@ -117,5 +141,71 @@ pub fn set_up_part<L: LowerLayers>(
                 *exit = (*exit).max(l.captured - l.value);
             }
         });
+    Ok(())
+}
+
+/// The set-up of a whole layer for an engine that streams its exits:
+/// `exits(start, exits)` is handed the best exits of the positions `start
+/// ..`, a part at a time in rank order; `states`, if given, are the
+/// layer's state words, which get the counters. Lookups into lower layers
+/// read in order are deferred to buckets in `dir` (of as many positions as
+/// a part's lookups take bytes of memory) and folded in by a second sweep
+/// of the exits, kept meanwhile in a file there.
+#[allow(clippy::too_many_arguments)]
+pub fn set_up_layer<L, E>(
+    rules: Ruleset,
+    seeds: usize,
+    part: usize,
+    lower: &L,
+    dir: &Path,
+    mut states: Option<&mut [AtomicU64]>,
+    progress: Progress,
+    mut out: impl FnMut(usize, &[i8]) -> Result<(), EngineError<E>>,
+) -> Result<(), EngineError<E>>
+where
+    L: LowerLayers<Error = E>,
+    E: std::error::Error + 'static,
+{
+    let size = index::layer_size(seeds) as usize;
+    let mut exits = vec![0i8; part.min(size)];
+    // Counters of an engine that does not keep them.
+    let mut counters: Vec<AtomicU64> = match states {
+        Some(_) => Vec::new(),
+        None => (0..exits.len().div_ceil(PER_WORD))
+            .map(|_| AtomicU64::new(0))
+            .collect(),
+    };
+    let bucket = part as u64 * PART_BYTES;
+    let mut deferred = Deferred::create(&dir.join("deferred"), seeds, lower, bucket)?;
+    for start in (0..size).step_by(part) {
+        let exits = &mut exits[..part.min(size - start)];
+        let words = match &mut states {
+            Some(states) => &mut states[start / PER_WORD..(start + exits.len()).div_ceil(PER_WORD)],
+            None => &mut counters[..exits.len().div_ceil(PER_WORD)],
+        };
+        set_up_part(rules, seeds, start, exits, words, lower, deferred.as_mut())?;
+        match &mut deferred {
+            Some(deferred) => {
+                deferred.keep(exits)?;
+                progress(exits.len() as u64 / 2);
+            }
+            None => {
+                out(start, exits)?;
+                progress(exits.len() as u64);
+            }
+        }
+    }
+    let Some(deferred) = deferred else {
+        return Ok(());
+    };
+    drop(counters);
+    let mut answers = deferred.answer()?;
+    for start in (0..size).step_by(part) {
+        let exits = &mut exits[..part.min(size - start)];
+        answers.next_part(exits)?;
+        out(start, exits)?;
+        progress((exits.len() - exits.len() / 2) as u64);
+    }
+    answers.remove()?;
     Ok(())
 }

@@ -52,7 +52,8 @@ fn decode_resident(
         let table =
             open_table(&folder, rules, seeds)?.ok_or_else(|| missing_layer(dir, rules, seeds))?;
         layers.push(Layer::Stored(table));
-        layers.make_resident(seeds, DECODE_BATCH)?;
+        // No layer is streamed: the scratch folder is not used.
+        layers.make_resident(seeds, DECODE_BATCH, &folder.join("decode"))?;
         each(seeds, &layers)?;
     }
     Ok(())

@@ -1,8 +1,12 @@
 //! The finished layers as a build (and `verify`) holds them. Each is
 //! resident (its values in memory, looked up directly), cached (its values
 //! decoded into a scratch file, memory-mapped: looked up directly too, but
-//! held by the page cache, outside the build's memory budget) or stored
-//! (its compressed table, read through the [resolver](super::resolve)).
+//! held by the page cache, outside the build's memory budget), streamed
+//! (the same file, read only in order: lookups into it are deferred to
+//! buckets) or stored (its compressed table, read through the
+//! [resolver](super::resolve)).
+
+use std::path::Path;
 
 use super::TablebaseError;
 use super::resolve::{self, LayerSource, Source};
@@ -17,6 +21,7 @@ use crate::table::raw::RawLayer;
 pub enum Layer {
     Resident(BigArray<i8>),
     Cached(RawLayer),
+    Streamed(RawLayer),
     Stored(Table),
 }
 
@@ -45,7 +50,7 @@ impl Layers {
             .iter()
             .map(|l| match l {
                 Layer::Resident(values) => values.len() as u64,
-                Layer::Cached(_) | Layer::Stored(_) => 0,
+                Layer::Cached(_) | Layer::Streamed(_) | Layer::Stored(_) => 0,
             })
             .sum()
     }
@@ -61,11 +66,17 @@ impl Layers {
     }
 
     /// Makes stored layer `seeds` resident, decoding it `batch` positions
-    /// at a time.
-    pub fn make_resident(&mut self, seeds: usize, batch: usize) -> Result<(), TablebaseError> {
+    /// at a time (with scratch files in `scratch` if layers below are
+    /// streamed).
+    pub fn make_resident(
+        &mut self,
+        seeds: usize,
+        batch: usize,
+        scratch: &Path,
+    ) -> Result<(), TablebaseError> {
         let mut values = allocate_resident(seeds)?;
         let mut filled = 0;
-        resolve::decode(self, seeds, batch, &mut |decoded| {
+        resolve::decode(self, seeds, batch, scratch, &mut |decoded| {
             values[filled..][..decoded.len()].copy_from_slice(decoded);
             filled += decoded.len();
             Ok(())
@@ -94,6 +105,7 @@ impl LayerSource for Layers {
         Ok(match &self.layers[seeds] {
             Layer::Resident(values) => Source::Direct(values),
             Layer::Cached(raw) => Source::Direct(raw.values()),
+            Layer::Streamed(raw) => Source::InOrder(raw.values()),
             Layer::Stored(table) => Source::Stored(table),
         })
     }
@@ -104,5 +116,17 @@ impl LowerLayers for Layers {
 
     fn resolve(&self, lookups: &mut [Lookup]) -> Result<(), TablebaseError> {
         resolve::resolve(self, lookups)
+    }
+
+    fn in_order(&self, seeds: usize) -> bool {
+        matches!(self.layers[seeds], Layer::Streamed(_))
+    }
+
+    fn read_in_order(&self, seeds: usize, first: u64, values: &mut [i8]) -> Result<(), TablebaseError> {
+        let Layer::Streamed(raw) = &self.layers[seeds] else {
+            panic!("layer {seeds} is not streamed")
+        };
+        values.copy_from_slice(&raw.values()[first as usize..][..values.len()]);
+        Ok(())
     }
 }

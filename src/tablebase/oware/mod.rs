@@ -35,6 +35,7 @@ use super::FileError;
 use crate::error::{Cause, MissingTable, WithPath};
 use crate::games::oware::{self, MAX_SEEDS, Ruleset};
 use crate::index::oware as index;
+use crate::solve::oware::EngineError;
 pub use crate::solve::oware::Engine;
 use crate::table::raw::RawError;
 use crate::table::{TableError, TableMeta, ValueEncoding};
@@ -197,7 +198,7 @@ pub enum TablebaseError {
     /// A layer whose table, scratch files and checkpoint would not fit the
     /// free disk space.
     #[error(
-        "layer {seeds} needs {} of disk in {} (its table, scratch files and checkpoint); {} \
+        "layer {seeds} needs {} of disk in {} (its table, its raw copy, scratch files and checkpoint); {} \
          are free (free some space or build in another --dir)",
         crate::tablebase::oware::human_bytes(*needed),
         folder.display(),
@@ -269,6 +270,31 @@ impl From<WithPath<TableError>> for TablebaseError {
         match e.error {
             TableError::Io(_) => TablebaseError::TableIo(e),
             _ => TablebaseError::Table(e),
+        }
+    }
+}
+
+/// A scratch file that failed (the engines' and the deferred lookups').
+impl From<WithPath<std::io::Error>> for TablebaseError {
+    fn from(e: WithPath<std::io::Error>) -> Self {
+        WithPath::new(e.path, FileError::Io(e.error)).into()
+    }
+}
+
+impl From<EngineError<TablebaseError>> for TablebaseError {
+    fn from(e: EngineError<TablebaseError>) -> Self {
+        match e {
+            EngineError::Memory {
+                seeds,
+                bytes,
+                source,
+            } => TablebaseError::Memory {
+                seeds,
+                bytes,
+                source,
+            },
+            EngineError::Scratch(e) => e.into(),
+            EngineError::Lower(e) => e,
         }
     }
 }

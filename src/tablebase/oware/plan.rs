@@ -9,6 +9,7 @@ use std::time::Instant;
 use serde::{Serialize, Serializer};
 
 use super::build::{Budget, BuildOptions, LayerPlan, Place, placement, plan_engine};
+use crate::solve::oware::DEFERRED_BYTES_PER_POSITION;
 use super::{BuildTime, TablebaseError, build, ruleset_dir, table_path};
 use crate::error::PathContext;
 use crate::games::oware::{MAX_SEEDS, Ruleset};
@@ -55,6 +56,9 @@ pub const GATHER_BYTES_PER_POSITION: f64 = 2.0;
 /// (zstd, awari layers 22 and 26: 4.0 and 3.6 ns measured here quiet on one
 /// thread, 2026-11-30).
 pub const DECODE_SECONDS_PER_POSITION: f64 = 4e-9;
+/// Sequential disk bandwidth per node assumed (a workstation's NVMe disk),
+/// for the lower layers streamed and the set-up's deferred lookups.
+pub const DISK_BYTES_PER_SECOND: f64 = 1e9;
 /// Network bandwidth per node assumed (10 Gbit/s Ethernet); messages are
 /// assumed not to overlap computation.
 pub const NETWORK_BYTES_PER_SECOND: f64 = 1.25e9;
@@ -279,6 +283,10 @@ pub struct StatedAssumptions {
     pub calibration_threads: usize,
     /// [`DECODE_SECONDS_PER_POSITION`].
     pub decode_seconds_per_position: f64,
+    /// [`DEFERRED_BYTES_PER_POSITION`].
+    pub deferred_bytes_per_position: f64,
+    /// [`DISK_BYTES_PER_SECOND`].
+    pub disk_bytes_per_second: f64,
     /// [`Calibration::in_memory`].
     pub in_memory_rate: f64,
     /// [`Assumptions::lower_cache`].
@@ -342,7 +350,11 @@ impl From<&Assumptions> for StatedAssumptions {
                 DECODE_SECONDS_PER_POSITION * 1e9
             ),
             format!(
-                "disk: {TABLE_BYTES_PER_POSITION} bytes/position of tables, {SCRATCH_BYTES_PER_POSITION} bytes/position of scratch while a layer is built out of core; disk fast enough not to limit the rate",
+                "lower layers neither kept nor cached are streamed where the engine streams its exits: raw copies on disk (1 byte/position), each read once in order by a layer's set-up, which writes and reads {DEFERRED_BYTES_PER_POSITION} bytes/position of deferred lookups; {:.1} GB/s of sequential disk",
+                DISK_BYTES_PER_SECOND / 1e9
+            ),
+            format!(
+                "disk: {TABLE_BYTES_PER_POSITION} bytes/position of tables, {SCRATCH_BYTES_PER_POSITION} bytes/position of scratch while a layer is built out of core (or the deferred lookups, if more)",
             ),
         ];
         if let Some(r) = &a.recorded {
@@ -367,6 +379,8 @@ impl From<&Assumptions> for StatedAssumptions {
             calibration_seeds: c.seeds,
             calibration_threads: c.threads,
             decode_seconds_per_position: DECODE_SECONDS_PER_POSITION,
+            deferred_bytes_per_position: DEFERRED_BYTES_PER_POSITION,
+            disk_bytes_per_second: DISK_BYTES_PER_SECOND,
             in_memory_rate: c.in_memory,
             lower_cache_bytes: a.lower_cache,
             memory_bytes: a.memory,
@@ -455,13 +469,16 @@ pub fn project(max_seeds: usize, assumptions: &Assumptions) -> Result<Projection
                 / NETWORK_BYTES_PER_SECOND;
             let lower = read_lower(seeds, share, &plan, &places, a.threads);
             let seconds = positions as f64 / (rate * scale) + lower.seconds + network;
-            let scratch = lower.cached_bytes as f64
-                + match plan.engine {
-                    Engine::InMemory => 0.0,
-                    Engine::OutOfCore | Engine::Compact => {
-                        positions as f64 * SCRATCH_BYTES_PER_POSITION
-                    }
-                };
+            let engine_scratch = match plan.engine {
+                Engine::InMemory => 0.0,
+                Engine::OutOfCore | Engine::Compact => SCRATCH_BYTES_PER_POSITION,
+            };
+            let deferred = match lower.streamed {
+                true => DEFERRED_BYTES_PER_POSITION,
+                false => 0.0,
+            };
+            let scratch =
+                lower.raw_bytes as f64 + positions as f64 * engine_scratch.max(deferred);
             tables += positions as f64 * TABLE_BYTES_PER_POSITION;
             Ok(LayerProjection {
                 seeds,
@@ -511,17 +528,21 @@ fn node_plan(
 
 /// How a node reads the lower layers for layer `seeds`.
 struct LowerReads {
-    /// Seconds spent decoding stored layers.
+    /// Seconds spent decoding stored layers, reading streamed ones and the
+    /// set-up's deferred lookups.
     seconds: f64,
-    /// Bytes of lower layers in cache files.
-    cached_bytes: u64,
+    /// Bytes of lower layers in raw copies on disk (cached or streamed).
+    raw_bytes: u64,
+    /// Whether any is streamed (the set-up defers lookups).
+    streamed: bool,
 }
 
 /// How a node with `threads` reads the lower layers for layer `seeds` (its
 /// `share` of positions, built as `plan` says, the lower layers at
 /// `places`): where stored, every part decodes the whole of layers `n−2`
-/// and `n−3` (captures reach them all). The calibration layer's own
-/// decoding is small next to this at large layers.
+/// and `n−3` (captures reach them all); where streamed, the set-up reads
+/// each once and writes and reads its deferred lookups, all in order. The
+/// calibration layer's own decoding is small next to this at large layers.
 fn read_lower(
     seeds: usize,
     share: u64,
@@ -539,11 +560,17 @@ fn read_lower(
         Place::Stored,
         seeds.saturating_sub(3)..seeds.saturating_sub(1),
     );
-    let cached_bytes = bytes_at(Place::Cached, 0..seeds);
+    let streamed = bytes_at(Place::Streamed, 0..seeds);
     let parts = share.div_ceil(plan.part as u64);
+    let decoding = parts as f64 * stored as f64 * DECODE_SECONDS_PER_POSITION / threads as f64;
+    let deferred = match streamed {
+        0 => 0.0,
+        _ => streamed as f64 + 2.0 * share as f64 * DEFERRED_BYTES_PER_POSITION,
+    };
     LowerReads {
-        seconds: parts as f64 * stored as f64 * DECODE_SECONDS_PER_POSITION / threads as f64,
-        cached_bytes,
+        seconds: decoding + deferred / DISK_BYTES_PER_SECOND,
+        raw_bytes: bytes_at(Place::Cached, 0..seeds) + streamed,
+        streamed: streamed > 0,
     }
 }
 
@@ -591,33 +618,58 @@ mod tests {
         assert_eq!(stated["memory_bytes"], 1u64 << 30);
         assert_eq!(stated["calibration_seeds"], 16);
         assert_eq!(stated["sent_bytes_per_position"], 0.0);
-        assert_eq!(stated["stated"].as_array().unwrap().len(), 6);
+        assert_eq!(stated["stated"].as_array().unwrap().len(), 7);
         let keys: Vec<&String> = json.as_object().unwrap().keys().collect();
-        // A layer 20 out of core in 150 MB decodes layers 18 and 17 once
-        // per part.
+        // A layer 20 out of core in 150 MB streams the lower layers it
+        // cannot keep: reads each once, and writes and reads its deferred
+        // lookups.
         let tight = Assumptions {
             memory: 150 << 20,
             ..assumptions.clone()
         };
         let layer_plan = plan_layer(20, tight.memory).unwrap();
         assert_eq!(layer_plan.engine, Engine::OutOfCore);
-        let parts = index::layer_size(20).div_ceil(layer_plan.part as u64);
-        let decoded = (index::layer_size(18) + index::layer_size(17)) * parts;
+        let (_, _, places) = node_plan(20, &node_budget(20, &tight)).unwrap();
+        let streamed: u64 = (0..20)
+            .filter(|&s| places[s] == Place::Streamed)
+            .map(index::layer_size)
+            .sum();
+        assert!(streamed >= index::layer_size(18) + index::layer_size(17));
         let reads = lower_reads(20, &tight);
+        let deferred = 2.0 * index::layer_size(20) as f64 * DEFERRED_BYTES_PER_POSITION;
         assert_eq!(
             reads.seconds,
-            decoded as f64 * DECODE_SECONDS_PER_POSITION / 2.0
+            (streamed as f64 + deferred) / DISK_BYTES_PER_SECOND
         );
-        assert_eq!(reads.cached_bytes, 0);
-        // With a cache that holds them, nothing is decoded per part; the
-        // cache holds the lower layers it can, largest first.
+        assert_eq!(reads.raw_bytes, streamed);
+        // With a cache that holds them, they are read through the page
+        // cache; the cache holds the lower layers it can, largest first.
         let cached = Assumptions {
             lower_cache: index::layer_size(18) + index::layer_size(17),
             ..tight.clone()
         };
+        let (_, _, places) = node_plan(20, &node_budget(20, &cached)).unwrap();
+        assert_eq!(places[18], Place::Cached);
+        assert_eq!(places[17], Place::Cached);
         let reads = lower_reads(20, &cached);
-        assert_eq!(reads.seconds, 0.0);
-        assert_eq!(reads.cached_bytes, cached.lower_cache);
+        assert_eq!(reads.raw_bytes, streamed);
+        // An in-memory layer reads the tables of the layers it cannot
+        // keep, once per part.
+        let in_memory = Assumptions {
+            memory: 190 << 20,
+            ..assumptions.clone()
+        };
+        let layer_plan = plan_layer(20, in_memory.memory).unwrap();
+        assert_eq!(layer_plan.engine, Engine::InMemory);
+        let (_, _, places) = node_plan(20, &node_budget(20, &in_memory)).unwrap();
+        assert_eq!(places[18], Place::Stored);
+        let hot = [18, 17].map(|s| (places[s] == Place::Stored) as u64 * index::layer_size(s));
+        let parts = index::layer_size(20).div_ceil(layer_plan.part as u64);
+        let reads = lower_reads(20, &in_memory);
+        assert_eq!(
+            reads.seconds,
+            (hot.iter().sum::<u64>() * parts) as f64 * DECODE_SECONDS_PER_POSITION / 2.0
+        );
         // Layer 45 in 256 GiB cannot keep layers 43 and 42 beside it, so it
         // takes parts as large as the room allows (the arithmetic of the
         // hot layers passes 2^64).
@@ -729,7 +781,8 @@ mod tests {
                 let what = format!("memory {memory}, cache {lower_cache}, layer {seeds}");
                 assert_eq!(projected, plan, "{what}");
                 assert_eq!(bytes(Place::Resident), resident, "{what}");
-                assert_eq!(bytes(Place::Cached), cached, "{what}");
+                // Cached and streamed layers both have raw copies.
+                assert_eq!(bytes(Place::Cached) + bytes(Place::Streamed), cached, "{what}");
                 places.extend(at);
             }
         }
@@ -809,7 +862,7 @@ mod tests {
             stated["recorded_seeds"],
             serde_json::json!([10, 22, 23, 24, 25])
         );
-        assert_eq!(stated["stated"].as_array().unwrap().len(), 7);
+        assert_eq!(stated["stated"].as_array().unwrap().len(), 8);
         assert!(
             stated["stated"][2]
                 .as_str()

@@ -12,6 +12,7 @@
 //! A single probe goes depth first ([`resolve_one`]) through the same exits.
 
 use std::convert::Infallible;
+use std::path::Path;
 
 use rayon::prelude::*;
 
@@ -19,7 +20,7 @@ use super::TablebaseError;
 use crate::error::WithPath;
 use crate::games::oware::{self, Board, MAX_SEEDS, Ruleset};
 use crate::index::oware as index;
-use crate::solve::oware::{Lookup, prefetch};
+use crate::solve::oware::{Deferred, Lookup, LowerLayers, PART_BYTES, prefetch};
 use crate::solve::threshold::NO_EXIT;
 use crate::table::{CAPTURE_DECIDES, Table};
 use crate::tablebase::FileError;
@@ -28,6 +29,10 @@ use crate::tablebase::FileError;
 pub enum Source<'a> {
     /// Directly: in memory, or decoded into a memory-mapped file.
     Direct(&'a [i8]),
+    /// Decoded into a memory-mapped file too large for the page cache:
+    /// read in order where the reader can defer its lookups, directly
+    /// where it cannot.
+    InOrder(&'a [i8]),
     /// From its compressed table.
     Stored(&'a Table),
 }
@@ -55,7 +60,7 @@ pub fn resolve(layers: &impl LayerSource, lookups: &mut [Lookup]) -> Result<(), 
         .reduce(|| 0, |a, b| a | b);
     let direct: [Option<&[i8]>; MAX_SEEDS + 1] = std::array::from_fn(|seeds| {
         match (asked >> seeds & 1 != 0).then(|| layers.source(seeds)) {
-            Some(Ok(Source::Direct(values))) => Some(values),
+            Some(Ok(Source::Direct(values) | Source::InOrder(values))) => Some(values),
             _ => None,
         }
     });
@@ -139,7 +144,7 @@ pub fn resolve_one(
     board: &Board,
 ) -> Result<i8, TablebaseError> {
     let table = match layers.source(seeds)? {
-        Source::Direct(values) => return Ok(values[rank as usize]),
+        Source::Direct(values) | Source::InOrder(values) => return Ok(values[rank as usize]),
         Source::Stored(table) => table,
     };
     let stored = table.get(rank)?;
@@ -161,19 +166,37 @@ pub fn resolve_one(
 
 /// Hands every value of stored layer `seeds` to `out` in rank order, the
 /// marked ones resolved. If the layers below are all read directly, block
-/// by block in rank order; else `batch` positions at a time, each batch one
+/// by block in rank order; if some are read in order (none stored), the
+/// same with their lookups deferred to buckets in `scratch` and folded in
+/// by a second sweep; else `batch` positions at a time, each batch one
 /// sorted pass over the table.
-pub fn decode(
-    layers: &impl LayerSource,
+pub fn decode<L: LayerSource + LowerLayers<Error = TablebaseError>>(
+    layers: &L,
     seeds: usize,
     batch: usize,
+    scratch: &Path,
     out: &mut impl FnMut(&[i8]) -> Result<(), TablebaseError>,
 ) -> Result<(), TablebaseError> {
     let Source::Stored(table) = layers.source(seeds)? else {
         panic!("layer {seeds} is not stored")
     };
-    if (0..seeds).all(|s| matches!(layers.source(s), Ok(Source::Direct(_)))) {
-        return decode_blocks(layers, seeds, table, batch, out);
+    let below = (0..seeds)
+        .map(|s| layers.source(s))
+        .collect::<Result<Vec<_>, _>>()?;
+    if below.iter().all(|s| matches!(s, Source::Direct(_))) {
+        return decode_blocks(layers, seeds, table, batch, false, &mut |values, _| out(values));
+    }
+    if below.iter().all(|s| !matches!(s, Source::Stored(_))) {
+        let bucket = (batch as u64 * PART_BYTES).max(1);
+        let mut deferred = Deferred::create(scratch, seeds, layers, bucket)?
+            .expect("a layer below is read in order");
+        decode_blocks(layers, seeds, table, batch, true, &mut |values, asked| {
+            for (asker, seeds, rank) in asked {
+                deferred.push(asker, seeds, rank)?;
+            }
+            Ok(deferred.keep(values)?)
+        })?;
+        return unfold(table, seeds, batch, deferred, out);
     }
     let size = index::layer_size(seeds);
     let mut values = Vec::with_capacity(batch);
@@ -194,16 +217,24 @@ pub fn decode(
     Ok(())
 }
 
-/// [`decode`] when the layers below are read directly: about `batch`
-/// positions of blocks at a time, decoded in parallel, the marked positions
-/// resolved as they come (walking the boards in rank order instead of
-/// unranking each).
+/// Captures of a block's marked positions into layers read in order:
+/// (rank of the position, layer and rank of the child).
+type Asked = Vec<(u64, usize, u64)>;
+
+/// [`decode`] when the layers below are read directly, or, `deferring`,
+/// some in order: about `batch` positions of blocks at a time, decoded in
+/// parallel, the marked positions resolved as they come (walking the
+/// boards in rank order instead of unranking each), and handed to `out`
+/// with their captures into layers read in order. Those are left out of
+/// the values: a marked value is the best of its other exits, and may be
+/// [`NO_EXIT`].
 fn decode_blocks(
     layers: &impl LayerSource,
     seeds: usize,
     table: &Table,
     batch: usize,
-    out: &mut impl FnMut(&[i8]) -> Result<(), TablebaseError>,
+    deferring: bool,
+    out: &mut impl FnMut(&[i8], Asked) -> Result<(), TablebaseError>,
 ) -> Result<(), TablebaseError> {
     let group = (batch as u64 / u64::from(table.block_size())).max(1);
     for first in (0..table.block_count()).step_by(group as usize) {
@@ -212,28 +243,58 @@ fn decode_blocks(
             .into_par_iter()
             .map(|block| {
                 let mut values = table.decode_block(block)?;
+                let mut asked = Vec::new();
                 let ranks = table.block_range(block);
                 let mut board = index::unrank(seeds, ranks.start);
                 for (rank, value) in ranks.zip(&mut values) {
                     if *value == CAPTURE_DECIDES {
-                        let Ok(exit) = best_exit::<Infallible>(layers, seeds, &board, |_, _, _| {
-                            unreachable!("the layers below are read directly")
+                        let Ok(exit) = best_exit::<Infallible>(layers, seeds, &board, |c, child, _| {
+                            assert!(deferring, "the layers below are read directly");
+                            asked.push((rank, seeds - c as usize, child));
+                            Ok(None)
                         });
                         *value = exit;
-                        if *value == NO_EXIT {
+                        if *value == NO_EXIT && !deferring {
                             let error = FileError::NoCapture { rank, board };
                             return Err(WithPath::new(table.path(), error).into());
                         }
                     }
                     index::next_indexed(&mut board);
                 }
-                Ok(values)
+                Ok((values, asked))
             })
             .collect::<Result<Vec<_>, TablebaseError>>()?;
-        for values in blocks {
-            out(&values)?;
+        for (values, asked) in blocks {
+            out(&values, asked)?;
         }
     }
+    Ok(())
+}
+
+/// The second sweep of a [`decode`] that deferred lookups: the values kept
+/// by the first, `batch` at a time, the answers folded in.
+fn unfold<L: LowerLayers<Error = TablebaseError>>(
+    table: &Table,
+    seeds: usize,
+    batch: usize,
+    deferred: Deferred<L>,
+    out: &mut impl FnMut(&[i8]) -> Result<(), TablebaseError>,
+) -> Result<(), TablebaseError> {
+    let mut answers = deferred.answer()?;
+    let size = index::layer_size(seeds);
+    let mut values = vec![0i8; batch.min(size as usize)];
+    for start in (0..size).step_by(batch) {
+        let values = &mut values[..batch.min((size - start) as usize)];
+        answers.next_part(values)?;
+        if let Some(i) = values.iter().position(|&v| v == NO_EXIT) {
+            let rank = start + i as u64;
+            let board = index::unrank(seeds, rank);
+            let error = FileError::NoCapture { rank, board };
+            return Err(WithPath::new(table.path(), error).into());
+        }
+        out(values)?;
+    }
+    answers.remove()?;
     Ok(())
 }
 
@@ -254,9 +315,9 @@ const OUTER: u8 = u8::MAX;
 
 /// The best exit of `board` (of layer `seeds`): the end of the game, or its
 /// best capture ([`NO_EXIT`] if none). A capture into a layer read directly
-/// is looked up at once; any other is handed to `stored` (the seeds it
-/// took, the child's rank and board), which gives its value now, or `None`
-/// to leave it out.
+/// is looked up at once; any other (stored, or read in order) is handed to
+/// `stored` (the seeds it took, the child's rank and board), which gives
+/// its value now, or `None` to leave it out.
 pub(super) fn best_exit<E>(
     layers: &impl LayerSource,
     seeds: usize,
@@ -296,6 +357,9 @@ fn expand(layers: &impl LayerSource, seeds: usize, nodes: &mut [Node]) -> Vec<(i
             let board = index::unrank(seeds, node.rank);
             let mut children = Vec::new();
             let Ok(exit) = best_exit::<Infallible>(layers, seeds, &board, |captured, rank, _| {
+                if let Ok(Source::InOrder(values)) = layers.source(seeds - captured as usize) {
+                    return Ok(Some(values[rank as usize]));
+                }
                 children.push((
                     captured,
                     Node {

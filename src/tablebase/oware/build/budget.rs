@@ -18,7 +18,8 @@ use crate::tablebase::oware::TablebaseError;
 pub(super) const MAX_PART: usize = 1 << 22;
 const MAX_PARTS: usize = 16;
 /// Memory beside the engines' arrays and parts: thread stacks, the table
-/// writer's batches, decoded blocks in flight, scratch buffers.
+/// writer's batches, decoded blocks in flight, scratch buffers (the
+/// set-up's buckets among them).
 pub const FIXED_BYTES: u64 = 48 << 20;
 /// Bytes per position of an in-memory part: its set-up.
 const IN_MEMORY_PART_BYTES: u64 = PART_BYTES;

@@ -27,7 +27,7 @@ use crate::games::oware::{MAX_SEEDS, Ruleset};
 use crate::index::oware as index;
 use crate::solve::array::BigArray;
 use crate::solve::oware::{
-    self as engine, Engine, EngineError, OUTBOX_BYTES, compact, out_of_core,
+    self as engine, Engine, OUTBOX_BYTES, compact, out_of_core,
 };
 use crate::table::raw::{self, RawLayer, RawWriter};
 use crate::table::{CAPTURE_DECIDES, PendingTable, Table, ValueEncoding};
@@ -35,7 +35,7 @@ use crate::tablebase::FileError;
 use crate::tablebase::{BuildObserver, LayerReport, Outcomes, outcomes, writers};
 use budget::MAX_PART;
 use lock::lock;
-use placement::{cached, create_lower_cache, place_lower_layers, retain};
+use placement::{create_lower_cache, place_lower_layers, raw_copy, retain};
 
 /// A layer that takes longer saves its state at the next threshold boundary.
 pub const CHECKPOINT_EVERY: Duration = Duration::from_secs(600);
@@ -192,7 +192,9 @@ impl Run<'_> {
         transport: &T,
     ) -> Result<LayerReport, TablebaseError> {
         let positions = index::layer_size(seeds);
-        check_disk(self.folder, seeds, plan.engine)?;
+        let defers = placement(seeds, plan, &self.budget).contains(&Place::Streamed);
+        let raw_copy = raw_copy(self.folder, seeds, &self.budget).is_some();
+        check_disk(self.folder, seeds, plan.engine, raw_copy, defers)?;
         place_lower_layers(self.folder, seeds, plan, &self.budget, lower)?;
         let memory = plan.engine_bytes + lower.resident_bytes();
         self.observer.layer_planned(seeds, plan, memory);
@@ -232,12 +234,17 @@ impl Run<'_> {
     }
 
     /// How layer `seeds`, just built, is read by the layers above: its
-    /// `values` if they stay in memory, else its cache file if it has one,
-    /// else its table.
+    /// `values` if they stay in memory, else its raw copy if it has one
+    /// (cached if the cache holds it, else streamed), else its table. The
+    /// next layer's placement decides again.
     fn kept(&self, seeds: usize, values: Option<BigArray<i8>>) -> Result<Layer, TablebaseError> {
-        Ok(match (values, cached(self.folder, seeds, &self.budget)) {
+        let positions = index::layer_size(seeds);
+        Ok(match (values, raw_copy(self.folder, seeds, &self.budget)) {
             (Some(values), _) => Layer::Resident(values),
-            (None, Some(path)) => Layer::Cached(RawLayer::open(&path, index::layer_size(seeds))?),
+            (None, Some(path)) if positions <= self.budget.lower_cache => {
+                Layer::Cached(RawLayer::open(&path, positions)?)
+            }
+            (None, Some(path)) => Layer::Streamed(RawLayer::open(&path, positions)?),
             (None, None) => Layer::Stored(Table::open(table_path(self.folder, seeds))?),
         })
     }
@@ -260,7 +267,7 @@ impl Run<'_> {
         } = self;
         let retain = retain(seeds, plan, budget, lower);
         let progress = |steps| observer.advance(steps);
-        let cache = (!retain).then(|| cached(folder, seeds, budget)).flatten();
+        let cache = (!retain).then(|| raw_copy(folder, seeds, budget)).flatten();
         if cache.is_some() {
             create_lower_cache(folder)?;
         }
@@ -279,7 +286,7 @@ impl Run<'_> {
         let values = match plan.engine {
             Engine::InMemory => {
                 let solved = engine::solve_layer(rules, seeds, lower, &config, &progress)
-                    .map_err(|e| engine_error(e, seeds))?;
+                    .map_err(TablebaseError::from)?;
                 let outcomes = outcomes(solved.values());
                 solved.for_each_part(plan.part, CAPTURE_DECIDES, |values, marked| {
                     out.push(values, marked)
@@ -312,7 +319,7 @@ impl Run<'_> {
                         out_of_core::solve_layer(rules, seeds, lower, &config, mark, progress, emit)
                     }
                 }
-                .map_err(|e| engine_error(e, seeds))?;
+                .map_err(TablebaseError::from)?;
                 out.finish()?;
                 (counts, kept)
             }
@@ -352,7 +359,7 @@ impl Run<'_> {
             transport,
             self.options.outbox_bytes,
         )
-        .map_err(|e| engine_error(e, seeds))?;
+        .map_err(TablebaseError::from)?;
         let mut out = match transport.rank() {
             0 => Some(LayerOutput::create(
                 self.folder,
@@ -398,17 +405,25 @@ impl Run<'_> {
     }
 }
 
-/// The length of a file, 0 if it cannot be read.
 /// Refuses a layer whose files would not fit the disk of `folder`: its
-/// table, and its engine's scratch files and checkpoint (a lower cache file
-/// written beside is not counted: it is dropped when the disk is short).
-fn check_disk(folder: &Path, seeds: usize, engine: Engine) -> Result<(), TablebaseError> {
+/// table and raw copy (if the layers above read one), and the larger of
+/// its set-up's deferred lookups (if it defers any) and its engine's
+/// scratch files and checkpoint.
+fn check_disk(
+    folder: &Path,
+    seeds: usize,
+    engine: Engine,
+    raw_copy: bool,
+    defers: bool,
+) -> Result<(), TablebaseError> {
     let scratch = match engine {
         Engine::InMemory => engine::IN_MEMORY_BYTES_PER_POSITION,
         Engine::OutOfCore => super::SCRATCH_BYTES_PER_POSITION + out_of_core::BYTES_PER_POSITION,
         Engine::Compact => COMPACT_SCRATCH_BYTES_PER_POSITION + compact::BYTES_PER_POSITION,
     };
-    let per_position = super::TABLE_BYTES_PER_POSITION + scratch;
+    let deferred = if defers { engine::DEFERRED_BYTES_PER_POSITION } else { 0.0 };
+    let raw = if raw_copy { 1.0 } else { 0.0 };
+    let per_position = super::TABLE_BYTES_PER_POSITION + raw + scratch.max(deferred);
     let needed = (index::layer_size(seeds) as f64 * per_position) as u64;
     let free = crate::memory::free_disk(folder)
         .map_err(FileError::Io)
@@ -424,6 +439,7 @@ fn check_disk(folder: &Path, seeds: usize, engine: Engine) -> Result<(), Tableba
     }
 }
 
+/// The length of a file, 0 if it cannot be read.
 fn file_len(path: &Path) -> u64 {
     fs::metadata(path).map_or(0, |m| m.len())
 }
@@ -451,18 +467,6 @@ pub(super) fn remove_file(path: &Path) -> Result<(), TablebaseError> {
 /// The scratch folder of a layer's out-of-core build.
 pub fn scratch_dir(folder: &Path, seeds: usize) -> PathBuf {
     folder.join(format!("build.{seeds}"))
-}
-
-fn engine_error(e: EngineError<TablebaseError>, seeds: usize) -> TablebaseError {
-    match e {
-        EngineError::Memory { bytes, source, .. } => TablebaseError::Memory {
-            seeds,
-            bytes,
-            source,
-        },
-        EngineError::Scratch(e) => WithPath::new(e.path, FileError::Io(e.error)).into(),
-        EngineError::Lower(e) => e,
-    }
 }
 
 /// Where a new layer's values go, part by part: its table, and the

@@ -1,6 +1,7 @@
 //! Where the finished lower layers are kept while a layer is built: in
-//! memory (resident), decoded into scratch files (cached), or read from
-//! their tables (stored).
+//! memory (resident), decoded into scratch files read through the page
+//! cache (cached) or only in order (streamed), or read from their tables
+//! (stored).
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -28,10 +29,15 @@ fn residence_order(seeds: usize) -> impl Iterator<Item = usize> {
 /// Where each lower layer of layer `seeds` goes (by seeds, `0..seeds`)
 /// when the layer is built as `plan` says: those it reads most first (in
 /// [`residence_order`]), resident while the memory the engine leaves holds
-/// them, then cached while the budget's scratch holds them, else stored
-/// (read from their tables).
+/// them, then cached while the budget's scratch holds them; the rest
+/// streamed if the engine streams its exits (its set-up defers lookups),
+/// else stored (read from their tables).
 pub(crate) fn placement(seeds: usize, plan: &LayerPlan, budget: &Budget) -> Vec<Place> {
     let room = budget.memory.saturating_sub(plan.engine_bytes);
+    let rest = match plan.engine {
+        Engine::OutOfCore | Engine::Compact => Place::Streamed,
+        Engine::InMemory => Place::Stored,
+    };
     let (mut resident, mut cached) = (0, 0);
     let mut places = vec![Place::Stored; seeds];
     for s in residence_order(seeds) {
@@ -41,23 +47,26 @@ pub(crate) fn placement(seeds: usize, plan: &LayerPlan, budget: &Budget) -> Vec<
         if s + 2 > budget.max_seeds {
             continue;
         }
-        if resident + bytes <= room {
+        places[s] = if resident + bytes <= room {
             resident += bytes;
-            places[s] = Place::Resident;
+            Place::Resident
         } else if cached + bytes <= budget.lower_cache {
             cached += bytes;
-            places[s] = Place::Cached;
-        }
+            Place::Cached
+        } else {
+            rest
+        };
     }
     places
 }
 
 /// Places the lower layers for layer `seeds` as [`placement`] says. A
-/// layer that becomes resident or cached is copied from where it is read
-/// directly, or decoded from its table a part at a time, from the lowest
-/// layer up (so a decode expands its positions through the layers below it
-/// read directly): a resumed build reads its lower layers as fast as one
-/// that built them. A layer that leaves the cache loses its file.
+/// layer that becomes resident, cached or streamed is copied from where it
+/// is read directly, or decoded from its table a part at a time, from the
+/// lowest layer up (so a decode expands its positions through the layers
+/// below it, read directly or in order): a resumed build reads its lower
+/// layers as fast as one that built them. A layer that leaves the cache
+/// loses its file.
 pub(super) fn place_lower_layers(
     folder: &Path,
     seeds: usize,
@@ -68,38 +77,50 @@ pub(super) fn place_lower_layers(
     for (s, place) in placement(seeds, plan, budget).into_iter().enumerate() {
         let path = raw::layer_path(&lower_cache_dir(folder), s);
         let positions = index::layer_size(s);
-        match (lower.layer(s), place) {
+        let layer = match (lower.layer(s), place) {
             (Layer::Resident(_), Place::Resident)
             | (Layer::Cached(_), Place::Cached)
+            | (Layer::Streamed(_), Place::Streamed)
             | (Layer::Stored(_), Place::Stored) => continue,
-            (Layer::Resident(values), Place::Cached) => {
-                create_lower_cache(folder)?;
-                raw::write_layer(&path, values)?;
-            }
-            (Layer::Stored(_), Place::Cached) => {
-                create_lower_cache(folder)?;
-                let mut out = RawWriter::create(path.clone())?;
-                resolve::decode(lower, s, plan.part, &mut |values| Ok(out.push(values)?))?;
-                out.finish()?;
-            }
-            (Layer::Cached(raw), Place::Resident) => {
+            (Layer::Cached(raw) | Layer::Streamed(raw), Place::Resident) => {
                 let mut values = allocate_resident(s)?;
                 values.copy_from_slice(raw.values());
-                lower.replace(s, Layer::Resident(values));
                 remove_file(&path)?;
-                continue;
+                Layer::Resident(values)
             }
             (Layer::Stored(_), Place::Resident) => {
-                lower.make_resident(s, plan.part)?;
+                lower.make_resident(s, plan.part, &decode_dir(folder))?;
                 continue;
             }
             (_, Place::Stored) => {
-                lower.replace(s, Layer::Stored(Table::open(table_path(folder, s))?));
                 remove_file(&path)?;
-                continue;
+                Layer::Stored(Table::open(table_path(folder, s))?)
             }
-        }
-        lower.replace(s, Layer::Cached(RawLayer::open(&path, positions)?));
+            (layer, Place::Cached | Place::Streamed) => {
+                match layer {
+                    Layer::Resident(values) => {
+                        create_lower_cache(folder)?;
+                        raw::write_layer(&path, values)?;
+                    }
+                    Layer::Stored(_) => {
+                        create_lower_cache(folder)?;
+                        let mut out = RawWriter::create(path.clone())?;
+                        resolve::decode(lower, s, plan.part, &decode_dir(folder), &mut |values| {
+                            Ok(out.push(values)?)
+                        })?;
+                        out.finish()?;
+                    }
+                    // The file is there: only the way it is read changes.
+                    Layer::Cached(_) | Layer::Streamed(_) => {}
+                }
+                let raw = RawLayer::open(&path, positions)?;
+                match place {
+                    Place::Cached => Layer::Cached(raw),
+                    _ => Layer::Streamed(raw),
+                }
+            }
+        };
+        lower.replace(s, layer);
     }
     Ok(())
 }
@@ -109,18 +130,26 @@ pub(super) fn place_lower_layers(
 pub(crate) enum Place {
     Resident,
     Cached,
+    Streamed,
     Stored,
 }
 
-/// The scratch folder of the cached lower layers (raw `scores.N` files).
+/// The scratch folder of the cached and streamed lower layers (raw
+/// `scores.N` files).
 pub(crate) fn lower_cache_dir(folder: &Path) -> PathBuf {
     folder.join("lower-cache")
 }
 
-/// The cache file a layer just built is written to if its values are not
-/// kept in memory: if the cache could hold it for the layers above.
-pub(super) fn cached(folder: &Path, seeds: usize, budget: &Budget) -> Option<PathBuf> {
-    (index::layer_size(seeds) <= budget.lower_cache && seeds + 2 <= budget.max_seeds)
+/// The scratch folder of a lower layer's decoding with deferred lookups.
+fn decode_dir(folder: &Path) -> PathBuf {
+    lower_cache_dir(folder).join("decode")
+}
+
+/// The raw copy a layer just built is written to if its values are not
+/// kept in memory and a layer above reads it (cached or streamed): writing
+/// it as the values come costs less than decoding the table later.
+pub(super) fn raw_copy(folder: &Path, seeds: usize, budget: &Budget) -> Option<PathBuf> {
+    (seeds + 2 <= budget.max_seeds && budget.ranks == 1)
         .then(|| raw::layer_path(&lower_cache_dir(folder), seeds))
 }
 

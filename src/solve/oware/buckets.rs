@@ -1,0 +1,299 @@
+//! Lookups into lower layers that are read only in order. A sweep of a
+//! layer defers each capture into such a layer to a bucket of its layer and
+//! rank range, and keeps the values it could compute without them (best
+//! exits so far) in a file ([`Deferred`]); each bucket is then answered by
+//! one read of its range; a second sweep reads the kept values back with
+//! the answers folded in, in rank order ([`Answers`]). So a lower layer
+//! larger than memory is read once per sweep, sequentially, instead of at
+//! random.
+//!
+//! On disk, in the sweep's scratch folder: the kept values (1 byte a
+//! position); per bucket its lookups (the child's offset in the bucket, 4
+//! bytes) and then their answers (1 byte), in the askers' order; and per
+//! lookup, in the askers' order, the asker's rank (a [`RankWriter`] stream)
+//! and the bucket (2 bytes).
+
+use std::fs::{self, File};
+use std::io::{BufReader, BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+
+use super::rank_stream::{RankReader, RankWriter, ScratchResult};
+use super::set_up::LowerLayers;
+use super::EngineError;
+use crate::error::{PathContext, WithPath};
+use crate::index::oware as index;
+
+/// Most buckets of one sweep: each is an open file while the sweep writes
+/// its lookups and while the answers are read back.
+/// (The streams' buffers, 2 MiB at most, come out of the builds' fixed
+/// reserve.)
+const MAX_BUCKETS: u64 = 256;
+/// Buffer of each bucket's stream.
+const BUFFER: usize = 1 << 13;
+/// Peak bytes of a sweep's files per position swept, a capture deferred
+/// or more a position: the kept value (1), and per lookup its offset in the
+/// bucket (4), the asker (about 1) and the bucket (2).
+pub const DEFERRED_BYTES_PER_POSITION: f64 = 10.0;
+/// Lookups of a bucket answered at once.
+const BATCH: usize = 1 << 20;
+
+/// One bucket: ranks `first .. first + len` of lower layer `seeds`.
+#[derive(Clone, Copy, Debug)]
+struct Bucket {
+    seeds: usize,
+    first: u64,
+    len: u64,
+}
+
+/// A sweep's lookups into the layers read in order, written to their
+/// buckets as they come.
+pub struct Deferred<'a, L> {
+    lower: &'a L,
+    /// The layer swept.
+    seeds: usize,
+    dir: PathBuf,
+    kept: BufWriter<File>,
+    buckets: Vec<Bucket>,
+    /// Per lower layer (by seeds) the id of its first bucket; `None` if it
+    /// is not read in order.
+    first_bucket: Vec<Option<u16>>,
+    positions: u64,
+    lookups: Vec<BufWriter<File>>,
+    askers: RankWriter,
+    ids: BufWriter<File>,
+}
+
+impl<'a, L: LowerLayers> Deferred<'a, L> {
+    /// Buckets in `dir` for the lookups of a layer of `seeds` into the
+    /// layers of `lower` read in order, of at most `positions` a bucket (or
+    /// more, if that would take more than the most buckets allowed); `None`
+    /// if no layer below `seeds` is read in order.
+    pub fn create(
+        dir: &Path,
+        seeds: usize,
+        lower: &'a L,
+        positions: u64,
+    ) -> ScratchResult<Option<Deferred<'a, L>>> {
+        let in_order: Vec<usize> = (0..seeds).filter(|&s| lower.in_order(s)).collect();
+        if in_order.is_empty() {
+            return Ok(None);
+        }
+        let total: u64 = in_order.iter().map(|&s| index::layer_size(s)).sum();
+        // Every layer can add one bucket by rounding up.
+        let room = MAX_BUCKETS - in_order.len() as u64;
+        let positions = positions.max(total.div_ceil(room)).max(1);
+        let mut buckets = Vec::new();
+        let mut first_bucket = vec![None; seeds];
+        for &s in &in_order {
+            first_bucket[s] = Some(buckets.len() as u16);
+            let size = index::layer_size(s);
+            buckets.extend((0..size).step_by(positions as usize).map(|first| Bucket {
+                seeds: s,
+                first,
+                len: positions.min(size - first),
+            }));
+        }
+        fs::create_dir_all(dir).at(dir)?;
+        let lookups = (0..buckets.len())
+            .map(|b| create(&lookups_path(dir, b)))
+            .collect::<ScratchResult<_>>()?;
+        Ok(Some(Deferred {
+            lower,
+            seeds,
+            kept: create(&dir.join("kept"))?,
+            askers: RankWriter::create(dir.join("askers"))?,
+            ids: create(&dir.join("buckets"))?,
+            dir: dir.to_path_buf(),
+            buckets,
+            first_bucket,
+            positions,
+            lookups,
+        }))
+    }
+
+    /// Whether lookups into layer `seeds` are deferred.
+    #[inline]
+    pub fn defers(&self, seeds: usize) -> bool {
+        self.first_bucket[seeds].is_some()
+    }
+
+    /// Defers the lookup of rank `rank` of layer `seeds` (one that
+    /// [`defers`](Self::defers)) for the position `asker` of the sweep's
+    /// layer; askers come in increasing order.
+    #[inline]
+    pub fn push(&mut self, asker: u64, seeds: usize, rank: u64) -> ScratchResult<()> {
+        let first = self.first_bucket[seeds].expect("a layer read in order");
+        let id = first as usize + (rank / self.positions) as usize;
+        let offset = (rank % self.positions) as u32;
+        let dir = &self.dir;
+        self.lookups[id]
+            .write_all(&offset.to_le_bytes())
+            .map_err(|e| WithPath::new(lookups_path(dir, id), e))?;
+        self.askers.push(asker, false)?;
+        self.ids
+            .write_all(&(id as u16).to_le_bytes())
+            .map_err(|e| WithPath::new(dir.join("buckets"), e))
+    }
+
+    /// Keeps the values of the next positions of the sweep, in rank order.
+    pub fn keep(&mut self, values: &[i8]) -> ScratchResult<()> {
+        // SAFETY: i8 and u8 have the same layout.
+        let bytes = unsafe { std::slice::from_raw_parts(values.as_ptr().cast(), values.len()) };
+        let path = self.dir.join("kept");
+        self.kept.write_all(bytes).at(&path)
+    }
+
+    /// Answers every bucket, one read of its range each.
+    pub fn answer(self) -> Result<Answers, EngineError<L::Error>> {
+        let Deferred {
+            lower,
+            seeds,
+            dir,
+            kept,
+            buckets,
+            lookups,
+            askers,
+            ids,
+            ..
+        } = self;
+        finish(kept, &dir.join("kept"))?;
+        askers.finish()?;
+        finish(ids, &dir.join("buckets"))?;
+        for (b, out) in lookups.into_iter().enumerate() {
+            finish(out, &lookups_path(&dir, b))?;
+        }
+        let largest = buckets.iter().map(|b| b.len).max().unwrap_or(0);
+        let mut values = vec![0i8; largest as usize];
+        let mut offsets = vec![0u8; 4 * BATCH];
+        let mut answers = vec![0u8; BATCH];
+        for (b, bucket) in buckets.iter().enumerate() {
+            let values = &mut values[..bucket.len as usize];
+            lower
+                .read_in_order(bucket.seeds, bucket.first, values)
+                .map_err(EngineError::Lower)?;
+            let (from, to) = (lookups_path(&dir, b), answers_path(&dir, b));
+            let mut input = File::open(&from).at(&from)?;
+            let mut out = create(&to)?;
+            loop {
+                let read = read_full(&mut input, &mut offsets).at(&from)?;
+                if read == 0 {
+                    break;
+                }
+                let answers = &mut answers[..read / 4];
+                answers
+                    .par_chunks_mut(1 << 12)
+                    .zip(offsets[..read].par_chunks(4 << 12))
+                    .for_each(|(answers, offsets)| {
+                        for (a, o) in answers.iter_mut().zip(offsets.chunks_exact(4)) {
+                            let offset = u32::from_le_bytes(o.try_into().unwrap());
+                            *a = values[offset as usize] as u8;
+                        }
+                    });
+                out.write_all(answers).at(&to)?;
+            }
+            finish(out, &to)?;
+            fs::remove_file(&from).at(&from)?;
+        }
+        let answers = (0..buckets.len())
+            .map(|b| {
+                let path = answers_path(&dir, b);
+                Ok(BufReader::with_capacity(BUFFER, File::open(&path).at(&path)?))
+            })
+            .collect::<ScratchResult<_>>()?;
+        let ids_path = dir.join("buckets");
+        let kept_path = dir.join("kept");
+        Ok(Answers {
+            seeds,
+            next: 0,
+            kept: BufReader::new(File::open(&kept_path).at(&kept_path)?),
+            askers: RankReader::open(dir.join("askers"))?,
+            ids: BufReader::new(File::open(&ids_path).at(&ids_path)?),
+            layer_of: buckets.iter().map(|b| b.seeds).collect(),
+            answers,
+            dir,
+        })
+    }
+}
+
+/// The kept values of a sweep with the answers of its deferred lookups.
+pub struct Answers {
+    seeds: usize,
+    /// The rank of the next kept value.
+    next: u64,
+    kept: BufReader<File>,
+    dir: PathBuf,
+    askers: RankReader,
+    ids: BufReader<File>,
+    /// The lower layer of each bucket.
+    layer_of: Vec<usize>,
+    answers: Vec<BufReader<File>>,
+}
+
+impl Answers {
+    /// The next `values.len()` kept values, each the best of itself and
+    /// `captured − answer` over the deferred captures of its position.
+    pub fn next_part(&mut self, values: &mut [i8]) -> ScratchResult<()> {
+        // SAFETY: i8 and u8 have the same layout.
+        let bytes =
+            unsafe { std::slice::from_raw_parts_mut(values.as_mut_ptr().cast(), values.len()) };
+        let dir = &self.dir;
+        self.kept
+            .read_exact(bytes)
+            .map_err(|e| WithPath::new(dir.join("kept"), e))?;
+        let first = self.next;
+        self.next += values.len() as u64;
+        while let Some((asker, _)) = self.askers.next_below(self.next)? {
+            let mut id = [0u8; 2];
+            self.ids
+                .read_exact(&mut id)
+                .map_err(|e| WithPath::new(dir.join("buckets"), e))?;
+            let id = u16::from_le_bytes(id) as usize;
+            let mut answer = [0u8];
+            self.answers[id]
+                .read_exact(&mut answer)
+                .map_err(|e| WithPath::new(answers_path(dir, id), e))?;
+            let captured = (self.seeds - self.layer_of[id]) as i8;
+            let value = &mut values[(asker - first) as usize];
+            *value = (*value).max(captured - answer[0] as i8);
+        }
+        Ok(())
+    }
+
+    /// Removes the sweep's files.
+    pub fn remove(self) -> ScratchResult<()> {
+        fs::remove_dir_all(&self.dir).at(&self.dir)
+    }
+}
+
+fn lookups_path(dir: &Path, bucket: usize) -> PathBuf {
+    dir.join(format!("lookups.{bucket}"))
+}
+
+fn answers_path(dir: &Path, bucket: usize) -> PathBuf {
+    dir.join(format!("answers.{bucket}"))
+}
+
+fn create(path: &Path) -> ScratchResult<BufWriter<File>> {
+    Ok(BufWriter::with_capacity(BUFFER, File::create(path).at(path)?))
+}
+
+fn finish(out: BufWriter<File>, path: &Path) -> ScratchResult<()> {
+    out.into_inner().map_err(|e| e.into_error()).at(path)?;
+    Ok(())
+}
+
+/// Reads until `buf` is full or the file ends; returns the bytes read.
+fn read_full(input: &mut File, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut filled = 0;
+    while filled < buf.len() {
+        match input.read(&mut buf[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(filled)
+}
