@@ -57,7 +57,7 @@ const fn at_most(pit: usize, m: isize, full: bool) -> u64 {
 /// `pit..=0` in `pit` and `rest` below it, the indexed fillings of those
 /// pits that hold `x` or more in `pit` (all of them if `empty`: `x = 0`).
 /// `zero`: a pit above is an empty opponent pit. Pit 0's entries are 0.
-const TAIL: [[[[u64; N]; 2]; 2]; PITS] = {
+static TAIL: [[[[u64; N]; 2]; 2]; PITS] = {
     let mut table = [[[[0; N]; 2]; 2]; PITS];
     let mut pit = 1;
     while pit < PITS {
@@ -91,7 +91,7 @@ const ROW: usize = 64;
 /// 1, whose count ends the rank), less those of `pit..=0` holding at least
 /// as many in `pit` ([`TAIL`]). The first count of the rank is the layer's
 /// size, the fillings of all pits.
-const STEP: [[[u64; ROW]; PITS]; PITS - SIDE] = {
+static STEP: [[[u64; ROW]; PITS]; PITS - SIDE] = {
     let mut table = [[[0; ROW]; PITS]; PITS - SIDE];
     let mut top = SIDE;
     while top < PITS {
