@@ -270,10 +270,7 @@ pub fn legal_moves(rules: Ruleset, board: &Board) -> MoveList {
     let bits = packed(board);
     // Moves after which the opponent (the next mover) has no seeds.
     let mut starving = 0u8;
-    for (origin, &seeds) in board[..SIDE].iter().enumerate() {
-        if seeds == 0 {
-            continue;
-        }
+    for origin in (0..SIDE).filter(|&o| board[o] != 0) {
         let (after, captured) = play_unchecked(rules, bits, origin);
         if opponent_empty(after) {
             starving |= 1 << moves.len;
@@ -309,10 +306,7 @@ pub fn every_quiet_child(
     let mut starving = [(0, 0u128, 0u8); SIDE];
     let mut starved = 0;
     let mut feeds = false;
-    for (origin, &seeds) in board[..SIDE].iter().enumerate() {
-        if seeds == 0 {
-            continue;
-        }
+    for origin in (0..SIDE).filter(|&o| board[o] != 0) {
         let (after, captured) = play_unchecked(rules, bits, origin);
         if opponent_empty(after) {
             starving[starved] = (origin, after, captured);
@@ -372,7 +366,10 @@ pub fn for_each_unmove(rules: Ruleset, child: &Board, mut visit: impl FnMut(&Boa
         let seed = 1u64 << (8 * origin);
         // The parent's empty opponent pits (it must have one to be indexed).
         let mut empty = empty_after;
-        for (s, sowing) in (1..).zip(&SOWINGS[origin][1..]) {
+        // `s` counts the seeds too: the iterator form compiles to more work.
+        #[allow(clippy::needless_range_loop)]
+        for s in 1..=MAX_SEEDS {
+            let sowing = SOWINGS[origin][s];
             let pit = sowing.last as usize;
             // Taking this seed back needs one in `pit` besides those taken
             // back on earlier laps.
@@ -396,7 +393,7 @@ pub fn for_each_unmove(rules: Ruleset, child: &Board, mut visit: impl FnMut(&Boa
                 continue;
             }
             // The parent: the sowing taken back, its seeds in the origin.
-            let candidate = unpacked(bits - sowing.added + u128::from(s * seed));
+            let candidate = unpacked(bits - sowing.added + u128::from(s as u64 * seed));
             if starved && !every_move_starves(&candidate) {
                 continue;
             }
