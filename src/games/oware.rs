@@ -149,29 +149,25 @@ pub fn flip(board: &Board) -> Board {
     out
 }
 
-/// The pit after `pit` counter-clockwise, skipping `origin`.
-#[inline]
-fn next_pit(pit: usize, origin: usize) -> usize {
-    let next = if pit == PITS - 1 { 0 } else { pit + 1 };
-    if next == origin {
-        next_pit(next, origin)
-    } else {
-        next
-    }
-}
-
 /// Sowing `s` seeds from one pit: what each pit receives (one byte per pit
-/// of a `u128`) and the last pit sown.
+/// of a `u128`), the last pit sown, and the seeds that pit received before
+/// the last one (one a lap: `(s − 1) / 11`).
 #[derive(Clone, Copy)]
 struct Sowing {
     added: u128,
     last: u8,
+    laps: u8,
 }
 
 /// Every sowing, by origin and seed count, worked out at compile time so that
 /// a move is two additions on the board's bytes.
 const SOWINGS: [[Sowing; MAX_SEEDS + 1]; SIDE] = {
-    let mut table = [[Sowing { added: 0, last: 0 }; MAX_SEEDS + 1]; SIDE];
+    let empty = Sowing {
+        added: 0,
+        last: 0,
+        laps: 0,
+    };
+    let mut table = [[empty; MAX_SEEDS + 1]; SIDE];
     let mut origin = 0;
     while origin < SIDE {
         let (mut added, mut pit, mut s) = (0u128, origin, 1);
@@ -185,6 +181,7 @@ const SOWINGS: [[Sowing; MAX_SEEDS + 1]; SIDE] = {
             table[origin][s] = Sowing {
                 added,
                 last: pit as u8,
+                laps: ((s - 1) / (PITS - 1)) as u8,
             };
             s += 1;
         }
@@ -208,18 +205,6 @@ fn unpacked(bits: u128) -> Board {
     board
 }
 
-/// Sows the seeds of the mover's pit `origin`; returns the last pit sown.
-#[inline]
-pub fn sow(board: &mut Board, origin: usize) -> usize {
-    let s = board[origin] as usize;
-    debug_assert!(s > 0 && s <= MAX_SEEDS);
-    let sowing = SOWINGS[origin][s];
-    // No byte borrows or overflows: the origin holds exactly s, and no pit
-    // can exceed the 48 seeds of the game.
-    *board = unpacked(packed(board) - ((s as u128) << (8 * origin)) + sowing.added);
-    sowing.last as usize
-}
-
 /// The seeds a capture ending in `last` would take: opponent pits holding 2 or
 /// 3, from `last` backwards (clockwise) while the run lasts.
 #[inline]
@@ -233,30 +218,48 @@ pub fn capture_run(board: &Board, last: usize) -> u8 {
     taken
 }
 
-/// Removes the capture run ending in `last` from the board.
-fn take_capture_run(board: &mut Board, last: usize) {
-    let mut pit = last;
-    while pit >= SIDE && (board[pit] == 2 || board[pit] == 3) {
-        board[pit] = 0;
-        pit -= 1;
-    }
+/// The board flipped ([`flip`]), packed.
+#[inline]
+fn flipped(bits: u128) -> u128 {
+    const HALF: u32 = 8 * SIDE as u32;
+    (bits >> HALF) | (bits & ((1 << HALF) - 1)) << HALF
 }
 
-/// Plays `origin` without legality checks: sowing, then the capture the
-/// ruleset allows. Returns the board after the move (mover's view) and the
-/// seeds captured.
+/// Whether the opponent's pits of a packed board are all empty.
 #[inline]
-fn play_unchecked(rules: Ruleset, board: &Board, origin: usize) -> (Board, u8) {
-    let mut after = *board;
-    let last = sow(&mut after, origin);
-    let taken = capture_run(&after, last);
+fn opponent_empty(bits: u128) -> bool {
+    bits >> (8 * SIDE) == 0
+}
+
+/// Plays `origin` (holding seeds) of the packed `board` without legality
+/// checks: sowing, then the capture the ruleset allows. Returns the board
+/// after the move (mover's view, packed) and the seeds captured.
+#[inline]
+fn play_unchecked(rules: Ruleset, board: u128, origin: usize) -> (u128, u8) {
+    let s = (board >> (8 * origin)) as u8 as usize;
+    debug_assert!(s > 0 && s <= MAX_SEEDS);
+    let sowing = SOWINGS[origin][s];
+    // No byte borrows or overflows: the origin holds exactly s, and no pit
+    // can exceed the 48 seeds of the game.
+    let after = board - (u128::from(s as u64) << (8 * origin)) + sowing.added;
+    // The capture run: opponent pits holding 2 or 3, from the last one sown
+    // backwards.
+    let (mut taken, mut run) = (0, 0u128);
+    let mut pit = sowing.last as usize;
+    while pit >= SIDE {
+        let seeds = (after >> (8 * pit)) as u8;
+        if seeds != 2 && seeds != 3 {
+            break;
+        }
+        taken += seeds;
+        run |= 0xff << (8 * pit);
+        pit -= 1;
+    }
     // abapa: a grand slam (taking every opponent seed) is cancelled.
-    let cancelled = rules == Ruleset::Abapa && taken as usize == opponent_seeds(&after);
-    if taken > 0 && !cancelled {
-        take_capture_run(&mut after, last);
-        (after, taken)
-    } else {
+    if taken == 0 || (rules == Ruleset::Abapa && opponent_empty(after & !run)) {
         (after, 0)
+    } else {
+        (after & !run, taken)
     }
 }
 
@@ -264,20 +267,18 @@ fn play_unchecked(rules: Ruleset, board: &Board, origin: usize) -> (Board, u8) {
 /// is over and [`no_move_value`] gives the position's value.
 pub fn legal_moves(rules: Ruleset, board: &Board) -> MoveList {
     let mut moves = MoveList::new();
+    let bits = packed(board);
     // Moves after which the opponent (the next mover) has no seeds.
     let mut starving = 0u8;
-    for origin in 0..SIDE {
-        if board[origin] == 0 {
-            continue;
-        }
-        let (after, captured) = play_unchecked(rules, board, origin);
-        if after[SIDE..].iter().all(|&p| p == 0) {
+    for origin in (0..SIDE).filter(|&o| board[o] != 0) {
+        let (after, captured) = play_unchecked(rules, bits, origin);
+        if opponent_empty(after) {
             starving |= 1 << moves.len;
         }
         moves.push(Move {
             pit: origin as u8,
             captured,
-            child: flip(&after),
+            child: unpacked(flipped(after)),
         });
     }
     let all = (1u8 << moves.len) - 1;
@@ -299,22 +300,20 @@ pub fn every_quiet_child(
     board: &Board,
     mut holds: impl FnMut(usize, &Board) -> bool,
 ) -> bool {
+    let bits = packed(board);
     // Moves after which the opponent has no seeds: legal only in awari, and
     // only if every move starves.
-    let mut starving = [(0, [0u8; PITS], 0u8); SIDE];
+    let mut starving = [(0, 0u128, 0u8); SIDE];
     let mut starved = 0;
     let mut feeds = false;
-    for origin in 0..SIDE {
-        if board[origin] == 0 {
-            continue;
-        }
-        let (after, captured) = play_unchecked(rules, board, origin);
-        if after[SIDE..].iter().all(|&p| p == 0) {
+    for origin in (0..SIDE).filter(|&o| board[o] != 0) {
+        let (after, captured) = play_unchecked(rules, bits, origin);
+        if opponent_empty(after) {
             starving[starved] = (origin, after, captured);
             starved += 1;
         } else {
             feeds = true;
-            if captured == 0 && !holds(origin, &flip(&after)) {
+            if captured == 0 && !holds(origin, &unpacked(flipped(after))) {
                 return false;
             }
         }
@@ -323,7 +322,9 @@ pub fn every_quiet_child(
         || rules == Ruleset::Abapa
         || starving[..starved]
             .iter()
-            .all(|(origin, after, captured)| *captured != 0 || holds(*origin, &flip(after)))
+            .all(|&(origin, after, captured)| {
+                captured != 0 || holds(origin, &unpacked(flipped(after)))
+            })
 }
 
 /// The value of a position without legal moves.
@@ -355,24 +356,27 @@ pub fn for_each_unmove(rules: Ruleset, child: &Board, mut visit: impl FnMut(&Boa
         return;
     }
     let opponent_total = opponent_seeds(&after);
+    let bits = packed(&after);
+    // Empty opponent pits of the board after the move.
+    let empty_after = after[SIDE..].iter().filter(|&&p| p == 0).count();
     for origin in 0..SIDE {
         if after[origin] != 0 {
             continue;
         }
-        // The parent as bytes of a u128: taking seeds back is a subtraction,
-        // with no byte written and read back through memory.
-        let mut parent = packed(&after);
-        // Empty opponent pits of the parent (it must have one to be indexed).
-        let mut empty = after[SIDE..].iter().filter(|&&p| p == 0).count();
-        let mut pit = origin;
-        for s in 1.. {
-            pit = next_pit(pit, origin);
-            let left = (parent >> (8 * pit)) as u8;
-            if left == 0 {
+        let seed = 1u64 << (8 * origin);
+        // The parent's empty opponent pits (it must have one to be indexed).
+        let mut empty = empty_after;
+        // `s` counts the seeds too: the iterator form compiles to more work.
+        #[allow(clippy::needless_range_loop)]
+        for s in 1..=MAX_SEEDS {
+            let sowing = SOWINGS[origin][s];
+            let pit = sowing.last as usize;
+            // Taking this seed back needs one in `pit` besides those taken
+            // back on earlier laps.
+            if after[pit] <= sowing.laps {
                 break;
             }
-            parent -= 1 << (8 * pit);
-            if pit >= SIDE && left == 1 {
+            if pit >= SIDE && after[pit] == sowing.laps + 1 {
                 empty += 1;
             }
             // The move must not capture (a cancelled abapa grand slam counts as
@@ -388,7 +392,8 @@ pub fn for_each_unmove(rules: Ruleset, child: &Board, mut visit: impl FnMut(&Boa
             if empty == 0 {
                 continue;
             }
-            let candidate = unpacked(parent + ((s as u128) << (8 * origin)));
+            // The parent: the sowing taken back, its seeds in the origin.
+            let candidate = unpacked(bits - sowing.added + u128::from(s as u64 * seed));
             if starved && !every_move_starves(&candidate) {
                 continue;
             }
@@ -399,10 +404,10 @@ pub fn for_each_unmove(rules: Ruleset, child: &Board, mut visit: impl FnMut(&Boa
 
 /// Awari only: does every move of `board` leave the opponent without seeds?
 fn every_move_starves(board: &Board) -> bool {
-    (0..SIDE).filter(|&o| board[o] > 0).all(|origin| {
-        let (after, _) = play_unchecked(Ruleset::Awari, board, origin);
-        opponent_seeds(&after) == 0
-    })
+    let bits = packed(board);
+    (0..SIDE)
+        .filter(|&o| board[o] > 0)
+        .all(|origin| opponent_empty(play_unchecked(Ruleset::Awari, bits, origin).0))
 }
 
 /// Why pit counts are not an Oware position.
@@ -462,18 +467,19 @@ mod tests {
     fn twelve_or_more_seeds_skip_the_origin() {
         // 12 seeds from pit 0: one in each of the 11 other pits, the 12th in
         // pit 1 (the origin is skipped), so pit 0 stays empty.
-        let mut b = [12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
-        let last = sow(&mut b, 0);
-        assert_eq!(last, 1);
-        assert_eq!(b, [0, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1]);
+        let sown = |b: Board, origin| {
+            let (after, captured) = play_unchecked(Ruleset::Awari, packed(&b), origin);
+            assert_eq!(captured, 0);
+            (unpacked(after), SOWINGS[origin][b[origin] as usize].last)
+        };
+        let b = [12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+        assert_eq!(sown(b, 0), ([0, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1], 1));
         // 23 seeds: two full laps of the 11 other pits, plus one.
-        let mut b = [23, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
-        assert_eq!(sow(&mut b, 0), 1);
-        assert_eq!(b, [0, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2]);
+        let b = [23, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+        assert_eq!(sown(b, 0), ([0, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2], 1));
         // 22 seeds end exactly on the pit before the origin.
-        let mut b = [0, 0, 22, 0, 0, 0, 0, 0, 0, 0, 0, 0];
-        assert_eq!(sow(&mut b, 2), 1);
-        assert_eq!(b, [2, 2, 0, 2, 2, 2, 2, 2, 2, 2, 2, 2]);
+        let b = [0, 0, 22, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+        assert_eq!(sown(b, 2), ([2, 2, 0, 2, 2, 2, 2, 2, 2, 2, 2, 2], 1));
     }
 
     #[test]

@@ -3,19 +3,26 @@
 //! The `n`-seed positions with at least one empty opponent pit, in ascending
 //! lexicographic order of `(p11, p10, …, p0)`. Ranking walks the pits from 11
 //! down to 0 and adds, for each pit, the number of indexed positions that share
-//! the pits above it and hold fewer seeds in it; those counts are precomputed.
-
-use std::sync::OnceLock;
+//! the pits above it and hold fewer seeds in it: all the fillings of the pits
+//! from it down, less those that hold at least as many in it. Both counts
+//! depend only on the seeds left below the pit, so a rank is one table lookup
+//! a pit (the second count of a pit and the first of the next, folded), the
+//! tables worked out at compile time.
 
 use crate::games::oware::{Board, MAX_SEEDS, PITS, SIDE};
 
 /// Binomial coefficients up to C(60, 12), exact in u64.
-fn binomial(n: usize, k: usize) -> u64 {
+const fn binomial(n: usize, k: usize) -> u64 {
     if k > n {
         return 0;
     }
-    let k = k.min(n - k);
-    (0..k).fold(1u64, |acc, i| acc * (n - i) as u64 / (i + 1) as u64)
+    let k = if k < n - k { k } else { n - k };
+    let (mut acc, mut i) = (1u64, 0);
+    while i < k {
+        acc = acc * (n - i) as u64 / (i + 1) as u64;
+        i += 1;
+    }
+    acc
 }
 
 /// Number of positions in layer `n` of the index: C(n+11, 11) − C(n+5, 11).
@@ -29,68 +36,99 @@ pub fn is_indexed(board: &Board) -> bool {
     board[SIDE..].contains(&0)
 }
 
-/// Ways to fill `k` pits (pits `k-1..=0`) with exactly `r` seeds so that the
-/// whole position is indexed. `zero_above`: an opponent pit above them is
-/// already empty, so any filling will do.
-fn completions(k: usize, r: usize, zero_above: bool) -> u64 {
-    let all = if k == 0 {
-        u64::from(r == 0)
-    } else {
-        binomial(r + k - 1, k - 1)
-    };
-    if zero_above {
-        return all;
-    }
-    // Subtract the fillings whose remaining opponent pits are all occupied.
-    let opponent_pits = k.saturating_sub(SIDE);
-    if opponent_pits == 0 || r < opponent_pits {
-        return if opponent_pits == 0 { 0 } else { all };
-    }
-    all - binomial(r - opponent_pits + k - 1, k - 1)
-}
-
 const N: usize = MAX_SEEDS + 1;
 
-/// `before[pit][zero_above][r][x]`: indexed positions that agree with the
-/// pits above `pit`, have `r` seeds left for pits `pit..=0`, and hold fewer
-/// than `x` seeds in `pit`.
-struct RankTables {
-    before: Vec<u64>,
+/// Fillings of the `pit` pits below `pit` with at most `m` seeds,
+/// `C(m + pit, pit)`; with `full`, only those whose opponent pits (pits
+/// `SIDE..pit`) are all occupied.
+const fn at_most(pit: usize, m: isize, full: bool) -> u64 {
+    let occupied = if full {
+        pit.saturating_sub(SIDE) as isize
+    } else {
+        0
+    };
+    if m < occupied {
+        return 0;
+    }
+    binomial(m as usize - occupied as usize + pit, pit)
 }
 
-impl RankTables {
-    fn build() -> Self {
-        let mut before = vec![0u64; PITS * 2 * N * (N + 1)];
-        for pit in 0..PITS {
-            for zero in [false, true] {
-                for r in 0..N {
-                    let mut acc = 0;
-                    for x in 0..=r {
-                        before[Self::at(pit, zero, r, x)] = acc;
-                        let zero_below = zero || (pit >= SIDE && x == 0);
-                        acc += completions(pit, r - x, zero_below);
-                    }
-                    before[Self::at(pit, zero, r, r + 1)] = acc;
-                }
+/// `TAIL[pit][zero][empty][rest]`: with `x` of the seeds for pits
+/// `pit..=0` in `pit` and `rest` below it, the indexed fillings of those
+/// pits that hold `x` or more in `pit` (all of them if `empty`: `x = 0`).
+/// `zero`: a pit above is an empty opponent pit. Pit 0's entries are 0.
+static TAIL: [[[[u64; N]; 2]; 2]; PITS] = {
+    let mut table = [[[[0; N]; 2]; 2]; PITS];
+    let mut pit = 1;
+    while pit < PITS {
+        let mut rest = 0;
+        while rest < N {
+            let m = rest as isize;
+            // With an empty opponent pit above, any filling will do; else
+            // one below must be empty, which pit `pit` itself is if `x = 0`
+            // (an opponent pit), and which pits `pit − 1..=0` are if not all
+            // opponent pits among them are occupied.
+            table[pit][1][0][rest] = at_most(pit, m, false);
+            table[pit][1][1][rest] = at_most(pit, m, false);
+            if pit >= SIDE {
+                table[pit][0][0][rest] = at_most(pit, m, false) - at_most(pit, m, true);
+                table[pit][0][1][rest] = at_most(pit, m, false) - at_most(pit, m - 1, true);
             }
+            rest += 1;
         }
-        RankTables { before }
+        pit += 1;
     }
+    table
+};
 
-    #[inline]
-    fn at(pit: usize, zero: bool, r: usize, x: usize) -> usize {
-        ((pit * 2 + zero as usize) * N + r) * (N + 1) + x
+/// Rows of [`STEP`]: a power of two above [`MAX_SEEDS`], so that a masked
+/// index needs no bounds check.
+const ROW: usize = 64;
+
+/// `STEP[top - SIDE][pit][rest]` (`pit ≥ 1`): what pit `pit` adds to the
+/// rank of a position whose highest empty opponent pit is `top`, `rest`
+/// seeds left below `pit`: the fillings of pits `pit − 1..=0` (none for pit
+/// 1, whose count ends the rank), less those of `pit..=0` holding at least
+/// as many in `pit` ([`TAIL`]). The first count of the rank is the layer's
+/// size, the fillings of all pits.
+static STEP: [[[u64; ROW]; PITS]; PITS - SIDE] = {
+    let mut table = [[[0; ROW]; PITS]; PITS - SIDE];
+    let mut top = SIDE;
+    while top < PITS {
+        let mut pit = 1;
+        while pit < PITS {
+            // Above `top` no pit is empty; below it one above is.
+            let (zero, empty) = (pit < top, pit == top);
+            let below = (zero || empty) as usize;
+            let mut rest = 0;
+            while rest < N {
+                let all_below = if pit > 1 {
+                    TAIL[pit - 1][below][1][rest]
+                } else {
+                    0
+                };
+                table[top - SIDE][pit][rest] =
+                    all_below.wrapping_sub(TAIL[pit][zero as usize][empty as usize][rest]);
+                rest += 1;
+            }
+            pit += 1;
+        }
+        top += 1;
     }
+    table
+};
 
-    #[inline]
-    fn get(&self, pit: usize, zero: bool, r: usize, x: usize) -> u64 {
-        self.before[Self::at(pit, zero, r, x)]
-    }
-}
-
-fn tables() -> &'static RankTables {
-    static TABLES: OnceLock<RankTables> = OnceLock::new();
-    TABLES.get_or_init(RankTables::build)
+/// The highest empty opponent pit of an indexed position.
+#[inline]
+fn highest_empty(board: &Board) -> usize {
+    let mut bytes = [0; 8];
+    bytes[..PITS - SIDE].copy_from_slice(&board[SIDE..]);
+    let pits = u64::from_le_bytes(bytes);
+    // The top bit of each byte set where the pit is empty (no carry crosses
+    // a byte).
+    const LOW: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    let empty = !(((pits & LOW) + LOW) | pits | LOW) & 0x8080_8080_8080;
+    SIDE + (63 - (empty | 0x80).leading_zeros() as usize) / 8
 }
 
 /// The rank of an indexed position within its layer (`None` if the position is
@@ -110,15 +148,15 @@ pub fn rank(board: &Board) -> Option<u64> {
 /// [`rank`] for a position known to be indexed with `total` seeds.
 #[inline]
 pub fn rank_indexed(board: &Board, total: usize) -> u64 {
-    let t = tables();
+    debug_assert!(total <= MAX_SEEDS && is_indexed(board));
+    let steps = &STEP[highest_empty(board) - SIDE];
+    // The counts of each pit telescope: partial sums may wrap, the rank
+    // does not. `r` stays below `ROW`.
     let mut r = total;
-    let mut zero = false;
-    let mut rank = 0;
+    let mut rank = TAIL[PITS - 1][0][1][total];
     for pit in (1..PITS).rev() {
-        let x = board[pit] as usize;
-        rank += t.get(pit, zero, r, x);
-        zero |= pit >= SIDE && x == 0;
-        r -= x;
+        r -= board[pit] as usize;
+        rank = rank.wrapping_add(steps[pit][r % ROW]);
     }
     rank
 }
@@ -127,19 +165,21 @@ pub fn rank_indexed(board: &Board, total: usize) -> u64 {
 /// [`layer_size`]`(n)`.
 pub fn unrank(n: usize, mut rank: u64) -> Board {
     debug_assert!(rank < layer_size(n));
-    let t = tables();
     let mut board = [0u8; PITS];
     let mut r = n;
-    let mut zero = false;
+    let mut zero = 0;
     for pit in (1..PITS).rev() {
-        // The largest x whose "before" count does not exceed the rank.
+        // The largest x with fewer positions before it than `rank + 1`.
+        let all = TAIL[pit][zero][1][r];
         let mut x = 0;
-        while x < r && t.get(pit, zero, r, x + 1) <= rank {
+        while x < r && all - TAIL[pit][zero][0][r - x - 1] <= rank {
             x += 1;
         }
-        rank -= t.get(pit, zero, r, x);
+        rank -= all - TAIL[pit][zero][usize::from(x == 0)][r - x];
         board[pit] = x as u8;
-        zero |= pit >= SIDE && x == 0;
+        if pit >= SIDE && x == 0 {
+            zero = 1;
+        }
         r -= x;
     }
     board[0] = r as u8;
@@ -240,6 +280,20 @@ mod tests {
             }
             assert_eq!(rank(&unrank(n, size - 1)), Some(size - 1));
             assert_eq!(rank(&unrank(n, 0)), Some(0));
+        }
+    }
+
+    #[test]
+    fn the_next_indexed_position_of_a_large_layer_has_the_next_rank() {
+        let mut state = 11;
+        for n in [13, 24, 37, 48] {
+            let size = layer_size(n);
+            for _ in 0..2000 {
+                let r = (lcg(&mut state) << 31 ^ lcg(&mut state)) % (size - 1);
+                let mut board = unrank(n, r);
+                assert!(next_indexed(&mut board));
+                assert_eq!(rank(&board), Some(r + 1), "n={n} {board:?}");
+            }
         }
     }
 

@@ -321,16 +321,19 @@ impl Layer {
                 if candidates == 0 && fresh == 0 {
                     continue;
                 }
-                for (slot, value) in values.iter_mut().enumerate() {
-                    let shift = 4 * slot;
+                // Bit 2 of the state of each slot to look at: the others
+                // keep their state (resolved ones have nothing to settle).
+                let mut todo = fresh | nibbles(candidates) << 2;
+                while todo != 0 {
+                    let shift = todo.trailing_zeros() as usize & !3;
+                    todo &= todo - 1;
+                    let value = &mut values[shift / 4];
                     let state = (*word >> shift) & NIBBLE;
                     let new = if state & RESOLVED != 0 {
                         match settle(state, value, t + 1) {
                             Some(new) => new,
                             None => continue,
                         }
-                    } else if candidates & (1 << slot) == 0 {
-                        continue;
                     } else {
                         match threshold::seed(*value, state & COUNTER != 0, t) {
                             Some(Verdict::Won) => RESOLVED | PENDING,
@@ -372,6 +375,16 @@ impl Layer {
             states: self.states.words,
         }
     }
+}
+
+/// Bit `i` of `bits` moved to bit `4 i`, the low bit of state `i` of a word.
+#[inline]
+fn nibbles(bits: u16) -> u64 {
+    let mut x = u64::from(bits);
+    x = (x | x << 24) & 0x0000_00ff_0000_00ff;
+    x = (x | x << 12) & 0x000f_000f_000f_000f;
+    x = (x | x << 6) & 0x0303_0303_0303_0303;
+    (x | x << 3) & LOW_BITS
 }
 
 /// A resolved position at the scan after its threshold `t`, its parents told:

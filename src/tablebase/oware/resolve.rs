@@ -52,10 +52,19 @@ const AHEAD: usize = 16;
 
 /// Fills in the value of every lookup (the slice keeps its order).
 pub fn resolve(layers: &impl LayerSource, lookups: &mut [Lookup]) -> Result<(), TablebaseError> {
-    let direct = |seeds: u8| match layers.source(seeds as usize) {
-        Ok(Source::Direct(values) | Source::InOrder(values)) => Some(values),
-        _ => None,
-    };
+    // Each layer's source is asked once, not per lookup, and only of the
+    // layers looked up (a tablebase opens its tables on first use).
+    let asked = lookups
+        .par_iter()
+        .fold(|| 0u64, |asked, l| asked | 1 << l.seeds)
+        .reduce(|| 0, |a, b| a | b);
+    let direct: [Option<&[i8]>; MAX_SEEDS + 1] = std::array::from_fn(|seeds| {
+        match (asked >> seeds & 1 != 0).then(|| layers.source(seeds)) {
+            Some(Ok(Source::Direct(values) | Source::InOrder(values))) => Some(values),
+            _ => None,
+        }
+    });
+    let direct = |seeds: u8| direct[seeds as usize];
     lookups.par_chunks_mut(1 << 12).for_each(|chunk| {
         for i in 0..chunk.len() {
             if let Some(ahead) = chunk.get(i + AHEAD)
