@@ -32,8 +32,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rayon::prelude::*;
 
 use super::rank_stream::{self, RankReader, RankWriter, STREAM_BYTES, ScratchResult};
-use super::scratch::{ExitFiles, Scratch, Streamed, solve_streamed};
-use super::set_up::{LowerLayers, PART_BYTES, set_up_layer};
+use super::scratch::{Scratch, Streamed, set_up_exits, solve_streamed};
+use super::set_up::{LowerLayers, PART_BYTES};
 use super::{Config, Engine, EngineError, prefetch};
 use crate::error::PathContext;
 use crate::games::oware::{self, Board, Ruleset, SIDE};
@@ -243,15 +243,10 @@ impl Streamed for Compact {
         scratch: &Scratch,
         progress: Progress,
     ) -> Result<(), EngineError<E>> {
-        let mut files = ExitFiles::create(scratch, self.seeds)?;
         let layer = (self.rules, self.seeds);
-        set_up_layer(layer, config, lower, None, progress, |start, exits| {
-            Ok(files.push_part(start, exits, |rank| {
-                self.codes.change(rank, |_| true, CLOSED);
-            })?)
-        })?;
-        files.finish()?;
-        Ok(())
+        set_up_exits(layer, config, lower, scratch, None, progress, |rank| {
+            self.codes.change(rank, |_| true, CLOSED);
+        })
     }
 
     /// Threshold `t`: the positions whose exits are worth `±t` are won or

@@ -20,8 +20,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use super::outbox::Outbox;
 use super::propagate::propagate_threshold;
 use super::rank_stream::{RankReader, RankWriter, STREAM_BYTES};
-use super::scratch::{ExitFiles, Scratch, Streamed, solve_streamed};
-use super::set_up::{LowerLayers, PART_BYTES, set_up_layer};
+use super::scratch::{Scratch, Streamed, set_up_exits, solve_streamed};
+use super::set_up::{LowerLayers, PART_BYTES};
 use super::states::{
     COUNTER, Exits, FRESH, LOSS, LOW_BITS, NIBBLE, PENDING, PER_WORD, RESOLVED, States,
 };
@@ -108,25 +108,15 @@ impl Streamed for OutOfCore {
         scratch: &Scratch,
         progress: Progress,
     ) -> Result<(), EngineError<E>> {
-        let (rules, seeds) = (self.states.rules, self.states.seeds);
-        let mut files = ExitFiles::create(scratch, seeds)?;
+        let layer = (self.states.rules, self.states.seeds);
         let OutOfCore {
             states,
             closed_lose,
         } = self;
         let words = Some(&mut *states.words);
-        set_up_layer(
-            (rules, seeds),
-            config,
-            lower,
-            words,
-            progress,
-            |start, exits| {
-                Ok(files.push_part(start, exits, |rank| mark_closed_lose(closed_lose, rank))?)
-            },
-        )?;
-        files.finish()?;
-        Ok(())
+        set_up_exits(layer, config, lower, scratch, words, progress, |rank| {
+            mark_closed_lose(closed_lose, rank)
+        })
     }
 
     fn threshold<E: std::error::Error + 'static>(

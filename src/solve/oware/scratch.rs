@@ -7,12 +7,13 @@
 
 use std::fs;
 use std::path::PathBuf;
+use std::sync::atomic::AtomicU64;
 
 use rayon::prelude::*;
 
 use super::checkpoint::Checkpoint;
 use super::rank_stream::{RankReader, RankWriter, ScratchResult};
-use super::set_up::LowerLayers;
+use super::set_up::{LowerLayers, set_up_layer};
 use super::{CHUNK, Config, Engine, EngineError};
 use crate::error::PathContext;
 use crate::games::oware::Ruleset;
@@ -141,8 +142,33 @@ impl Scratch {
     }
 }
 
+/// The set-up of an engine that streams its exits ([`set_up_layer`]): each
+/// position's best exit to the file of its size; `no_exit` is told the
+/// rank of every position without one; `states`, if given, get the
+/// counters.
+#[allow(clippy::too_many_arguments)]
+pub fn set_up_exits<L, E>(
+    layer: (Ruleset, usize),
+    config: &Config,
+    lower: &L,
+    scratch: &Scratch,
+    states: Option<&mut [AtomicU64]>,
+    progress: Progress,
+    mut no_exit: impl FnMut(usize),
+) -> Result<(), EngineError<E>>
+where
+    L: LowerLayers<Error = E>,
+    E: std::error::Error + 'static,
+{
+    let mut files = ExitFiles::create(scratch, layer.1)?;
+    set_up_layer(layer, config, lower, states, progress, |start, exits| {
+        Ok(files.push_part(start, exits, &mut no_exit)?)
+    })?;
+    Ok(files.finish()?)
+}
+
 /// The exit files of a layer being set up, written part by part.
-pub struct ExitFiles(Vec<RankWriter>);
+struct ExitFiles(Vec<RankWriter>);
 
 impl ExitFiles {
     /// Creates (or empties) the files of every exit size of layer `seeds`.
