@@ -500,6 +500,24 @@ pub struct VerifyOware {
     /// A folder of published scores.N files that must hold the same values
     #[arg(long)]
     against: Option<PathBuf>,
+    /// Memory budget (e.g. 6G, 512M; binary units): the layer checked is
+    /// decoded into memory (1 byte a position) beside a part of its
+    /// positions, and the lower layers it reads most stay in memory while
+    /// the budget holds them; the others are read from raw copies in
+    /// scratch files (see --lower-cache), and those the cache does not hold
+    /// only in order, their lookups deferred. Default: as `build oware`'s
+    #[arg(long, value_parser = parse_size)]
+    memory: Option<u64>,
+    /// Lower layers kept decoded in scratch files and read through the page
+    /// cache, outside --memory, as `build oware --lower-cache` (default: as
+    /// there, the memory available now less --memory and 10%)
+    #[arg(long, value_parser = parse_size_or_zero)]
+    lower_cache: Option<u64>,
+    /// Folder for the scratch files of lower layers that leave memory, in
+    /// a verify-scratch folder removed at the end (default: DIR/oware-RULES;
+    /// for tables on a read-only or small disk)
+    #[arg(long)]
+    scratch: Option<PathBuf>,
 }
 
 pub fn verify(args: VerifyOware) -> anyhow::Result<()> {
@@ -524,13 +542,25 @@ pub fn verify(args: VerifyOware) -> anyhow::Result<()> {
         .expect("valid template")
         .progress_chars("=> "),
     );
+    let (memory, lower_cache) = memory_and_lower_cache(args.memory, args.lower_cache)?;
+    let options = tb::VerifyOptions {
+        max_seeds: max,
+        memory,
+        lower_cache,
+        scratch: args.scratch,
+        against: args.against,
+    };
     let start = std::time::Instant::now();
-    tb::verify(dir, rules, max, args.against.as_deref(), &|_, positions| {
-        bar.inc(positions)
+    let streamed = std::sync::Mutex::new(Vec::new());
+    tb::verify(dir, rules, &options, &|layer| {
+        bar.inc(layer.positions);
+        if layer.streamed > 0 {
+            streamed.lock().unwrap().push(layer.seeds);
+        }
     })?;
     bar.finish_and_clear();
     let seconds = start.elapsed().as_secs_f64();
-    let against = args
+    let against = options
         .against
         .map(|a| format!(", identical to the files in {}", a.display()))
         .unwrap_or_default();
@@ -538,6 +568,15 @@ pub fn verify(args: VerifyOware) -> anyhow::Result<()> {
         "{rules} layers 0..={max}: {total} positions verified in {seconds:.1} s ({:.2}M positions/s): headers, checksums and every value against its children{against}",
         total as f64 / seconds / 1e6
     );
+    let streamed = streamed.into_inner().unwrap();
+    if let Some(first) = streamed.iter().min() {
+        println!(
+            "{} layers (from layer {first}) streamed lower layers from scratch files: \
+             --memory {} and the lower cache did not hold them",
+            streamed.len(),
+            human_bytes(memory)
+        );
+    }
     Ok(())
 }
 

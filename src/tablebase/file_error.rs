@@ -70,9 +70,9 @@ pub enum FileError {
     /// A file that an export or import would overwrite.
     #[error("already exists; delete it first to replace it")]
     Exists,
-    /// A folder that another build holds locked.
+    /// A folder that another build (or verify) holds locked.
     #[error(
-        "another build is running in this folder (it holds its .lock file); wait for it to finish or stop it"
+        "another build or verify is using this folder (it holds its .lock file); wait for it to finish or stop it"
     )]
     Locked,
 }

@@ -38,7 +38,13 @@ fn cross_check(rules: Ruleset, naive_rules: NaiveRules) {
         assert_eq!(reports[seeds].positions, indexed);
     }
     // Every built layer passes the checks of `verify`.
-    tb::verify(dir.path(), rules, MAX_SEEDS, None, &|_, _| {}).unwrap();
+    tb::verify(
+        dir.path(),
+        rules,
+        &tb::VerifyOptions::new(MAX_SEEDS),
+        &|_| {},
+    )
+    .unwrap();
 }
 
 #[test]
@@ -127,5 +133,11 @@ fn resumed_builds_equal_fresh_ones() {
             "layer {seeds}"
         );
     }
-    tb::verify(resumed.path(), Ruleset::Abapa, 9, None, &|_, _| {}).unwrap();
+    tb::verify(
+        resumed.path(),
+        Ruleset::Abapa,
+        &tb::VerifyOptions::new(9),
+        &|_| {},
+    )
+    .unwrap();
 }

@@ -108,7 +108,13 @@ fn compact_tables_equal_in_memory_tables() {
             );
             assert!(!tb::scratch_dir(&folder, seeds).exists());
         }
-        tb::verify(compact.path(), rules, MAX_SEEDS, None, &|_, _| {}).unwrap();
+        tb::verify(
+            compact.path(),
+            rules,
+            &tb::VerifyOptions::new(MAX_SEEDS),
+            &|_| {},
+        )
+        .unwrap();
     }
 }
 
@@ -146,7 +152,13 @@ fn out_of_core_tables_equal_in_memory_tables() {
                 assert!(!tb::scratch_dir(&folder, seeds).exists());
             }
             assert!(!folder.join("lower-cache").exists());
-            tb::verify(tiny.path(), rules, MAX_SEEDS, None, &|_, _| {}).unwrap();
+            tb::verify(
+                tiny.path(),
+                rules,
+                &tb::VerifyOptions::new(MAX_SEEDS),
+                &|_| {},
+            )
+            .unwrap();
         }
     }
 }
@@ -363,7 +375,10 @@ fn a_second_build_on_one_folder_is_refused_at_once() {
     let d = dir.path().to_str().unwrap();
     let args = ["build", "oware", "--dir", d, "--max-seeds", "4"];
     let err = fails(&args);
-    assert!(err.contains("another build is running"), "{err}");
+    assert!(
+        err.contains("another build or verify is using this folder"),
+        "{err}"
+    );
     drop(lock);
     let (ok, _, stderr) = common::cli(&args);
     assert!(ok, "{stderr}");

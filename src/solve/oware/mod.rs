@@ -59,7 +59,7 @@ mod states;
 pub use buckets::{DEFERRED_BYTES_PER_POSITION, Deferred};
 pub use checkpoint::checkpoint_path;
 pub use outbox::OUTBOX_BYTES;
-pub use set_up::{Lookup, LowerLayers, PART_BYTES};
+pub use set_up::{Lookup, LowerLayers, PART_BYTES, set_up_layer};
 
 /// Positions per parallel work unit (a multiple of 16: one state word holds 16).
 pub const CHUNK: usize = 1 << 15;

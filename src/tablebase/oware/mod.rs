@@ -23,7 +23,7 @@ pub use build::{
     BuildOptions, CHECKPOINT_EVERY, FIXED_BYTES, LayerPlan, build, build_on, plan_engine,
     plan_layer, scratch_dir,
 };
-pub use check::{decode_layers, export, import, verify};
+pub use check::{LayerChecked, VerifyOptions, decode_layers, export, import, verify};
 pub use probe::{MoveValue, OwareTablebase, PvEnd, PvStep};
 
 use super::FileError;
@@ -191,6 +191,21 @@ pub enum TablebaseError {
         /// The engine that would need that much.
         engine: Engine,
     },
+    #[error(
+        "checking layer {seeds} needs at least {} of memory (its values, a byte a position, \
+         and a part of its positions); the budget is {} (raise --memory)",
+        human_bytes(*minimum),
+        human_bytes(*budget)
+    )]
+    /// A memory budget below what checking a layer needs.
+    TooLittleMemoryToCheck {
+        /// The layer.
+        seeds: usize,
+        /// The budget in bytes.
+        budget: u64,
+        /// The least it needs, in bytes.
+        minimum: u64,
+    },
     /// A layer whose table, scratch files and checkpoint would not fit the
     /// free disk space.
     #[error(
@@ -243,6 +258,7 @@ impl TablebaseError {
             TablebaseError::File(e) => e.error.cause(),
             TablebaseError::TooManySeeds(_)
             | TablebaseError::TooLittleMemory { .. }
+            | TablebaseError::TooLittleMemoryToCheck { .. }
             | TablebaseError::ShareTooLarge { .. } => Cause::BadInput,
             TablebaseError::Memory { .. } | TablebaseError::DiskTooSmall { .. } => Cause::Other,
         }

@@ -180,7 +180,8 @@ pub fn decode<L: LayerSource + LowerLayers<Error = TablebaseError>>(
     let Source::Stored(table) = layers.source(seeds)? else {
         panic!("layer {seeds} is not stored")
     };
-    let below = (0..seeds)
+    // Captures take two seeds or more: layer `seeds - 1` is never read.
+    let below = (0..seeds.saturating_sub(1))
         .map(|s| layers.source(s))
         .collect::<Result<Vec<_>, _>>()?;
     if below.iter().all(|s| matches!(s, Source::Direct(_))) {

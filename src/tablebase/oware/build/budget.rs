@@ -15,7 +15,7 @@ use crate::tablebase::oware::TablebaseError;
 /// 16th of the layer: each part's batch of lower lookups takes about 32
 /// bytes a position, and reads every block of the stored lower layers it
 /// touches, so a layer reading its tables wants few parts.
-pub(super) const MAX_PART: usize = 1 << 22;
+pub(in crate::tablebase::oware) const MAX_PART: usize = 1 << 22;
 const MAX_PARTS: usize = 16;
 /// Memory beside the engines' arrays and parts: thread stacks, the table
 /// writer's batches, decoded blocks in flight, scratch buffers (the

@@ -1,4 +1,5 @@
-//! The lock that keeps a second build out of a ruleset folder.
+//! The lock that keeps a second build out of a ruleset folder (and a second
+//! verify out of its scratch folder).
 
 use std::fs;
 use std::path::Path;
@@ -7,8 +8,8 @@ use crate::error::WithPath;
 use crate::tablebase::FileError;
 use crate::tablebase::oware::TablebaseError;
 
-/// Takes the build lock of a ruleset folder, or says who holds it.
-pub(super) fn lock(folder: &Path) -> Result<fs::File, TablebaseError> {
+/// Takes the lock of a folder, or says that another process holds it.
+pub(in crate::tablebase::oware) fn lock(folder: &Path) -> Result<fs::File, TablebaseError> {
     let path = folder.join(".lock");
     let io = |e| TablebaseError::from(WithPath::new(&path, FileError::Io(e)));
     let file = fs::OpenOptions::new()

@@ -15,9 +15,11 @@ mod budget;
 mod lock;
 mod placement;
 
-pub(super) use budget::Budget;
+pub(super) use budget::{Budget, MAX_PART};
 pub use budget::{FIXED_BYTES, LayerPlan, plan_engine, plan_layer};
-pub(super) use placement::{Place, lower_cache_dir, placement};
+pub(super) use placement::{
+    Place, create_dir, lower_cache_dir, place_lower_layers, place_within, placement,
+};
 
 use super::layers::{Layer, Layers, allocate_resident};
 use super::{TablebaseError, open_table, ruleset_dir, table_meta, table_path};
@@ -31,9 +33,8 @@ use crate::table::raw::{self, RawLayer, RawWriter};
 use crate::table::{CAPTURE_DECIDES, PendingTable, Table, ValueEncoding};
 use crate::tablebase::FileError;
 use crate::tablebase::{BuildObserver, LayerReport, Outcomes, outcomes, writers};
-use budget::MAX_PART;
-use lock::lock;
-use placement::{create_lower_cache, place_lower_layers, raw_copy, retain};
+pub(super) use lock::lock;
+use placement::{raw_copy, retain};
 
 /// A layer that takes longer saves its state at the next threshold boundary.
 pub const CHECKPOINT_EVERY: Duration = Duration::from_secs(600);
@@ -190,10 +191,12 @@ impl Run<'_> {
         transport: &T,
     ) -> Result<LayerReport, TablebaseError> {
         let positions = index::layer_size(seeds);
-        let defers = placement(seeds, plan, &self.budget).contains(&Place::Streamed);
+        let places = placement(seeds, plan, &self.budget);
+        let defers = places.contains(&Place::Streamed);
         let raw_copy = raw_copy(self.folder, seeds, &self.budget).is_some();
         let sweep = check_disk(self.folder, seeds, plan, raw_copy, defers)?;
-        place_lower_layers(self.folder, seeds, plan, &self.budget, lower)?;
+        let cache = lower_cache_dir(self.folder);
+        place_lower_layers(self.folder, &cache, &places, plan.part, lower)?;
         let memory = plan.engine_bytes + lower.resident_bytes();
         self.observer.layer_planned(seeds, plan, memory);
         let start = Instant::now();
@@ -269,7 +272,7 @@ impl Run<'_> {
         let progress = |steps| observer.advance(steps);
         let cache = (!retain).then(|| raw_copy(folder, seeds, budget)).flatten();
         if cache.is_some() {
-            create_lower_cache(folder)?;
+            create_dir(&lower_cache_dir(folder))?;
         }
         let published = options.keep_raw.then(|| raw::layer_path(folder, seeds));
         let mut out =
@@ -458,7 +461,7 @@ fn file_len(path: &Path) -> u64 {
 }
 
 /// Removes a folder and what it holds, if it is there.
-fn remove_dir(path: &Path) -> Result<(), TablebaseError> {
+pub(super) fn remove_dir(path: &Path) -> Result<(), TablebaseError> {
     match fs::remove_dir_all(path) {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
             Err(WithPath::new(path, FileError::Io(e)).into())

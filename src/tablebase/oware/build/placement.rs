@@ -33,11 +33,21 @@ fn residence_order(seeds: usize) -> impl Iterator<Item = usize> {
 /// streamed if the engine streams its exits (its set-up defers lookups),
 /// else stored (read from their tables).
 pub(crate) fn placement(seeds: usize, plan: &LayerPlan, budget: &Budget) -> Vec<Place> {
-    let room = budget.memory.saturating_sub(plan.engine_bytes);
     let rest = match plan.engine {
         Engine::OutOfCore | Engine::Compact => Place::Streamed,
         Engine::InMemory => Place::Stored,
     };
+    place_within(
+        seeds,
+        budget.memory.saturating_sub(plan.engine_bytes),
+        budget,
+        rest,
+    )
+}
+
+/// [`placement`] with `room` bytes of memory for the resident layers, the
+/// layers neither memory nor the cache holds `rest`.
+pub(crate) fn place_within(seeds: usize, room: u64, budget: &Budget, rest: Place) -> Vec<Place> {
     let (mut resident, mut cached) = (0, 0);
     let mut places = vec![Place::Stored; seeds];
     for s in residence_order(seeds) {
@@ -60,22 +70,24 @@ pub(crate) fn placement(seeds: usize, plan: &LayerPlan, budget: &Budget) -> Vec<
     places
 }
 
-/// Places the lower layers for layer `seeds` as [`placement`] says. A
-/// layer that becomes resident, cached or streamed is copied from where it
-/// is read directly, or decoded from its table a part at a time, from the
-/// lowest layer up (so a decode expands its positions through the layers
-/// below it, read directly or in order): a resumed build reads its lower
-/// layers as fast as one that built them. A layer that leaves the cache
-/// loses its file.
-pub(super) fn place_lower_layers(
+/// Places the lower layers of the tables in `folder` at `places` (by
+/// seeds, as [`placement`] says), their raw copies in the folder `cache`.
+/// A layer that becomes resident, cached or streamed is copied from where
+/// it is read directly, or decoded from its table `batch` positions at a
+/// time, from the lowest layer up (so a decode expands its positions
+/// through the layers below it, read directly or in order): a resumed
+/// build reads its lower layers as fast as one that built them. A layer
+/// that leaves the cache loses its file.
+pub(crate) fn place_lower_layers(
     folder: &Path,
-    seeds: usize,
-    plan: &LayerPlan,
-    budget: &Budget,
+    cache: &Path,
+    places: &[Place],
+    batch: usize,
     lower: &mut Layers,
 ) -> Result<(), TablebaseError> {
-    for (s, place) in placement(seeds, plan, budget).into_iter().enumerate() {
-        let path = raw::layer_path(&lower_cache_dir(folder), s);
+    let decode = cache.join("decode");
+    for (s, &place) in places.iter().enumerate() {
+        let path = raw::layer_path(cache, s);
         let positions = index::layer_size(s);
         let layer = match (lower.layer(s), place) {
             (Layer::Resident(_), Place::Resident)
@@ -89,7 +101,7 @@ pub(super) fn place_lower_layers(
                 Layer::Resident(values)
             }
             (Layer::Stored(_), Place::Resident) => {
-                lower.make_resident(s, plan.part, &decode_dir(folder))?;
+                lower.make_resident(s, batch, &decode)?;
                 continue;
             }
             (_, Place::Stored) => {
@@ -99,13 +111,13 @@ pub(super) fn place_lower_layers(
             (layer, Place::Cached | Place::Streamed) => {
                 match layer {
                     Layer::Resident(values) => {
-                        create_lower_cache(folder)?;
+                        create_dir(cache)?;
                         raw::write_layer(&path, values)?;
                     }
                     Layer::Stored(_) => {
-                        create_lower_cache(folder)?;
+                        create_dir(cache)?;
                         let mut out = RawWriter::create(path.clone())?;
-                        resolve::decode(lower, s, plan.part, &decode_dir(folder), &mut |values| {
+                        resolve::decode(lower, s, batch, &decode, &mut |values| {
                             Ok(out.push(values)?)
                         })?;
                         out.finish()?;
@@ -140,11 +152,6 @@ pub(crate) fn lower_cache_dir(folder: &Path) -> PathBuf {
     folder.join("lower-cache")
 }
 
-/// The scratch folder of a lower layer's decoding with deferred lookups.
-fn decode_dir(folder: &Path) -> PathBuf {
-    lower_cache_dir(folder).join("decode")
-}
-
 /// The raw copy a layer just built is written to if its values are not
 /// kept in memory and a layer above reads it (cached or streamed): writing
 /// it as the values come costs less than decoding the table later.
@@ -153,11 +160,11 @@ pub(super) fn raw_copy(folder: &Path, seeds: usize, budget: &Budget) -> Option<P
         .then(|| raw::layer_path(&lower_cache_dir(folder), seeds))
 }
 
-pub(super) fn create_lower_cache(folder: &Path) -> Result<(), TablebaseError> {
-    let dir = lower_cache_dir(folder);
-    fs::create_dir_all(&dir)
+/// Creates a scratch folder (and those above it) if it is not there.
+pub(crate) fn create_dir(dir: &Path) -> Result<(), TablebaseError> {
+    fs::create_dir_all(dir)
         .map_err(FileError::CreateDir)
-        .at(&dir)?;
+        .at(dir)?;
     Ok(())
 }
 
