@@ -19,6 +19,7 @@ mod omweso_tables;
 mod oware_cross_check;
 mod oware_distributed;
 mod oware_out_of_core;
+mod oware_verify;
 mod play_oware;
 mod plot_oware;
 mod probe;

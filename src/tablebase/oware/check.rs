@@ -147,7 +147,7 @@ pub fn verify(
             place_within(s, room, &budget, Place::Streamed)
         })
         .collect();
-    let on_disk = places.iter().flatten().any(|p| *p != Place::Resident);
+    let on_disk = (places.iter().flatten()).any(|p| matches!(p, Place::Cached | Place::Streamed));
     let scratch = Scratch::path(options.scratch.as_deref().unwrap_or(&folder));
     // Taken only if a layer leaves memory: else nothing is written.
     let _held = on_disk.then(|| Scratch::take(&scratch)).transpose()?;
@@ -432,4 +432,32 @@ pub fn import(
     writers::oware_import(table_meta(rules, seeds, ValueEncoding::Score))
         .write(&path, layer.values())?;
     Ok(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The least budget holds the layer and one chunk; a byte less is
+    /// refused, naming it; a large one gets a build's largest part, or the
+    /// whole layer if smaller.
+    #[test]
+    fn a_check_takes_its_layer_and_a_part() {
+        let least = check_bytes(14, engine::CHUNK);
+        assert_eq!(least, index::layer_size(14) + FIXED_BYTES + (1 << 15) * 66);
+        assert_eq!(check_part(14, least).unwrap(), engine::CHUNK);
+        assert_eq!(check_part(14, least + (1 << 20)).unwrap(), engine::CHUNK);
+        match check_part(14, least - 1) {
+            Err(TablebaseError::TooLittleMemoryToCheck {
+                seeds: 14,
+                budget,
+                minimum,
+            }) => assert_eq!((budget, minimum), (least - 1, least)),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(check_part(14, u64::MAX).unwrap(), MAX_PART);
+        assert_eq!(check_part(5, u64::MAX).unwrap(), engine::CHUNK);
+        let two_chunks = check_bytes(14, 2 * engine::CHUNK);
+        assert_eq!(check_part(14, two_chunks).unwrap(), 2 * engine::CHUNK);
+    }
 }
