@@ -147,7 +147,10 @@ pub fn verify(
             place_within(s, room, &budget, Place::Streamed)
         })
         .collect();
-    let on_disk = (places.iter().flatten()).any(|p| matches!(p, Place::Cached | Place::Streamed));
+    let on_disk = places
+        .iter()
+        .flatten()
+        .any(|p| matches!(p, Place::Cached | Place::Streamed));
     let scratch = Scratch::path(options.scratch.as_deref().unwrap_or(&folder));
     // Taken only if a layer leaves memory: else nothing is written.
     let _held = on_disk.then(|| Scratch::take(&scratch)).transpose()?;

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Benchmark: `verify oware` of the layers 0..=MAX of an existing tablebase
+# folder under several sets of options, run in turn (alternating) for
+# ROUNDS rounds. Prints each run's wall time, peak RSS and peak anonymous
+# memory (the verify's own arrays; RSS also counts the page cache of the
+# mapped raw copies it streams), then the medians of each set.
+#
+#   DIR=/path/to/tablebases scripts/bench-verify.sh MAX ROUNDS "OPTIONS" ["OPTIONS" ...]
+#
+# e.g. scripts/bench-verify.sh 20 3 "" "--memory 160M --lower-cache 0"
+# With BIN set, that binary is run instead of this checkout's release build.
+set -euo pipefail
+max=$1
+rounds=$2
+shift 2
+cd "$(dirname "$0")/.."
+if [[ -z "${BIN:-}" ]]; then
+    cargo build --release --quiet
+    BIN=target/release/mancala-tb
+fi
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+
+for round in $(seq "$rounds"); do
+    for i in $(seq 0 $(($# - 1))); do
+        options=${*:$((i + 1)):1}
+        start=$(date +%s.%N)
+        # shellcheck disable=SC2086 # the options are words
+        "$BIN" verify oware --max-seeds "$max" --dir "$DIR" $options >"$out" 2>&1 &
+        pid=$!
+        peak_anon=0
+        peak_rss=0
+        while kill -0 "$pid" 2>/dev/null; do
+            if read -r anon rss < <(awk '/^RssAnon/ {a=$2} /^VmHWM/ {r=$2} END {print a+0, r+0}' \
+                "/proc/$pid/status" 2>/dev/null); then
+                ((anon > peak_anon)) && peak_anon=$anon
+                ((rss > peak_rss)) && peak_rss=$rss
+            fi
+            sleep 0.05
+        done
+        wait "$pid" || { cat "$out"; exit 1; }
+        end=$(date +%s.%N)
+        printf 'round %d [%s]: %.1f s, peak RSS %d MiB, peak anonymous %d MiB\n' "$round" \
+            "${options:-default}" "$(echo "$end - $start" | bc)" $((peak_rss / 1024)) \
+            $((peak_anon / 1024))
+    done
+done | tee "$out.runs"
+echo "medians:"
+median() { sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
+for options in "$@"; do
+    key="[${options:-default}]"
+    runs=$(grep -F "$key" "$out.runs")
+    printf '  %s: %s s, peak RSS %s MiB, peak anonymous %s MiB\n' "$key" \
+        "$(awk '{print $(NF-9)}' <<<"$runs" | median)" \
+        "$(awk '{print $(NF-5)}' <<<"$runs" | median)" \
+        "$(awk '{print $(NF-1)}' <<<"$runs" | median)"
+done
+rm -f "$out.runs"
