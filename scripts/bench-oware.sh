@@ -19,6 +19,7 @@ rules=${2:-awari}
 threads=${3:-$(nproc)}
 memory=${4:+--memory $4}
 cd "$(dirname "$0")/.."
+source scripts/watch-process.sh
 cargo build --release --quiet
 if [[ -n "${DIR:-}" ]]; then
     dir=$DIR
@@ -32,23 +33,7 @@ start=$(date +%s.%N)
 target/release/mancala-tb build oware --rules "$rules" --max-seeds "$max" --dir "$dir" \
     --threads "$threads" $memory >"$dir/summary.txt" 2>"$dir/stderr.txt" &
 pid=$!
-peak_anon=0
-peak_rss=0
-io_read=0
-io_written=0
-while kill -0 "$pid" 2>/dev/null; do
-    if read -r r w < <(awk '/^rchar/ {r=$2} /^wchar/ {w=$2} END {print r+0, w+0}' \
-        "/proc/$pid/io" 2>/dev/null); then
-        io_read=$r
-        io_written=$w
-    fi
-    if read -r anon rss < <(awk '/^RssAnon/ {a=$2} /^VmHWM/ {r=$2} END {print a+0, r+0}' \
-        "/proc/$pid/status" 2>/dev/null); then
-        ((anon > peak_anon)) && peak_anon=$anon
-        ((rss > peak_rss)) && peak_rss=$rss
-    fi
-    sleep 0.05
-done
+watch_process "$pid"
 wait "$pid" || { cat "$dir/stderr.txt"; exit 1; }
 end=$(date +%s.%N)
 

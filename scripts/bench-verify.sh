@@ -14,30 +14,21 @@ max=$1
 rounds=$2
 shift 2
 cd "$(dirname "$0")/.."
+source scripts/watch-process.sh
 if [[ -z "${BIN:-}" ]]; then
     cargo build --release --quiet
     BIN=target/release/mancala-tb
 fi
 out=$(mktemp)
-trap 'rm -f "$out"' EXIT
+trap 'rm -f "$out" "$out.runs"' EXIT
 
 for round in $(seq "$rounds"); do
-    for i in $(seq 0 $(($# - 1))); do
-        options=${*:$((i + 1)):1}
+    for options in "$@"; do
         start=$(date +%s.%N)
         # shellcheck disable=SC2086 # the options are words
         "$BIN" verify oware --max-seeds "$max" --dir "$DIR" $options >"$out" 2>&1 &
         pid=$!
-        peak_anon=0
-        peak_rss=0
-        while kill -0 "$pid" 2>/dev/null; do
-            if read -r anon rss < <(awk '/^RssAnon/ {a=$2} /^VmHWM/ {r=$2} END {print a+0, r+0}' \
-                "/proc/$pid/status" 2>/dev/null); then
-                ((anon > peak_anon)) && peak_anon=$anon
-                ((rss > peak_rss)) && peak_rss=$rss
-            fi
-            sleep 0.05
-        done
+        watch_process "$pid"
         wait "$pid" || { cat "$out"; exit 1; }
         end=$(date +%s.%N)
         printf 'round %d [%s]: %.1f s, peak RSS %d MiB, peak anonymous %d MiB\n' "$round" \
@@ -55,4 +46,3 @@ for options in "$@"; do
         "$(awk '{print $(NF-5)}' <<<"$runs" | median)" \
         "$(awk '{print $(NF-1)}' <<<"$runs" | median)"
 done
-rm -f "$out.runs"

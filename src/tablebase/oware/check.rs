@@ -128,6 +128,9 @@ pub fn verify(
         return Err(TablebaseError::TooManySeeds(max_seeds));
     }
     let folder = ruleset_dir(dir, rules);
+    let tables = (0..=max_seeds)
+        .map(|s| open_table(&folder, rules, s)?.ok_or_else(|| missing_layer(dir, rules, s)))
+        .collect::<Result<Vec<_>, _>>()?;
     // Every layer is planned before any is checked, the largest first: a
     // budget too small fails at once, naming what the largest needs.
     let mut parts = vec![0; max_seeds + 1];
@@ -156,9 +159,7 @@ pub fn verify(
     let _held = on_disk.then(|| Scratch::take(&scratch)).transpose()?;
     let files = scratch.join("files");
     let mut layers = Layers::new(rules);
-    for seeds in 0..=max_seeds {
-        let table =
-            open_table(&folder, rules, seeds)?.ok_or_else(|| missing_layer(dir, rules, seeds))?;
+    for (seeds, table) in tables.into_iter().enumerate() {
         place_lower_layers(&folder, &files, &places[seeds], parts[seeds], &mut layers)?;
         layers.push(Layer::Stored(table));
         layers.make_resident(seeds, parts[seeds], &files.join("decode"))?;

@@ -165,7 +165,8 @@ pub fn resolve_one(
 }
 
 /// Hands every value of stored layer `seeds` to `out` in rank order, the
-/// marked ones resolved. If the layers below are all read directly, block
+/// marked ones resolved. If the layers its captures reach (all below but
+/// the next: a capture takes two seeds or more) are read directly, block
 /// by block in rank order; if some are read in order (none stored), the
 /// same with their lookups deferred to buckets in `scratch` and folded in
 /// by a second sweep; else `batch` positions at a time, each batch one
@@ -180,7 +181,6 @@ pub fn decode<L: LayerSource + LowerLayers<Error = TablebaseError>>(
     let Source::Stored(table) = layers.source(seeds)? else {
         panic!("layer {seeds} is not stored")
     };
-    // Captures take two seeds or more: layer `seeds - 1` is never read.
     let below = (0..seeds.saturating_sub(1))
         .map(|s| layers.source(s))
         .collect::<Result<Vec<_>, _>>()?;
