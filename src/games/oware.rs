@@ -96,18 +96,6 @@ impl MoveList {
         self.len += 1;
     }
 
-    /// Keeps the moves whose index passes `keep`, in order.
-    fn retain_where(&mut self, keep: impl Fn(usize) -> bool) {
-        let mut len = 0;
-        for i in 0..self.len {
-            if keep(i) {
-                self.moves[len] = self.moves[i];
-                len += 1;
-            }
-        }
-        self.len = len;
-    }
-
     /// The moves, in pit order.
     pub fn as_slice(&self) -> &[Move] {
         &self.moves[..self.len]
@@ -266,66 +254,125 @@ fn play_unchecked(rules: Ruleset, board: u128, origin: usize) -> (u128, u8) {
 /// The legal moves of `board` under `rules`. When the list is empty the game
 /// is over and [`no_move_value`] gives the position's value.
 pub fn legal_moves(rules: Ruleset, board: &Board) -> MoveList {
+    let children = Children::new(rules, board);
     let mut moves = MoveList::new();
-    let bits = packed(board);
-    // Moves after which the opponent (the next mover) has no seeds.
-    let mut starving = 0u8;
-    for origin in (0..SIDE).filter(|&o| board[o] != 0) {
-        let (after, captured) = play_unchecked(rules, bits, origin);
-        if opponent_empty(after) {
-            starving |= 1 << moves.len;
-        }
+    for pit in children.legal() {
         moves.push(Move {
-            pit: origin as u8,
-            captured,
-            child: unpacked(flipped(after)),
+            pit: pit as u8,
+            captured: children.captured(pit),
+            child: children.child(pit),
         });
-    }
-    let all = (1u8 << moves.len) - 1;
-    // awari: a starving move is legal only if every move starves. abapa:
-    // an empty opponent must be fed (otherwise no move starves, since grand
-    // slams are cancelled).
-    if starving != 0 && (rules == Ruleset::Abapa || starving != all) {
-        moves.retain_where(|i| starving & (1 << i) == 0);
     }
     moves
 }
 
-/// Whether `holds(pit, child)` is true of every legal non-capturing move of
-/// `board` (as [`legal_moves`] gives them), sowing only until one fails.
-/// The compact engine's test of a position whose moves may all be closed.
-#[inline]
-pub fn every_quiet_child(
-    rules: Ruleset,
-    board: &Board,
-    mut holds: impl FnMut(usize, &Board) -> bool,
-) -> bool {
-    let bits = packed(board);
-    // Moves after which the opponent has no seeds: legal only in awari, and
-    // only if every move starves.
-    let mut starving = [(0, 0u128, 0u8); SIDE];
-    let mut starved = 0;
-    let mut feeds = false;
-    for origin in (0..SIDE).filter(|&o| board[o] != 0) {
-        let (after, captured) = play_unchecked(rules, bits, origin);
-        if opponent_empty(after) {
-            starving[starved] = (origin, after, captured);
-            starved += 1;
-        } else {
-            feeds = true;
-            if captured == 0 && !holds(origin, &unpacked(flipped(after))) {
-                return false;
-            }
-        }
-    }
-    feeds
-        || rules == Ruleset::Abapa
-        || starving[..starved]
-            .iter()
-            .all(|&(origin, after, captured)| {
-                captured != 0 || holds(origin, &unpacked(flipped(after)))
-            })
+/// The legal moves of a position as the engines read them: which pits may
+/// be played, and for each the seeds it captures and the board after it,
+/// kept packed until a child is asked for. The one place that decides which
+/// moves are legal ([`legal_moves`] lists them).
+#[derive(Clone, Copy)]
+pub struct Children {
+    /// Bit `p` set: pit `p` may be played.
+    legal: u8,
+    /// Bit `p` set: playing pit `p` captures.
+    capturing: u8,
+    captured: [u8; SIDE],
+    /// The board after each move (mover's view, packed).
+    after: [u128; SIDE],
 }
+
+impl Children {
+    /// Sows every pit of `board` that holds seeds and keeps the legal moves.
+    #[inline]
+    pub fn new(rules: Ruleset, board: &Board) -> Children {
+        let bits = packed(board);
+        let mut children = Children {
+            legal: 0,
+            capturing: 0,
+            captured: [0; SIDE],
+            after: [0; SIDE],
+        };
+        // Moves after which the opponent (the next mover) has no seeds.
+        let mut starving = 0u8;
+        for origin in (0..SIDE).filter(|&o| board[o] != 0) {
+            let (after, captured) = play_unchecked(rules, bits, origin);
+            children.legal |= 1 << origin;
+            children.capturing |= u8::from(captured != 0) << origin;
+            children.captured[origin] = captured;
+            children.after[origin] = after;
+            starving |= u8::from(opponent_empty(after)) << origin;
+        }
+        // awari: a starving move is legal only if every move starves. abapa:
+        // an empty opponent must be fed (otherwise no move starves, since grand
+        // slams are cancelled).
+        if starving != 0 && (rules == Ruleset::Abapa || starving != children.legal) {
+            children.legal &= !starving;
+        }
+        children
+    }
+
+    /// Whether the mover has no legal move ([`no_move_value`] then).
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.legal == 0
+    }
+
+    /// The pits of the legal moves, in order.
+    #[inline]
+    pub fn legal(&self) -> Pits {
+        Pits(self.legal)
+    }
+
+    /// The pits of the legal non-capturing moves, in order.
+    #[inline]
+    pub fn quiet(&self) -> Pits {
+        Pits(self.legal & !self.capturing)
+    }
+
+    /// The pits of the legal capturing moves, in order.
+    #[inline]
+    pub fn captures(&self) -> Pits {
+        Pits(self.legal & self.capturing)
+    }
+
+    /// The seeds the move from `pit` captures.
+    #[inline]
+    pub fn captured(&self, pit: usize) -> u8 {
+        self.captured[pit]
+    }
+
+    /// The position the opponent faces after the move from `pit`.
+    #[inline]
+    pub fn child(&self, pit: usize) -> Board {
+        unpacked(flipped(self.after[pit]))
+    }
+}
+
+/// Pits of the mover's row, in order, from a set of them (bit `p`: pit `p`).
+#[derive(Clone, Copy)]
+pub struct Pits(u8);
+
+impl Iterator for Pits {
+    type Item = usize;
+
+    #[inline]
+    fn next(&mut self) -> Option<usize> {
+        if self.0 == 0 {
+            return None;
+        }
+        let pit = self.0.trailing_zeros() as usize;
+        self.0 &= self.0 - 1;
+        Some(pit)
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let len = self.0.count_ones() as usize;
+        (len, Some(len))
+    }
+}
+
+impl ExactSizeIterator for Pits {}
 
 /// The value of a position without legal moves.
 pub fn no_move_value(rules: Ruleset, board: &Board) -> i8 {
@@ -592,34 +639,6 @@ mod tests {
                     });
                 }
                 assert_eq!(forward, backward, "{rules} with {n} seeds");
-            }
-        }
-    }
-
-    /// The lazy test agrees with the legal moves on every board of up to 7
-    /// seeds, for a test that fails on one child in turn.
-    #[test]
-    fn every_quiet_child_follows_the_legal_moves() {
-        for rules in Ruleset::ALL {
-            for n in 0..=7u8 {
-                for b in all_boards(n) {
-                    let quiet: Vec<(usize, Board)> = legal_moves(rules, &b)
-                        .iter()
-                        .filter(|m| m.captured == 0)
-                        .map(|m| (m.pit as usize, m.child))
-                        .collect();
-                    assert!(every_quiet_child(rules, &b, |p, c| quiet.contains(&(p, *c))));
-                    for &failing in &quiet {
-                        let holds = |p, c: &Board| (p, *c) != failing;
-                        assert!(!every_quiet_child(rules, &b, holds), "{rules} {b:?}");
-                    }
-                    let mut asked = 0;
-                    every_quiet_child(rules, &b, |_, _| {
-                        asked += 1;
-                        true
-                    });
-                    assert_eq!(asked, quiet.len(), "{rules} {b:?}");
-                }
             }
         }
     }
