@@ -137,21 +137,24 @@ pub fn flip(board: &Board) -> Board {
     out
 }
 
-/// Sowing `s` seeds from one pit: what each pit receives (one byte per pit
-/// of a `u128`), the last pit sown, and the seeds that pit received before
-/// the last one (one a lap: `(s − 1) / 11`).
+/// Sowing `s` seeds from one pit: what it changes in each pit (one byte per
+/// pit of a `u128`, wrapping: the `s` seeds taken from the origin, one put
+/// in each pit sown), the last pit sown, and the seeds that pit received
+/// before the last one (one a lap: `(s − 1) / 11`).
 #[derive(Clone, Copy)]
 struct Sowing {
-    added: u128,
+    moved: u128,
     last: u8,
     laps: u8,
 }
 
 /// Every sowing, by origin and seed count, worked out at compile time so that
-/// a move is two additions on the board's bytes.
+/// a move is one addition on the board's bytes (no byte borrows or
+/// overflows: the origin holds exactly `s`, and no pit can exceed the 48
+/// seeds of the game), and taking it back one subtraction.
 const SOWINGS: [[Sowing; MAX_SEEDS + 1]; SIDE] = {
     let empty = Sowing {
-        added: 0,
+        moved: 0,
         last: 0,
         laps: 0,
     };
@@ -167,7 +170,7 @@ const SOWINGS: [[Sowing; MAX_SEEDS + 1]; SIDE] = {
             }
             added += 1 << (8 * pit);
             table[origin][s] = Sowing {
-                added,
+                moved: added.wrapping_sub((s as u128) << (8 * origin)),
                 last: pit as u8,
                 laps: ((s - 1) / (PITS - 1)) as u8,
             };
@@ -224,30 +227,32 @@ fn opponent_empty(bits: u128) -> bool {
 /// after the move (mover's view, packed) and the seeds captured.
 #[inline]
 fn play_unchecked(rules: Ruleset, board: u128, origin: usize) -> (u128, u8) {
-    let s = (board >> (8 * origin)) as u8 as usize;
+    let pits = board.to_le_bytes();
+    let s = pits[origin] as usize;
     debug_assert!(s > 0 && s <= MAX_SEEDS);
     let sowing = SOWINGS[origin][s];
-    // No byte borrows or overflows: the origin holds exactly s, and no pit
-    // can exceed the 48 seeds of the game.
-    let after = board - (u128::from(s as u64) << (8 * origin)) + sowing.added;
+    let after = board.wrapping_add(sowing.moved);
+    // The last pit sown, before the capture run is walked: it got a seed a
+    // lap and one more.
+    let last = sowing.last as usize;
+    if last < SIDE || !matches!(pits[last] + sowing.laps + 1, 2 | 3) {
+        return (after, 0);
+    }
     // The capture run: opponent pits holding 2 or 3, from the last one sown
     // backwards.
-    let (mut taken, mut run) = (0, 0u128);
-    let mut pit = sowing.last as usize;
-    while pit >= SIDE {
-        let seeds = (after >> (8 * pit)) as u8;
-        if seeds != 2 && seeds != 3 {
-            break;
-        }
-        taken += seeds;
-        run |= 0xff << (8 * pit);
+    let mut pits = after.to_le_bytes();
+    let (mut taken, mut pit) = (0, last);
+    while pit >= SIDE && matches!(pits[pit], 2 | 3) {
+        taken += pits[pit];
+        pits[pit] = 0;
         pit -= 1;
     }
+    let captured = u128::from_le_bytes(pits);
     // abapa: a grand slam (taking every opponent seed) is cancelled.
-    if taken == 0 || (rules == Ruleset::Abapa && opponent_empty(after & !run)) {
+    if rules == Ruleset::Abapa && opponent_empty(captured) {
         (after, 0)
     } else {
-        (after & !run, taken)
+        (captured, taken)
     }
 }
 
@@ -294,7 +299,7 @@ impl Children {
         };
         // Moves after which the opponent (the next mover) has no seeds.
         let mut starving = 0u8;
-        for origin in (0..SIDE).filter(|&o| board[o] != 0) {
+        for origin in sown(bits) {
             let (after, captured) = play_unchecked(rules, bits, origin);
             children.legal |= 1 << origin;
             children.capturing |= u8::from(captured != 0) << origin;
@@ -346,6 +351,20 @@ impl Children {
     pub fn child(&self, pit: usize) -> Board {
         unpacked(flipped(self.after[pit]))
     }
+}
+
+/// The pits of the mover's row that hold seeds (of a packed board).
+#[inline]
+fn sown(bits: u128) -> Pits {
+    const LOW: u64 = 0x7f7f_7f7f_7f7f;
+    let row = bits as u64 & 0xffff_ffff_ffff;
+    // The top bit of each byte set where the pit holds seeds (no carry
+    // crosses a byte).
+    let occupied = (((row & LOW) + LOW) | row) & 0x8080_8080_8080;
+    // Gathers the top bit of byte `p` into bit `40 + p`: no two of the
+    // partial products land on the same bit, so nothing carries.
+    const GATHER: u64 = 1 << 40 | 1 << 33 | 1 << 26 | 1 << 19 | 1 << 12 | 1 << 5;
+    Pits(((occupied >> 7).wrapping_mul(GATHER) >> 40) as u8 & 0x3f)
 }
 
 /// Pits of the mover's row, in order, from a set of them (bit `p`: pit `p`).
@@ -410,7 +429,6 @@ pub fn for_each_unmove(rules: Ruleset, child: &Board, mut visit: impl FnMut(&Boa
         if after[origin] != 0 {
             continue;
         }
-        let seed = 1u64 << (8 * origin);
         // The parent's empty opponent pits (it must have one to be indexed).
         let mut empty = empty_after;
         // `s` counts the seeds too: the iterator form compiles to more work.
@@ -440,7 +458,7 @@ pub fn for_each_unmove(rules: Ruleset, child: &Board, mut visit: impl FnMut(&Boa
                 continue;
             }
             // The parent: the sowing taken back, its seeds in the origin.
-            let candidate = unpacked(bits - sowing.added + u128::from(s as u64 * seed));
+            let candidate = unpacked(bits.wrapping_sub(sowing.moved));
             if starved && !every_move_starves(&candidate) {
                 continue;
             }
