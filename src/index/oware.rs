@@ -152,15 +152,15 @@ pub fn rank_indexed(board: &Board, total: usize) -> u64 {
     bytes[..PITS].copy_from_slice(board);
     let pits = u128::from_le_bytes(bytes);
     let steps = &STEP[highest_empty(pits) - SIDE];
-    // Byte `p` of `below`: the seeds in pits `0..=p` (one multiplication
+    // Byte `p` of `up_to`: the seeds in pits `0..=p` (one multiplication
     // sums them all; no byte carries, a layer holds at most 48 seeds).
-    let below = pits.wrapping_mul(u128::MAX / 0xff);
+    let up_to = pits.wrapping_mul(u128::MAX / 0xff);
     // The counts of each pit telescope: partial sums may wrap, the rank
-    // does not.
+    // does not. Pit `p` counts by the seeds below it, byte `p − 1`.
     let mut rank = TAIL[PITS - 1][0][1][total];
-    for pit in 1..PITS {
-        let r = (below >> (8 * (pit - 1))) as usize % ROW;
-        rank = rank.wrapping_add(steps[pit][r]);
+    for (pit, step) in steps.iter().enumerate().skip(1) {
+        let below = (up_to >> (8 * (pit - 1))) as usize % ROW;
+        rank = rank.wrapping_add(step[below]);
     }
     rank
 }
