@@ -7,7 +7,8 @@
 #     charges with the page cache too, with the default budget (the build
 #     reads the cgroup's limit);
 #   - unconstrained, in memory.
-# and prints each build's wall time, the cgroup's peak, and whether the
+# and prints each build's wall time, the cgroup's peak, the bytes each read
+# from and wrote to the disk per position built, and whether the
 # tables are identical. Needs root (it creates the cgroup; v1 or v2).
 #
 #   scripts/rehearse-workstation.sh LOWER_DIR [FIRST LAST LIMIT ROUNDS]
@@ -47,22 +48,34 @@ else
 fi
 trap 'rmdir "$group" 2>/dev/null || true' EXIT
 
+# The bytes a build read from and wrote to the disk (not the page cache),
+# per position of the layers built, from /usr/bin/time's 512-byte blocks.
+# Layer n's positions: C(n+11, 11) − C(n+5, 11).
+binomial() { local n=$1 k=$2 r=1 i; for ((i = 1; i <= k; i++)); do r=$((r * (n - k + i) / i)); done; echo $r; }
+positions=0
+for ((s = first; s <= last; s++)); do
+    positions=$((positions + $(binomial $((s + 11)) 11) - $( [ $((s + 5)) -ge 11 ] && binomial $((s + 5)) 11 || echo 0)))
+done
+disk_io() {
+    awk -v p="$positions" '{ printf "disk read %.2f B, written %.2f B a position", $1 * 512 / p, $2 * 512 / p }' "$1"
+}
+
 for round in $(seq "$rounds"); do
     limited=$(fresh) roomy=$(fresh)
     [ -f "$group/memory.max_usage_in_bytes" ] && echo 0 >"$group/memory.max_usage_in_bytes"
     start=$(date +%s.%N)
     # The build joins the cgroup before it starts, so its page cache is
     # charged there from its first read.
-    sh -c "echo \$\$ >$group/cgroup.procs && exec $bin build oware --max-seeds $last --dir $limited" \
+    sh -c "echo \$\$ >$group/cgroup.procs && exec /usr/bin/time -o $limited/io -f '%I %O' $bin build oware --max-seeds $last --dir $limited" \
         >"$limited/summary" 2>&1
     end=$(date +%s.%N)
-    echo "round $round: in $limit: $(echo "$end - $start" | bc) s, peak $(numfmt --to=iec <"$peak_file")B"
+    echo "round $round: in $limit: $(echo "$end - $start" | bc) s, peak $(numfmt --to=iec <"$peak_file")B, $(disk_io "$limited/io")"
     # The layers' lines of the summary: time, rate, engine, memory.
     awk -v f="$first" -v l="$last" '$1 >= f && $1 <= l && $6 != "built"' "$limited/summary"
     start=$(date +%s.%N)
-    "$bin" build oware --max-seeds "$last" --dir "$roomy" --engine in-memory >"$roomy/summary" 2>&1
+    /usr/bin/time -o "$roomy/io" -f '%I %O' "$bin" build oware --max-seeds "$last" --dir "$roomy" --engine in-memory >"$roomy/summary" 2>&1
     end=$(date +%s.%N)
-    echo "round $round: unconstrained, in memory: $(echo "$end - $start" | bc) s"
+    echo "round $round: unconstrained, in memory: $(echo "$end - $start" | bc) s, $(disk_io "$roomy/io")"
     for seeds in $(seq "$first" "$last"); do
         cmp "$limited/oware-awari/scores.$seeds.mtb" "$roomy/oware-awari/scores.$seeds.mtb" \
             && echo "layer $seeds: tables identical"

@@ -161,6 +161,7 @@ pub fn build(args: BuildOware) -> anyhow::Result<()> {
         return build_distributed(args);
     }
     let pool = thread_pool(args.threads)?;
+    let (memory, lower_cache) = memory_and_lower_cache(args.memory, args.lower_cache)?;
     eprintln!(
         "Building {} layers 0..={} in {} with {} threads",
         args.rules,
@@ -168,7 +169,6 @@ pub fn build(args: BuildOware) -> anyhow::Result<()> {
         tb::ruleset_dir(&args.dir, args.rules).display(),
         pool.current_num_threads()
     );
-    let (memory, lower_cache) = memory_and_lower_cache(args.memory, args.lower_cache)?;
     match lower_cache {
         0 => eprintln!("Memory budget {}; no lower cache", human_bytes(memory)),
         _ => eprintln!(

@@ -3,6 +3,7 @@
 use std::ops::Range;
 
 use super::BuildOptions;
+use super::placement::{Place, placement};
 use crate::distributed;
 use crate::index::oware as index;
 use crate::solve::oware::{
@@ -17,6 +18,13 @@ use crate::tablebase::oware::TablebaseError;
 /// touches, so a layer reading its tables wants few parts.
 pub(super) const MAX_PART: usize = 1 << 22;
 const MAX_PARTS: usize = 16;
+/// Positions of stored lower layers the in-memory engine's parts may
+/// decode per position of the layer before streaming is faster: a decoded
+/// position costs about 4 ns, while streaming costs the out-of-core
+/// engine's lower rate (15–25% of a large layer's few microseconds a
+/// position) and its deferred lookups' I/O. `plan oware`'s model puts the
+/// break-even near 300 (docs/scale.md).
+const STREAMING_BREAK_EVEN: u64 = 300;
 /// Memory beside the engines' arrays and parts: thread stacks, the table
 /// writer's batches, decoded blocks in flight, scratch buffers (the
 /// set-up's buckets among them).
@@ -169,6 +177,32 @@ impl Budget {
         distributed::share(index::layer_size(seeds) as usize, rank, self.ranks, CHUNK)
     }
 
+    /// The fastest engine for all of layer `seeds` in one process: in
+    /// memory if it fits, unless it would leave layers `n−2` or `n−3` in
+    /// their tables and take so many parts that decoding them (each part
+    /// decodes them whole: captures reach them all) costs more than
+    /// streaming: an engine that streams its exits reads them once, in
+    /// order.
+    fn fastest(&self, seeds: usize, positions: u64) -> Result<LayerPlan, TablebaseError> {
+        let plan = plan_share(seeds, positions, self.memory)?;
+        let parts = positions.div_ceil(plan.part as u64);
+        let places = placement(seeds, &plan, self);
+        let hot_stored: u64 = [2, 3]
+            .iter()
+            .filter_map(|&d| seeds.checked_sub(d))
+            .filter(|&s| places[s] == Place::Stored)
+            .map(index::layer_size)
+            .sum();
+        if plan.engine != Engine::InMemory || parts * hot_stored <= STREAMING_BREAK_EVEN * positions
+        {
+            return Ok(plan);
+        }
+        [Engine::OutOfCore, Engine::Compact]
+            .into_iter()
+            .find_map(|engine| plan_engine(engine, seeds, positions, self.memory).ok())
+            .map_or(Ok(plan), Ok)
+    }
+
     /// The engine for a process's `positions` of layer `seeds` (all of it,
     /// or its share); shares are built in memory only, beside the notices
     /// queued and received.
@@ -176,7 +210,7 @@ impl Budget {
         if self.ranks == 1 {
             return match self.engine {
                 Some(engine) => plan_engine(engine, seeds, positions, self.memory),
-                None => plan_share(seeds, positions, self.memory),
+                None => self.fastest(seeds, positions),
             };
         }
         let buffers = self.outbox_bytes * 2;
@@ -195,5 +229,41 @@ impl Budget {
             engine_bytes: plan.engine_bytes + buffers,
             ..plan
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn budget(max_seeds: usize, memory: u64) -> Budget {
+        let options = BuildOptions {
+            lower_cache: 0,
+            ..BuildOptions::new(max_seeds, memory)
+        };
+        Budget::new(&options, 1)
+    }
+
+    #[test]
+    fn a_layer_that_would_decode_its_lower_tables_per_part_streams_them() {
+        // Layer 36 fits in memory in 20 GiB, but with room for parts of a
+        // few million positions, each decoding layers 34 and 33 whole.
+        let positions = index::layer_size(36);
+        let in_memory = plan_share(36, positions, 20 << 30).unwrap();
+        assert_eq!(in_memory.engine, Engine::InMemory);
+        assert!(positions.div_ceil(in_memory.part as u64) > 1000);
+        let plan = budget(36, 20 << 30).plan(36, positions).unwrap();
+        assert_eq!(plan.engine, Engine::OutOfCore);
+        let places = placement(36, &plan, &budget(36, 20 << 30));
+        assert_eq!(places[34], Place::Streamed);
+        // With the memory to keep them, it stays in memory.
+        let plan = budget(36, 48 << 30).plan(36, positions).unwrap();
+        assert_eq!(plan.engine, Engine::InMemory);
+        // An engine asked for is the engine used.
+        let forced = Budget {
+            engine: Some(Engine::InMemory),
+            ..budget(36, 20 << 30)
+        };
+        assert_eq!(forced.plan(36, positions).unwrap().engine, Engine::InMemory);
     }
 }
