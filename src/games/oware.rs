@@ -96,18 +96,6 @@ impl MoveList {
         self.len += 1;
     }
 
-    /// Keeps the moves whose index passes `keep`, in order.
-    fn retain_where(&mut self, keep: impl Fn(usize) -> bool) {
-        let mut len = 0;
-        for i in 0..self.len {
-            if keep(i) {
-                self.moves[len] = self.moves[i];
-                len += 1;
-            }
-        }
-        self.len = len;
-    }
-
     /// The moves, in pit order.
     pub fn as_slice(&self) -> &[Move] {
         &self.moves[..self.len]
@@ -149,21 +137,24 @@ pub fn flip(board: &Board) -> Board {
     out
 }
 
-/// Sowing `s` seeds from one pit: what each pit receives (one byte per pit
-/// of a `u128`), the last pit sown, and the seeds that pit received before
-/// the last one (one a lap: `(s − 1) / 11`).
+/// Sowing `s` seeds from one pit: what it changes in each pit (one byte per
+/// pit of a `u128`, wrapping: the `s` seeds taken from the origin, one put
+/// in each pit sown), the last pit sown, and the seeds that pit received
+/// before the last one (one a lap: `(s − 1) / 11`).
 #[derive(Clone, Copy)]
 struct Sowing {
-    added: u128,
+    moved: u128,
     last: u8,
     laps: u8,
 }
 
 /// Every sowing, by origin and seed count, worked out at compile time so that
-/// a move is two additions on the board's bytes.
+/// a move is one addition on the board's bytes (no byte borrows or
+/// overflows: the origin holds exactly `s`, and no pit can exceed the 48
+/// seeds of the game), and taking it back one subtraction.
 const SOWINGS: [[Sowing; MAX_SEEDS + 1]; SIDE] = {
     let empty = Sowing {
-        added: 0,
+        moved: 0,
         last: 0,
         laps: 0,
     };
@@ -179,7 +170,7 @@ const SOWINGS: [[Sowing; MAX_SEEDS + 1]; SIDE] = {
             }
             added += 1 << (8 * pit);
             table[origin][s] = Sowing {
-                added,
+                moved: added.wrapping_sub((s as u128) << (8 * origin)),
                 last: pit as u8,
                 laps: ((s - 1) / (PITS - 1)) as u8,
             };
@@ -236,96 +227,171 @@ fn opponent_empty(bits: u128) -> bool {
 /// after the move (mover's view, packed) and the seeds captured.
 #[inline]
 fn play_unchecked(rules: Ruleset, board: u128, origin: usize) -> (u128, u8) {
-    let s = (board >> (8 * origin)) as u8 as usize;
+    let pits = board.to_le_bytes();
+    let s = pits[origin] as usize;
     debug_assert!(s > 0 && s <= MAX_SEEDS);
     let sowing = SOWINGS[origin][s];
-    // No byte borrows or overflows: the origin holds exactly s, and no pit
-    // can exceed the 48 seeds of the game.
-    let after = board - (u128::from(s as u64) << (8 * origin)) + sowing.added;
+    let after = board.wrapping_add(sowing.moved);
+    // The last pit sown, before the capture run is walked: it got a seed a
+    // lap and one more.
+    let last = sowing.last as usize;
+    if last < SIDE || !matches!(pits[last] + sowing.laps + 1, 2 | 3) {
+        return (after, 0);
+    }
     // The capture run: opponent pits holding 2 or 3, from the last one sown
     // backwards.
-    let (mut taken, mut run) = (0, 0u128);
-    let mut pit = sowing.last as usize;
-    while pit >= SIDE {
-        let seeds = (after >> (8 * pit)) as u8;
-        if seeds != 2 && seeds != 3 {
-            break;
-        }
-        taken += seeds;
-        run |= 0xff << (8 * pit);
+    let mut pits = after.to_le_bytes();
+    let (mut taken, mut pit) = (0, last);
+    while pit >= SIDE && matches!(pits[pit], 2 | 3) {
+        taken += pits[pit];
+        pits[pit] = 0;
         pit -= 1;
     }
+    let captured = u128::from_le_bytes(pits);
     // abapa: a grand slam (taking every opponent seed) is cancelled.
-    if taken == 0 || (rules == Ruleset::Abapa && opponent_empty(after & !run)) {
+    if rules == Ruleset::Abapa && opponent_empty(captured) {
         (after, 0)
     } else {
-        (after & !run, taken)
+        (captured, taken)
     }
 }
 
 /// The legal moves of `board` under `rules`. When the list is empty the game
 /// is over and [`no_move_value`] gives the position's value.
 pub fn legal_moves(rules: Ruleset, board: &Board) -> MoveList {
+    let children = Children::new(rules, board);
     let mut moves = MoveList::new();
-    let bits = packed(board);
-    // Moves after which the opponent (the next mover) has no seeds.
-    let mut starving = 0u8;
-    for origin in (0..SIDE).filter(|&o| board[o] != 0) {
-        let (after, captured) = play_unchecked(rules, bits, origin);
-        if opponent_empty(after) {
-            starving |= 1 << moves.len;
-        }
+    for pit in children.legal() {
         moves.push(Move {
-            pit: origin as u8,
-            captured,
-            child: unpacked(flipped(after)),
+            pit: pit as u8,
+            captured: children.captured(pit),
+            child: children.child(pit),
         });
-    }
-    let all = (1u8 << moves.len) - 1;
-    // awari: a starving move is legal only if every move starves. abapa:
-    // an empty opponent must be fed (otherwise no move starves, since grand
-    // slams are cancelled).
-    if starving != 0 && (rules == Ruleset::Abapa || starving != all) {
-        moves.retain_where(|i| starving & (1 << i) == 0);
     }
     moves
 }
 
-/// Whether `holds(pit, child)` is true of every legal non-capturing move of
-/// `board` (as [`legal_moves`] gives them), sowing only until one fails.
-/// The compact engine's test of a position whose moves may all be closed.
-#[inline]
-pub fn every_quiet_child(
-    rules: Ruleset,
-    board: &Board,
-    mut holds: impl FnMut(usize, &Board) -> bool,
-) -> bool {
-    let bits = packed(board);
-    // Moves after which the opponent has no seeds: legal only in awari, and
-    // only if every move starves.
-    let mut starving = [(0, 0u128, 0u8); SIDE];
-    let mut starved = 0;
-    let mut feeds = false;
-    for origin in (0..SIDE).filter(|&o| board[o] != 0) {
-        let (after, captured) = play_unchecked(rules, bits, origin);
-        if opponent_empty(after) {
-            starving[starved] = (origin, after, captured);
-            starved += 1;
-        } else {
-            feeds = true;
-            if captured == 0 && !holds(origin, &unpacked(flipped(after))) {
-                return false;
-            }
-        }
-    }
-    feeds
-        || rules == Ruleset::Abapa
-        || starving[..starved]
-            .iter()
-            .all(|&(origin, after, captured)| {
-                captured != 0 || holds(origin, &unpacked(flipped(after)))
-            })
+/// The legal moves of a position as the engines read them: which pits may
+/// be played, and for each the seeds it captures and the board after it,
+/// kept packed until a child is asked for. The one place that decides which
+/// moves are legal ([`legal_moves`] lists them).
+#[derive(Clone, Copy)]
+pub struct Children {
+    /// Bit `p` set: pit `p` may be played.
+    legal: u8,
+    /// Bit `p` set: playing pit `p` captures.
+    capturing: u8,
+    captured: [u8; SIDE],
+    /// The board after each move (mover's view, packed).
+    after: [u128; SIDE],
 }
+
+impl Children {
+    /// Sows every pit of `board` that holds seeds and keeps the legal moves.
+    #[inline]
+    pub fn new(rules: Ruleset, board: &Board) -> Children {
+        let bits = packed(board);
+        let mut children = Children {
+            legal: 0,
+            capturing: 0,
+            captured: [0; SIDE],
+            after: [0; SIDE],
+        };
+        // Moves after which the opponent (the next mover) has no seeds.
+        let mut starving = 0u8;
+        for origin in sown(bits) {
+            let (after, captured) = play_unchecked(rules, bits, origin);
+            children.legal |= 1 << origin;
+            children.capturing |= u8::from(captured != 0) << origin;
+            children.captured[origin] = captured;
+            children.after[origin] = after;
+            starving |= u8::from(opponent_empty(after)) << origin;
+        }
+        // awari: a starving move is legal only if every move starves. abapa:
+        // an empty opponent must be fed (otherwise no move starves, since grand
+        // slams are cancelled).
+        if starving != 0 && (rules == Ruleset::Abapa || starving != children.legal) {
+            children.legal &= !starving;
+        }
+        children
+    }
+
+    /// Whether the mover has no legal move ([`no_move_value`] then).
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.legal == 0
+    }
+
+    /// The pits of the legal moves, in order.
+    #[inline]
+    pub fn legal(&self) -> Pits {
+        Pits(self.legal)
+    }
+
+    /// The pits of the legal non-capturing moves, in order.
+    #[inline]
+    pub fn quiet(&self) -> Pits {
+        Pits(self.legal & !self.capturing)
+    }
+
+    /// The pits of the legal capturing moves, in order.
+    #[inline]
+    pub fn captures(&self) -> Pits {
+        Pits(self.legal & self.capturing)
+    }
+
+    /// The seeds the move from `pit` captures.
+    #[inline]
+    pub fn captured(&self, pit: usize) -> u8 {
+        self.captured[pit]
+    }
+
+    /// The position the opponent faces after the move from `pit`.
+    #[inline]
+    pub fn child(&self, pit: usize) -> Board {
+        unpacked(flipped(self.after[pit]))
+    }
+}
+
+/// The pits of the mover's row that hold seeds (of a packed board).
+#[inline]
+fn sown(bits: u128) -> Pits {
+    const LOW: u64 = 0x7f7f_7f7f_7f7f;
+    let row = bits as u64 & 0xffff_ffff_ffff;
+    // The top bit of each byte set where the pit holds seeds (no carry
+    // crosses a byte).
+    let occupied = (((row & LOW) + LOW) | row) & 0x8080_8080_8080;
+    // Gathers the top bit of byte `p` into bit `40 + p`: no two of the
+    // partial products land on the same bit, so nothing carries.
+    const GATHER: u64 = 1 << 40 | 1 << 33 | 1 << 26 | 1 << 19 | 1 << 12 | 1 << 5;
+    Pits(((occupied >> 7).wrapping_mul(GATHER) >> 40) as u8 & 0x3f)
+}
+
+/// Pits of the mover's row, in order, from a set of them (bit `p`: pit `p`).
+#[derive(Clone, Copy)]
+pub struct Pits(u8);
+
+impl Iterator for Pits {
+    type Item = usize;
+
+    #[inline]
+    fn next(&mut self) -> Option<usize> {
+        if self.0 == 0 {
+            return None;
+        }
+        let pit = self.0.trailing_zeros() as usize;
+        self.0 &= self.0 - 1;
+        Some(pit)
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let len = self.0.count_ones() as usize;
+        (len, Some(len))
+    }
+}
+
+impl ExactSizeIterator for Pits {}
 
 /// The value of a position without legal moves.
 pub fn no_move_value(rules: Ruleset, board: &Board) -> i8 {
@@ -363,7 +429,6 @@ pub fn for_each_unmove(rules: Ruleset, child: &Board, mut visit: impl FnMut(&Boa
         if after[origin] != 0 {
             continue;
         }
-        let seed = 1u64 << (8 * origin);
         // The parent's empty opponent pits (it must have one to be indexed).
         let mut empty = empty_after;
         // `s` counts the seeds too: the iterator form compiles to more work.
@@ -393,7 +458,7 @@ pub fn for_each_unmove(rules: Ruleset, child: &Board, mut visit: impl FnMut(&Boa
                 continue;
             }
             // The parent: the sowing taken back, its seeds in the origin.
-            let candidate = unpacked(bits - sowing.added + u128::from(s as u64 * seed));
+            let candidate = unpacked(bits.wrapping_sub(sowing.moved));
             if starved && !every_move_starves(&candidate) {
                 continue;
             }
@@ -592,34 +657,6 @@ mod tests {
                     });
                 }
                 assert_eq!(forward, backward, "{rules} with {n} seeds");
-            }
-        }
-    }
-
-    /// The lazy test agrees with the legal moves on every board of up to 7
-    /// seeds, for a test that fails on one child in turn.
-    #[test]
-    fn every_quiet_child_follows_the_legal_moves() {
-        for rules in Ruleset::ALL {
-            for n in 0..=7u8 {
-                for b in all_boards(n) {
-                    let quiet: Vec<(usize, Board)> = legal_moves(rules, &b)
-                        .iter()
-                        .filter(|m| m.captured == 0)
-                        .map(|m| (m.pit as usize, m.child))
-                        .collect();
-                    assert!(every_quiet_child(rules, &b, |p, c| quiet.contains(&(p, *c))));
-                    for &failing in &quiet {
-                        let holds = |p, c: &Board| (p, *c) != failing;
-                        assert!(!every_quiet_child(rules, &b, holds), "{rules} {b:?}");
-                    }
-                    let mut asked = 0;
-                    every_quiet_child(rules, &b, |_, _| {
-                        asked += 1;
-                        true
-                    });
-                    assert_eq!(asked, quiet.len(), "{rules} {b:?}");
-                }
             }
         }
     }

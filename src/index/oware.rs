@@ -118,16 +118,15 @@ static STEP: [[[u64; ROW]; PITS]; PITS - SIDE] = {
     table
 };
 
-/// The highest empty opponent pit of an indexed position.
+/// The highest empty opponent pit of an indexed position, from its pits
+/// packed one a byte.
 #[inline]
-fn highest_empty(board: &Board) -> usize {
-    let mut bytes = [0; 8];
-    bytes[..PITS - SIDE].copy_from_slice(&board[SIDE..]);
-    let pits = u64::from_le_bytes(bytes);
+fn highest_empty(pits: u128) -> usize {
+    let opponent = (pits >> (8 * SIDE)) as u64;
     // The top bit of each byte set where the pit is empty (no carry crosses
     // a byte).
     const LOW: u64 = 0x7f7f_7f7f_7f7f_7f7f;
-    let empty = !(((pits & LOW) + LOW) | pits | LOW) & 0x8080_8080_8080;
+    let empty = !(((opponent & LOW) + LOW) | opponent | LOW) & 0x8080_8080_8080;
     SIDE + (63 - (empty | 0x80).leading_zeros() as usize) / 8
 }
 
@@ -149,14 +148,19 @@ pub fn rank(board: &Board) -> Option<u64> {
 #[inline]
 pub fn rank_indexed(board: &Board, total: usize) -> u64 {
     debug_assert!(total <= MAX_SEEDS && is_indexed(board));
-    let steps = &STEP[highest_empty(board) - SIDE];
+    let mut bytes = [0; 16];
+    bytes[..PITS].copy_from_slice(board);
+    let pits = u128::from_le_bytes(bytes);
+    let steps = &STEP[highest_empty(pits) - SIDE];
+    // Byte `p` of `up_to`: the seeds in pits `0..=p` (one multiplication
+    // sums them all; no byte carries, a layer holds at most 48 seeds).
+    let up_to = pits.wrapping_mul(u128::MAX / 0xff);
     // The counts of each pit telescope: partial sums may wrap, the rank
-    // does not. `r` stays below `ROW`.
-    let mut r = total;
+    // does not. Pit `p` counts by the seeds below it, byte `p − 1`.
     let mut rank = TAIL[PITS - 1][0][1][total];
-    for pit in (1..PITS).rev() {
-        r -= board[pit] as usize;
-        rank = rank.wrapping_add(steps[pit][r % ROW]);
+    for (pit, step) in steps.iter().enumerate().skip(1) {
+        let below = (up_to >> (8 * (pit - 1))) as usize % ROW;
+        rank = rank.wrapping_add(step[below]);
     }
     rank
 }

@@ -4,7 +4,7 @@
 
 use crate::naive::oware as naive_oware;
 
-use mancala_tb::games::oware::Ruleset;
+use mancala_tb::games::oware::{self, Board, Ruleset};
 use mancala_tb::index::oware as index;
 use mancala_tb::tablebase::Quiet;
 use mancala_tb::tablebase::oware::{self as tb, OwareTablebase, PvEnd};
@@ -55,6 +55,45 @@ fn awari_matches_the_naive_solver_on_every_position_up_to_10_seeds() {
 #[test]
 fn abapa_matches_the_naive_solver_on_every_position_up_to_10_seeds() {
     cross_check(Ruleset::Abapa, NaiveRules::Abapa);
+}
+
+/// The engines' move generator (`oware::Children`, which `legal_moves`
+/// lists) against the naive one: every board of up to 10 seeds, indexed or
+/// not, both rulesets (grand slams, starving and feeding moves included).
+#[test]
+fn children_are_the_naive_solvers_moves_on_every_board_up_to_10_seeds() {
+    for (rules, naive_rules) in [
+        (Ruleset::Awari, NaiveRules::Awari),
+        (Ruleset::Abapa, NaiveRules::Abapa),
+    ] {
+        for seeds in 0..=MAX_SEEDS {
+            for board in naive_oware::all_boards(seeds) {
+                let expected = naive_oware::moves(naive_rules, &board);
+                let children = oware::Children::new(rules, &board);
+                let listed: Vec<(usize, u8, Board)> = children
+                    .legal()
+                    .map(|pit| (pit, children.captured(pit), children.child(pit)))
+                    .collect();
+                assert_eq!(listed, expected, "{rules}: {board:?}");
+                let pits = |capturing: bool| -> Vec<usize> {
+                    expected
+                        .iter()
+                        .filter(|m| (m.1 != 0) == capturing)
+                        .map(|m| m.0)
+                        .collect()
+                };
+                assert_eq!(children.quiet().collect::<Vec<_>>(), pits(false));
+                assert_eq!(children.quiet().len(), pits(false).len());
+                assert_eq!(children.captures().collect::<Vec<_>>(), pits(true));
+                assert_eq!(children.is_empty(), expected.is_empty());
+                let moves: Vec<(usize, u8, Board)> = oware::legal_moves(rules, &board)
+                    .iter()
+                    .map(|m| (m.pit as usize, m.captured, m.child))
+                    .collect();
+                assert_eq!(moves, expected, "{rules}: {board:?}");
+            }
+        }
+    }
 }
 
 /// Along a principal variation every step keeps the value: the seeds won so

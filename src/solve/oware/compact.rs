@@ -309,10 +309,10 @@ impl Compact {
     /// of `board` one to a child won at `t` or better?
     #[inline]
     fn every_move_closed(&self, board: &Board) -> bool {
-        oware::every_quiet_child(self.rules, board, |_, child| {
-            self.codes
-                .get(index::rank_indexed(child, self.seeds) as usize)
-                == WON
+        let children = oware::Children::new(self.rules, board);
+        children.quiet().all(|pit| {
+            let child = index::rank_indexed(&children.child(pit), self.seeds);
+            self.codes.get(child as usize) == WON
         })
     }
 
@@ -326,15 +326,13 @@ impl Compact {
             children: [0; SIDE],
             len: 0,
         };
-        oware::every_quiet_child(self.rules, &board, |p, child| {
-            if p != pit {
-                let child = index::rank_indexed(child, self.seeds) as usize;
-                self.codes.prefetch(child);
-                test.children[test.len] = child;
-                test.len += 1;
-            }
-            true
-        });
+        let children = oware::Children::new(self.rules, &board);
+        for p in children.quiet().filter(|&p| p != pit) {
+            let child = index::rank_indexed(&children.child(p), self.seeds) as usize;
+            self.codes.prefetch(child);
+            test.children[test.len] = child;
+            test.len += 1;
+        }
         test
     }
 }

@@ -82,25 +82,23 @@ pub fn set_up_part<L: LowerLayers>(
             for (w, (exits, word)) in exits.chunks_mut(PER_WORD).zip(words).enumerate() {
                 let mut counters = 0u64;
                 for (slot, exit) in exits.iter_mut().enumerate() {
-                    let moves = oware::legal_moves(rules, &board);
-                    *exit = if moves.is_empty() {
+                    let children = oware::Children::new(rules, &board);
+                    *exit = if children.is_empty() {
                         oware::no_move_value(rules, &board)
                     } else {
                         NO_EXIT
                     };
-                    for mv in moves.iter() {
-                        if mv.captured == 0 {
-                            counters += 1 << (4 * slot);
-                        } else {
-                            let rest = seeds - mv.captured as usize;
-                            lookups.push(Lookup {
-                                rank: index::rank_indexed(&mv.child, rest),
-                                seeds: rest as u8,
-                                value: 0,
-                                captured: mv.captured as i8,
-                                slot: (w * PER_WORD + slot) as u32,
-                            });
-                        }
+                    counters += (children.quiet().len() as u64) << (4 * slot);
+                    for pit in children.captures() {
+                        let captured = children.captured(pit);
+                        let rest = seeds - captured as usize;
+                        lookups.push(Lookup {
+                            rank: index::rank_indexed(&children.child(pit), rest),
+                            seeds: rest as u8,
+                            value: 0,
+                            captured: captured as i8,
+                            slot: (w * PER_WORD + slot) as u32,
+                        });
                     }
                     index::next_indexed(&mut board);
                 }
