@@ -32,6 +32,12 @@ pub const FIXED_BYTES: u64 = 48 << 20;
 /// Bytes per position of an in-memory part: its set-up.
 const IN_MEMORY_PART_BYTES: u64 = PART_BYTES;
 
+/// The lower layers a set-up reads most: two and three seeds below (most
+/// captures take 2 or 3).
+fn hot_layers(seeds: usize) -> impl Iterator<Item = usize> {
+    [2, 3].into_iter().filter_map(move |d| seeds.checked_sub(d))
+}
+
 /// The engine and memory chosen for a layer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LayerPlan {
@@ -83,11 +89,7 @@ pub fn plan_engine(
     // directly, the fastest way; otherwise every part reads their tables.
     // Whole layers, a byte a position, even for a share: its captures
     // reach every position of them.
-    let hot: u64 = [2, 3]
-        .iter()
-        .filter_map(|&d| seeds.checked_sub(d))
-        .map(index::layer_size)
-        .sum();
+    let hot: u64 = hot_layers(seeds).map(index::layer_size).sum();
     // The largest part (a multiple of the engines' chunk) that `room` bytes
     // hold at `bytes` a position, if any: up to `MAX_PART` if the room left
     // holds the hot layers, else up to a 16th of the layer.
@@ -187,9 +189,7 @@ impl Budget {
         let plan = plan_share(seeds, positions, self.memory)?;
         let parts = positions.div_ceil(plan.part as u64);
         let places = placement(seeds, &plan, self);
-        let hot_stored: u64 = [2, 3]
-            .iter()
-            .filter_map(|&d| seeds.checked_sub(d))
+        let hot_stored: u64 = hot_layers(seeds)
             .filter(|&s| places[s] == Place::Stored)
             .map(index::layer_size)
             .sum();
