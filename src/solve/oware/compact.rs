@@ -21,8 +21,6 @@
 //! rebuilds the values part by part. Checkpoints at threshold boundaries
 //! save the codes.
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 use std::fs::{self, File};
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -35,7 +33,7 @@ use super::rank_stream::{self, RankReader, RankWriter, STREAM_BYTES, ScratchResu
 use super::scratch::{Scratch, Streamed, set_up_exits, solve_streamed};
 use super::set_up::{LowerLayers, PART_BYTES};
 use super::{Config, Engine, EngineError, prefetch};
-use crate::error::PathContext;
+use crate::error::{PathContext, WithPath};
 use crate::games::oware::{self, Board, Ruleset, SIDE};
 use crate::index::oware as index;
 use crate::solve::Progress;
@@ -89,10 +87,13 @@ const SEED_CHUNK: usize = 1 << 12;
 const BATCH: usize = 16;
 /// Ranks a cursor steps forward rather than unranking.
 const STEPS: u64 = 8;
+/// The most bits a pass of the records' sort sorts by.
+const RADIX_BITS: u32 = 11;
 
 /// Memory besides the codes and the parts, for `threads` workers: the exit
-/// streams, the workers' stacks, frontier chunks and records, the frontier
-/// kept in memory, a batch of exits and the readers of a merge.
+/// streams, the workers' stacks, frontier chunks, records and sorting
+/// buffers, the frontier kept in memory, a batch of exits and the readers
+/// of a merge.
 pub fn fixed_bytes(seeds: usize, threads: usize) -> u64 {
     let Limits {
         stack,
@@ -101,7 +102,8 @@ pub fn fixed_bytes(seeds: usize, threads: usize) -> u64 {
         records,
         merge_ways,
     } = LIMITS;
-    let worker = stack * size_of::<Resolved>() + (spill + records) * size_of::<u64>();
+    // A worker's records, and as many again to sort them through.
+    let worker = stack * size_of::<Resolved>() + (spill + 2 * records) * size_of::<u64>();
     let shared = (frontier_chunks * spill + SEED_BATCH) * size_of::<u64>();
     2 * (seeds as u64 + 1) * STREAM_BYTES
         + (threads * worker + shared) as u64
@@ -295,7 +297,10 @@ impl Streamed for Compact {
         }
         for worker in &pass.workers {
             let mut worker = worker.lock().unwrap();
-            pass.runs.append(&mut worker.records)?;
+            let Worker {
+                records, sorting, ..
+            } = &mut *worker;
+            pass.runs.append(records, sorting)?;
             progress(std::mem::take(&mut worker.count));
         }
         pass.runs.merge_into(scratch.resolved(t))?;
@@ -355,6 +360,8 @@ struct Worker {
     overflow: Vec<u64>,
     /// Positions resolved (`rank << 1 | lost`), not yet in a run.
     records: Vec<u64>,
+    /// The records being sorted into a run pass through it.
+    sorting: Vec<u64>,
     /// Parents gathered for a batch: rank, board, the pit of the move to
     /// the child, whether the child is lost.
     parents: Vec<(usize, Board, usize, bool)>,
@@ -482,7 +489,7 @@ impl Pass<'_> {
         w.records.push(code);
         let limits = self.layer.limits;
         if w.records.len() >= limits.records {
-            self.runs.append(&mut w.records)?;
+            self.runs.append(&mut w.records, &mut w.sorting)?;
         }
         if w.stack.len() < limits.stack {
             w.stack.push(Resolved { board, lost });
@@ -603,18 +610,18 @@ impl Runs {
         })
     }
 
-    /// Sorts `records` into a run of the file; leaves `records` empty.
-    fn append(&self, records: &mut Vec<u64>) -> ScratchResult<()> {
+    /// Sorts `records` (through `sorting`) into a run of the file; leaves
+    /// `records` empty.
+    fn append(&self, records: &mut Vec<u64>, sorting: &mut Vec<u64>) -> ScratchResult<()> {
         if records.is_empty() {
             return Ok(());
         }
-        records.sort_unstable();
+        sorting.resize(records.len(), 0);
+        radix_sort(records, sorting);
         let mut bytes = Vec::with_capacity(2 * records.len());
         let mut previous = 0;
-        let mut entry = [0u8; 10];
         for &code in records.iter() {
-            let len = rank_stream::encode(&mut previous, code >> 1, code & 1 != 0, &mut entry);
-            bytes.extend_from_slice(&entry[..len]);
+            rank_stream::encode(&mut previous, code >> 1, code & 1 != 0, &mut bytes);
         }
         records.clear();
         let mut file = self.file.lock().unwrap();
@@ -654,6 +661,42 @@ impl Runs {
     }
 }
 
+/// Sorts `keys` by digits from the lowest (as many passes of up to
+/// [`RADIX_BITS`] as the largest key needs), through `scratch` (as long).
+fn radix_sort(keys: &mut [u64], scratch: &mut [u64]) {
+    debug_assert_eq!(keys.len(), scratch.len());
+    let bits = 64 - keys.iter().fold(0, |all, &key| all | key).leading_zeros();
+    let passes = bits.div_ceil(RADIX_BITS).max(1) as usize;
+    let width = bits.div_ceil(passes as u32);
+    let digit = |key: u64, pass: usize| ((key >> (pass as u32 * width)) & ((1 << width) - 1)) as usize;
+    // Where each digit's keys start, for every pass: counted in one sweep.
+    let mut starts = vec![[0u32; 1 << RADIX_BITS]; passes];
+    for &key in keys.iter() {
+        for (pass, counts) in starts.iter_mut().enumerate() {
+            counts[digit(key, pass)] += 1;
+        }
+    }
+    for counts in &mut starts {
+        let mut start = 0;
+        for count in counts.iter_mut() {
+            (*count, start) = (start, start + *count);
+        }
+    }
+    let (mut from, mut to) = (keys, scratch);
+    for (pass, starts) in starts.iter_mut().enumerate() {
+        for &key in from.iter() {
+            let start = &mut starts[digit(key, pass)];
+            to[*start as usize] = key;
+            *start += 1;
+        }
+        (from, to) = (to, from);
+    }
+    // After an odd number of passes the keys are in the scratch.
+    if passes % 2 == 1 {
+        to.copy_from_slice(from);
+    }
+}
+
 /// Writes the entries of `runs` (segments of the file at `path`) to
 /// `writer` in rank order.
 fn merge(path: &Path, runs: &[(u64, u64)], writer: &mut RankWriter) -> ScratchResult<()> {
@@ -661,19 +704,78 @@ fn merge(path: &Path, runs: &[(u64, u64)], writer: &mut RankWriter) -> ScratchRe
         .iter()
         .map(|&(offset, len)| RankReader::open_segment(path.to_path_buf(), offset, len))
         .collect::<ScratchResult<Vec<_>>>()?;
-    let mut heap = BinaryHeap::new();
-    for (i, reader) in readers.iter_mut().enumerate() {
-        if let Some((rank, flag)) = reader.next_below(u64::MAX)? {
-            heap.push(Reverse((rank, flag, i)));
+    let next = |reader: &mut RankReader| {
+        Ok::<_, WithPath<io::Error>>(match reader.next_below(u64::MAX)? {
+            Some((rank, flag)) => rank << 1 | u64::from(flag),
+            None => Tournament::DONE,
+        })
+    };
+    let heads = readers.iter_mut().map(next).collect::<ScratchResult<_>>()?;
+    let mut tournament = Tournament::new(heads);
+    loop {
+        let (i, code) = tournament.winner();
+        if code == Tournament::DONE {
+            return Ok(());
+        }
+        writer.push(code >> 1, code & 1 != 0)?;
+        tournament.replace(next(&mut readers[i])?);
+    }
+}
+
+/// The heads of sorted sources, with the smallest found in one match a
+/// level of a binary tree (a loser tree): each node keeps the loser of the
+/// match between the winners of its subtrees, so when the winner's source
+/// moves on, only the matches on its path are played again.
+struct Tournament {
+    /// The head of each source (leaves padded to a power of two).
+    heads: Vec<u64>,
+    /// `losers[node]`: the source that lost there (nodes `1..`, the
+    /// children of `n` at `2n` and `2n + 1`, the leaves after them).
+    losers: Vec<usize>,
+    winner: usize,
+}
+
+impl Tournament {
+    /// The head of a source with nothing left, above every key.
+    const DONE: u64 = u64::MAX;
+
+    fn new(mut heads: Vec<u64>) -> Tournament {
+        let leaves = heads.len().next_power_of_two();
+        heads.resize(leaves, Self::DONE);
+        let mut winners: Vec<usize> = (0..2 * leaves).map(|i| i.wrapping_sub(leaves)).collect();
+        let mut losers = vec![0; leaves];
+        for node in (1..leaves).rev() {
+            let (a, b) = (winners[2 * node], winners[2 * node + 1]);
+            (winners[node], losers[node]) = if heads[b] < heads[a] { (b, a) } else { (a, b) };
+        }
+        let winner = if leaves == 1 { 0 } else { winners[1] };
+        Tournament {
+            heads,
+            losers,
+            winner,
         }
     }
-    while let Some(Reverse((rank, flag, i))) = heap.pop() {
-        writer.push(rank, flag)?;
-        if let Some((rank, flag)) = readers[i].next_below(u64::MAX)? {
-            heap.push(Reverse((rank, flag, i)));
-        }
+
+    /// The source with the smallest head, and its head.
+    fn winner(&self) -> (usize, u64) {
+        (self.winner, self.heads[self.winner])
     }
-    Ok(())
+
+    /// Replaces the winner's head with `head` and plays its path again.
+    fn replace(&mut self, head: u64) {
+        let mut winner = self.winner;
+        self.heads[winner] = head;
+        let mut node = (winner + self.heads.len()) / 2;
+        while node > 0 {
+            let loser = self.losers[node];
+            if self.heads[loser] < self.heads[winner] {
+                self.losers[node] = winner;
+                winner = loser;
+            }
+            node /= 2;
+        }
+        self.winner = winner;
+    }
 }
 
 #[cfg(test)]
@@ -701,6 +803,64 @@ mod tests {
         fn read_in_order(&self, seeds: usize, first: u64, values: &mut [i8]) -> io::Result<()> {
             values.copy_from_slice(&self.0[seeds][first as usize..][..values.len()]);
             Ok(())
+        }
+    }
+
+    /// Pseudo-random keys below `2^bits`, their bits also set in runs.
+    fn keys(seed: u64, len: usize, bits: u32) -> Vec<u64> {
+        let mut x = seed | 1;
+        (0..len)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let key = if x % 5 == 0 { x | 0xff0 } else { x };
+                key & (u64::MAX >> (64 - bits))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn radix_sort_sorts_as_the_standard_sort() {
+        for bits in [1, 7, 11, 12, 22, 23, 33, 39, 40, 63, 64] {
+            for len in [0, 1, 2, 100, 5000] {
+                let mut sorted = keys(u64::from(bits) * 1000 + len as u64, len, bits);
+                let mut expected = sorted.clone();
+                expected.sort_unstable();
+                let mut scratch = vec![0; len];
+                radix_sort(&mut sorted, &mut scratch);
+                assert!(sorted == expected, "{bits} bits, {len} keys");
+            }
+        }
+        let mut same = vec![42; 100];
+        radix_sort(&mut same, &mut [0; 100]);
+        assert!(same == [42; 100]);
+    }
+
+    #[test]
+    fn a_tournament_merges_sorted_sources_as_a_sort_of_all() {
+        for sources in [1, 2, 3, 5, 64, 65] {
+            // Sources of every length up to 40, some empty, with ties.
+            let mut runs: Vec<Vec<u64>> = (0..sources)
+                .map(|i| keys(i as u64 + 7, (i * 13) % 41, 10))
+                .collect();
+            runs.iter_mut().for_each(|run| run.sort_unstable());
+            let mut expected: Vec<u64> = runs.concat();
+            expected.sort_unstable();
+            let mut next = vec![0; sources];
+            let head = |run: &Vec<u64>, at: usize| run.get(at).copied().unwrap_or(Tournament::DONE);
+            let mut tournament = Tournament::new(runs.iter().map(|run| head(run, 0)).collect());
+            let mut merged = Vec::new();
+            loop {
+                let (i, key) = tournament.winner();
+                if key == Tournament::DONE {
+                    break;
+                }
+                merged.push(key);
+                next[i] += 1;
+                tournament.replace(head(&runs[i], next[i]));
+            }
+            assert!(merged == expected, "{sources} sources");
         }
     }
 

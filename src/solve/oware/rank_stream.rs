@@ -2,9 +2,14 @@
 //! bit, stored as LEB128 varints of `(rank − previous rank) << 1 | flag`.
 //! Dense sets of ranks cost about a byte each; every file is written once
 //! in rank order and read once (or once per threshold) in rank order.
+//!
+//! Most entries are a byte; one of 2 to 8 bytes is decoded a word at a
+//! time (its length from the first stop bit, its 7-bit groups gathered by
+//! three shifts and masks), so the bytes of a sparse stretch cost no
+//! branch each.
 
 use std::fs::File;
-use std::io::{self, BufReader, BufWriter, Read, Seek, SeekFrom, Take, Write};
+use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::PathBuf;
 
 use crate::error::{PathContext, WithPath};
@@ -15,15 +20,23 @@ const BUFFER: usize = 1 << 16;
 /// Bytes of memory a stream takes while open.
 pub const STREAM_BYTES: u64 = BUFFER as u64;
 
+/// The longest entry: a 64-bit value in 7-bit groups.
+const MAX_ENTRY: usize = 10;
+
+/// The top bit of every byte: set in every byte of an entry but its last.
+const MORE: u64 = 0x8080_8080_8080_8080;
+
 /// An I/O failure on a scratch file, with its path.
 pub type ScratchResult<T> = Result<T, WithPath<io::Error>>;
 
 pub struct RankWriter {
     path: PathBuf,
-    out: BufWriter<File>,
+    file: File,
+    /// Entries not yet written to the file.
+    buffer: Vec<u8>,
+    /// Bytes written to the file.
+    flushed: u64,
     previous: u64,
-    /// Bytes written so far.
-    written: u64,
 }
 
 impl RankWriter {
@@ -31,71 +44,107 @@ impl RankWriter {
     pub fn create(path: PathBuf) -> ScratchResult<RankWriter> {
         let file = File::create(&path).at(&path)?;
         Ok(RankWriter {
-            out: BufWriter::with_capacity(BUFFER, file),
+            file,
             path,
+            buffer: Vec::with_capacity(BUFFER),
+            flushed: 0,
             previous: 0,
-            written: 0,
         })
     }
 
     /// Appends a rank, larger than the last one (or any, if first).
     #[inline]
     pub fn push(&mut self, rank: u64, flag: bool) -> ScratchResult<()> {
-        let mut bytes = [0u8; 10];
-        let len = encode(&mut self.previous, rank, flag, &mut bytes);
-        self.written += len as u64;
-        self.out.write_all(&bytes[..len]).at(&self.path)
+        encode(&mut self.previous, rank, flag, &mut self.buffer);
+        if self.buffer.len() > BUFFER - MAX_ENTRY {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    #[cold]
+    fn flush(&mut self) -> ScratchResult<()> {
+        self.file.write_all(&self.buffer).at(&self.path)?;
+        self.flushed += self.buffer.len() as u64;
+        self.buffer.clear();
+        Ok(())
     }
 
     /// Starts a new stream in the same file (its ranks from 0 again), to be
     /// read from the returned offset with [`RankReader::open_segment`].
     pub fn restart(&mut self) -> u64 {
         self.previous = 0;
-        self.written
+        self.written()
     }
 
     /// Bytes written so far.
     pub fn written(&self) -> u64 {
-        self.written
+        self.flushed + self.buffer.len() as u64
     }
 
     /// Flushes and syncs the file (a checkpoint may rely on it).
-    pub fn finish(self) -> ScratchResult<()> {
-        let file = self
-            .out
-            .into_inner()
-            .map_err(|e| e.into_error())
-            .at(&self.path)?;
-        file.sync_all().at(&self.path)
+    pub fn finish(mut self) -> ScratchResult<()> {
+        self.flush()?;
+        self.file.sync_all().at(&self.path)
     }
 }
 
-/// Writes the entry for `rank` after `previous` (and makes it the
-/// previous) into `bytes`; returns its length.
+/// Appends the entry for `rank` after `previous` (and makes it the
+/// previous) to `out`.
 #[inline]
-pub fn encode(previous: &mut u64, rank: u64, flag: bool, bytes: &mut [u8; 10]) -> usize {
+pub fn encode(previous: &mut u64, rank: u64, flag: bool, out: &mut Vec<u8>) {
     debug_assert!(rank >= *previous);
     let mut x = ((rank - *previous) << 1) | u64::from(flag);
     *previous = rank;
-    let mut len = 0;
-    loop {
-        let low = (x & 0x7f) as u8;
+    while x >= 0x80 {
+        out.push(x as u8 | 0x80);
         x >>= 7;
-        if x == 0 {
-            bytes[len] = low;
-            return len + 1;
-        }
-        bytes[len] = low | 0x80;
-        len += 1;
     }
+    out.push(x as u8);
+}
+
+/// The value of the entry at the start of `bytes` and its length, or
+/// `None` if they do not start with a whole one.
+#[inline]
+pub fn decode(bytes: &[u8]) -> Option<(u64, usize)> {
+    if let Some(chunk) = bytes.first_chunk::<8>() {
+        let w = u64::from_le_bytes(*chunk);
+        if w & 0x80 == 0 {
+            return Some((w & 0x7f, 1));
+        }
+        let stops = !w & MORE;
+        if stops != 0 {
+            // The bits up to the first stop bit, less the stop bits; their
+            // 7-bit groups gathered: bytes to 14-bit quarters, 28-bit
+            // halves, the value.
+            let bits = stops.trailing_zeros() + 1;
+            let w = w & (u64::MAX >> (64 - bits)) & !MORE;
+            let w = (w & 0x007f_007f_007f_007f) | ((w & 0x7f00_7f00_7f00_7f00) >> 1);
+            let w = (w & 0x0000_3fff_0000_3fff) | ((w & 0x3fff_0000_3fff_0000) >> 2);
+            let w = (w & 0x0fff_ffff) | ((w & 0x0fff_ffff_0000_0000) >> 4);
+            return Some((w, bits as usize / 8));
+        }
+    }
+    let mut x = 0u64;
+    for (i, &byte) in bytes.iter().take(MAX_ENTRY).enumerate() {
+        x |= u64::from(byte & 0x7f) << (7 * i);
+        if byte & 0x80 == 0 {
+            return Some((x, i + 1));
+        }
+    }
+    None
 }
 
 pub struct RankReader {
     path: PathBuf,
-    input: BufReader<Take<File>>,
+    file: File,
+    /// Bytes of the stream not yet read from the file.
+    unread: u64,
+    buffer: Box<[u8]>,
+    /// The bytes of `buffer` read and not yet decoded.
+    start: usize,
+    end: usize,
     previous: u64,
-    /// The next entry, read ahead.
-    next: Option<(u64, bool)>,
 }
 
 impl RankReader {
@@ -108,50 +157,63 @@ impl RankReader {
     pub fn open_segment(path: PathBuf, offset: u64, len: u64) -> ScratchResult<RankReader> {
         let mut file = File::open(&path).at(&path)?;
         file.seek(SeekFrom::Start(offset)).at(&path)?;
-        let mut reader = RankReader {
-            input: BufReader::with_capacity(BUFFER, file.take(len)),
+        Ok(RankReader {
+            file,
             path,
+            unread: len,
+            buffer: vec![0; BUFFER].into_boxed_slice(),
+            start: 0,
+            end: 0,
             previous: 0,
-            next: None,
-        };
-        reader.next = reader.read()?;
-        Ok(reader)
-    }
-
-    fn read(&mut self) -> ScratchResult<Option<(u64, bool)>> {
-        let mut x = 0u64;
-        let mut shift = 0;
-        loop {
-            let mut byte = [0u8];
-            match self.input.read(&mut byte) {
-                Ok(0) if shift == 0 => return Ok(None),
-                Ok(0) => {
-                    let e = io::Error::new(io::ErrorKind::UnexpectedEof, "truncated scratch file");
-                    return Err(WithPath::new(&self.path, e));
-                }
-                Ok(_) => {}
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(WithPath::new(&self.path, e)),
-            }
-            x |= u64::from(byte[0] & 0x7f) << shift;
-            if byte[0] & 0x80 == 0 {
-                break;
-            }
-            shift += 7;
-        }
-        self.previous += x >> 1;
-        Ok(Some((self.previous, x & 1 != 0)))
+        })
     }
 
     /// The next entry if its rank is below `end`.
     #[inline]
     pub fn next_below(&mut self, end: u64) -> ScratchResult<Option<(u64, bool)>> {
-        match self.next {
-            Some((rank, flag)) if rank < end => {
-                self.next = self.read()?;
-                Ok(Some((rank, flag)))
+        let (x, len) = match decode(&self.buffer[self.start..self.end]) {
+            Some(entry) => entry,
+            None => match self.refill()? {
+                Some(entry) => entry,
+                None => return Ok(None),
+            },
+        };
+        let rank = self.previous + (x >> 1);
+        if rank >= end {
+            return Ok(None);
+        }
+        self.start += len;
+        self.previous = rank;
+        Ok(Some((rank, x & 1 != 0)))
+    }
+
+    /// Moves the bytes not yet decoded to the front of the buffer, fills the
+    /// rest from the file as far as the stream goes, and decodes the first
+    /// entry (`None` at the end of the stream).
+    #[cold]
+    #[inline(never)]
+    fn refill(&mut self) -> ScratchResult<Option<(u64, usize)>> {
+        self.buffer.copy_within(self.start..self.end, 0);
+        self.end -= self.start;
+        self.start = 0;
+        while self.end < BUFFER && self.unread > 0 {
+            let room = (BUFFER - self.end).min(self.unread.try_into().unwrap_or(usize::MAX));
+            match self.file.read(&mut self.buffer[self.end..][..room]) {
+                Ok(0) => self.unread = 0,
+                Ok(n) => {
+                    self.end += n;
+                    self.unread -= n as u64;
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(WithPath::new(&self.path, e)),
             }
-            _ => Ok(None),
+        }
+        match decode(&self.buffer[..self.end]) {
+            None if self.end > 0 => {
+                let e = io::Error::new(io::ErrorKind::UnexpectedEof, "truncated scratch file");
+                Err(WithPath::new(&self.path, e))
+            }
+            entry => Ok(entry),
         }
     }
 }
@@ -159,6 +221,112 @@ impl RankReader {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// LEB128, a byte at a time.
+    fn leb128(mut x: u64) -> Vec<u8> {
+        let mut bytes = Vec::new();
+        loop {
+            let low = (x & 0x7f) as u8;
+            x >>= 7;
+            if x == 0 {
+                bytes.push(low);
+                return bytes;
+            }
+            bytes.push(low | 0x80);
+        }
+    }
+
+    /// Values of every length, at and around each length's bounds, and
+    /// pseudo-random ones.
+    fn values() -> Vec<u64> {
+        let mut values = vec![0, 1, u64::MAX, u64::MAX - 1];
+        for bits in 1..64 {
+            let bound = 1u64 << bits;
+            values.extend([bound - 1, bound, bound + 1, bound | (bound >> 1) | 0x55]);
+        }
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..10_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            values.push(x >> (x % 64));
+        }
+        values
+    }
+
+    #[test]
+    fn entries_are_leb128_and_decode_to_their_values() {
+        for x in values() {
+            // The entry of x: its rank difference and flag.
+            let (difference, flag) = (x >> 1, x & 1 != 0);
+            let mut previous = 5;
+            let mut bytes = vec![0xff];
+            encode(&mut previous, 5 + difference, flag, &mut bytes);
+            assert_eq!(previous, 5 + difference);
+            assert_eq!(bytes[1..], leb128(x), "{x:#x}");
+            // Alone, and followed by other bytes.
+            assert_eq!(decode(&bytes[1..]), Some((x, bytes.len() - 1)), "{x:#x}");
+            bytes.extend([0x81; 12]);
+            assert_eq!(decode(&bytes[1..]), Some((x, leb128(x).len())), "{x:#x}");
+            // Cut short: not a whole entry.
+            let len = leb128(x).len();
+            assert_eq!(decode(&bytes[1..len]), None, "{x:#x}");
+        }
+        assert_eq!(decode(&[]), None);
+        assert_eq!(decode(&[0x80; 16]), None);
+    }
+
+    /// Streams much longer than the buffer, with entries across its
+    /// refills, read back whole and as segments of one file.
+    #[test]
+    fn long_streams_and_segments_round_trip() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s");
+        let mut x = 1u64;
+        let mut streams = Vec::new();
+        for spread in [3, 1 << 20, 1 << 50] {
+            let mut rank = 0;
+            let entries: Vec<(u64, bool)> = (0..100_000)
+                .map(|_| {
+                    x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    rank += (x >> 20) % spread;
+                    (rank, x >> 63 != 0)
+                })
+                .collect();
+            streams.push(entries);
+        }
+        let mut w = RankWriter::create(path.clone()).unwrap();
+        let mut segments = Vec::new();
+        for entries in &streams {
+            let offset = w.restart();
+            for &(r, f) in entries {
+                w.push(r, f).unwrap();
+            }
+            segments.push((offset, w.written() - offset));
+        }
+        w.finish().unwrap();
+        let written: u64 = segments.iter().map(|&(_, len)| len).sum();
+        assert_eq!(std::fs::metadata(&path).unwrap().len(), written);
+        for (entries, &(offset, len)) in streams.iter().zip(&segments) {
+            let mut r = RankReader::open_segment(path.clone(), offset, len).unwrap();
+            let mut read = Vec::new();
+            while let Some(e) = r.next_below(u64::MAX).unwrap() {
+                read.push(e);
+            }
+            assert!(read == *entries);
+        }
+        // A segment cut inside an entry.
+        let (offset, len) = segments[2];
+        let mut r = RankReader::open_segment(path, offset, len - 1).unwrap();
+        let error = loop {
+            match r.next_below(u64::MAX) {
+                Ok(Some(_)) => {}
+                Ok(None) => panic!("a cut entry was read"),
+                Err(e) => break e,
+            }
+        };
+        assert!(error.to_string().contains("truncated"), "{error}");
+    }
 
     #[test]
     fn ranks_and_flags_round_trip() {
