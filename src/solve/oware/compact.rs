@@ -12,8 +12,9 @@
 //! one is won. No pending bit either: a position resolved goes on its
 //! worker's stack at once, the stack's overflow to the frontier (memory,
 //! then a scratch file), and a record of it (rank and verdict) to the
-//! threshold's runs, sorted buffers that are merged at the end of the
-//! threshold into the file of positions resolved at `t`.
+//! threshold's runs, sorted buffers that become the file of positions
+//! resolved at `t` (merged at the end of the threshold while there are more
+//! than a few; the final pass reads the few).
 //!
 //! The exits and the final pass are the out-of-core engine's scratch files
 //! ([`super::scratch`]): the set-up writes each best exit to the file of its
@@ -69,6 +70,9 @@ struct Limits {
     records: usize,
     /// Runs merged at once (a stream buffer each).
     merge_ways: usize,
+    /// Runs of a threshold left for the final pass to read (more are merged
+    /// down to these).
+    kept_runs: usize,
 }
 
 const LIMITS: Limits = Limits {
@@ -77,6 +81,7 @@ const LIMITS: Limits = Limits {
     frontier_chunks: 64,
     records: 1 << 18,
     merge_ways: 64,
+    kept_runs: 16,
 };
 /// Exits of a threshold read from their file at once.
 const SEED_BATCH: usize = 1 << 20;
@@ -91,9 +96,10 @@ const STEPS: u64 = 8;
 const RADIX_BITS: u32 = 11;
 
 /// Memory besides the codes and the parts, for `threads` workers: the exit
-/// streams, the workers' stacks, frontier chunks, records and sorting
-/// buffers, the frontier kept in memory, a batch of exits and the readers
-/// of a merge.
+/// streams, and the larger of what the thresholds take (the workers'
+/// stacks, frontier chunks, records and sorting buffers, the frontier kept
+/// in memory, a batch of exits and the readers of a merge) and what the
+/// final pass reads the kept runs through beyond the codes it frees.
 pub fn fixed_bytes(seeds: usize, threads: usize) -> u64 {
     let Limits {
         stack,
@@ -101,13 +107,16 @@ pub fn fixed_bytes(seeds: usize, threads: usize) -> u64 {
         frontier_chunks,
         records,
         merge_ways,
+        kept_runs,
     } = LIMITS;
     // A worker's records, and as many again to sort them through.
     let worker = stack * size_of::<Resolved>() + (spill + 2 * records) * size_of::<u64>();
     let shared = (frontier_chunks * spill + SEED_BATCH) * size_of::<u64>();
-    2 * (seeds as u64 + 1) * STREAM_BYTES
-        + (threads * worker + shared) as u64
-        + merge_ways as u64 * STREAM_BYTES
+    let thresholds = (threads * worker + shared) as u64 + merge_ways as u64 * STREAM_BYTES;
+    // The exit streams count one stream of each threshold.
+    let runs = (seeds * (kept_runs - 1)) as u64 * STREAM_BYTES;
+    let codes = (index::layer_size(seeds) as f64 * BYTES_PER_POSITION) as u64;
+    2 * (seeds as u64 + 1) * STREAM_BYTES + thresholds.max(runs.saturating_sub(codes))
 }
 
 /// Solves layer `seeds` in two bits a position, resuming from the
@@ -303,7 +312,7 @@ impl Streamed for Compact {
             pass.runs.append(records, sorting)?;
             progress(std::mem::take(&mut worker.count));
         }
-        pass.runs.merge_into(scratch.resolved(t))?;
+        pass.runs.finish(scratch, t)?;
         pass.frontier.remove()?;
         Ok(())
     }
@@ -592,10 +601,12 @@ impl Frontier {
 }
 
 /// The records of one threshold: sorted runs appended to one file, in the
-/// rank streams' coding, then merged into the threshold's file.
+/// rank streams' coding, which becomes the threshold's file (its runs
+/// merged down to a few first if there are more).
 struct Runs {
     path: PathBuf,
     merge_ways: usize,
+    kept_runs: usize,
     /// The file and each run's offset and length in it.
     file: Mutex<(File, Vec<(u64, u64)>)>,
 }
@@ -606,6 +617,7 @@ impl Runs {
         Ok(Runs {
             path,
             merge_ways: limits.merge_ways,
+            kept_runs: limits.kept_runs,
             file: Mutex::new((file, Vec::new())),
         })
     }
@@ -632,20 +644,23 @@ impl Runs {
         Ok(())
     }
 
-    /// Merges the runs into one rank stream at `out` (a limited number at a
-    /// time: while there are more, groups of runs are merged into the runs
-    /// of a new file), and removes the runs.
-    fn merge_into(self, out: PathBuf) -> ScratchResult<()> {
+    /// Makes the runs the streams of the file of threshold `t`, merged (a
+    /// limited number at a time, into the runs of a new file) while there
+    /// are more than the final pass reads.
+    fn finish(self, scratch: &Scratch, t: i8) -> ScratchResult<()> {
         let (file, mut runs) = self.file.into_inner().unwrap();
+        file.sync_all().at(&self.path)?;
         drop(file);
         let mut path = self.path;
         let mut generation = 0;
-        while runs.len() > self.merge_ways {
+        while runs.len() > self.kept_runs {
+            // Groups no larger than leave the runs kept, if one merge can.
+            let ways = runs.len().div_ceil(self.kept_runs).min(self.merge_ways);
             generation += 1;
             let next = path.with_extension(generation.to_string());
             let mut writer = RankWriter::create(next.clone())?;
             let mut merged = Vec::new();
-            for group in runs.chunks(self.merge_ways) {
+            for group in runs.chunks(ways) {
                 let offset = writer.restart();
                 merge(&path, group, &mut writer)?;
                 merged.push((offset, writer.written() - offset));
@@ -654,10 +669,9 @@ impl Runs {
             fs::remove_file(&path).at(&path)?;
             (path, runs) = (next, merged);
         }
-        let mut writer = RankWriter::create(out)?;
-        merge(&path, &runs, &mut writer)?;
-        writer.finish()?;
-        fs::remove_file(&path).at(&path)
+        let out = scratch.resolved(t);
+        fs::rename(&path, &out).at(&out)?;
+        scratch.write_runs(t, &runs)
     }
 }
 
@@ -700,10 +714,7 @@ fn radix_sort(keys: &mut [u64], scratch: &mut [u64]) {
 /// Writes the entries of `runs` (segments of the file at `path`) to
 /// `writer` in rank order.
 fn merge(path: &Path, runs: &[(u64, u64)], writer: &mut RankWriter) -> ScratchResult<()> {
-    let mut readers = runs
-        .iter()
-        .map(|&(offset, len)| RankReader::open_segment(path.to_path_buf(), offset, len))
-        .collect::<ScratchResult<Vec<_>>>()?;
+    let mut readers = RankReader::open_segments(path.to_path_buf(), runs)?;
     let next = |reader: &mut RankReader| {
         Ok::<_, WithPath<io::Error>>(match reader.next_below(u64::MAX)? {
             Some((rank, flag)) => rank << 1 | u64::from(flag),
@@ -872,6 +883,7 @@ mod tests {
         frontier_chunks: 2,
         records: 64,
         merge_ways: 3,
+        kept_runs: 2,
     };
 
     fn config(dir: &Path, seeds: usize, checkpoint_every: Option<std::time::Duration>) -> Config {

@@ -192,7 +192,9 @@ impl OutOfCore {
                 *word = (*word & !(NIBBLE << shift)) | (RESOLVED << shift);
             }
         }
-        file.finish().map_err(EngineError::Scratch)
+        let len = file.written();
+        file.finish()?;
+        Ok(scratch.write_runs(t, &[(0, len)])?)
     }
 }
 

@@ -9,8 +9,10 @@
 //! branch each.
 
 use std::fs::File;
-use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::io::{self, Write};
+use std::os::unix::fs::FileExt;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use crate::error::{PathContext, WithPath};
 
@@ -71,7 +73,7 @@ impl RankWriter {
     }
 
     /// Starts a new stream in the same file (its ranks from 0 again), to be
-    /// read from the returned offset with [`RankReader::open_segment`].
+    /// read from the returned offset with [`RankReader::open_segments`].
     pub fn restart(&mut self) -> u64 {
         self.previous = 0;
         self.written()
@@ -137,8 +139,11 @@ pub fn decode(bytes: &[u8]) -> Option<(u64, usize)> {
 
 pub struct RankReader {
     path: PathBuf,
-    file: File,
-    /// Bytes of the stream not yet read from the file.
+    /// The file, shared by the readers of its streams.
+    file: Arc<File>,
+    /// Where the bytes not yet read start in the file, and how many of the
+    /// stream's are left.
+    offset: u64,
     unread: u64,
     buffer: Box<[u8]>,
     /// The bytes of `buffer` read and not yet decoded.
@@ -149,23 +154,27 @@ pub struct RankReader {
 
 impl RankReader {
     pub fn open(path: PathBuf) -> ScratchResult<RankReader> {
-        RankReader::open_segment(path, 0, u64::MAX)
+        let mut readers = RankReader::open_segments(path, &[(0, u64::MAX)])?;
+        Ok(readers.pop().unwrap())
     }
 
-    /// The entries written in `len` bytes from `offset` of the file, as a
-    /// file of their own.
-    pub fn open_segment(path: PathBuf, offset: u64, len: u64) -> ScratchResult<RankReader> {
-        let mut file = File::open(&path).at(&path)?;
-        file.seek(SeekFrom::Start(offset)).at(&path)?;
-        Ok(RankReader {
-            file,
-            path,
-            unread: len,
-            buffer: vec![0; BUFFER].into_boxed_slice(),
-            start: 0,
-            end: 0,
-            previous: 0,
-        })
+    /// A reader of each stream of the file written in `(offset, len)` of
+    /// it, as a file of its own.
+    pub fn open_segments(path: PathBuf, segments: &[(u64, u64)]) -> ScratchResult<Vec<RankReader>> {
+        let file = Arc::new(File::open(&path).at(&path)?);
+        Ok(segments
+            .iter()
+            .map(|&(offset, len)| RankReader {
+                path: path.clone(),
+                file: file.clone(),
+                offset,
+                unread: len,
+                buffer: vec![0; BUFFER].into_boxed_slice(),
+                start: 0,
+                end: 0,
+                previous: 0,
+            })
+            .collect())
     }
 
     /// The next entry if its rank is below `end`.
@@ -198,10 +207,11 @@ impl RankReader {
         self.start = 0;
         while self.end < BUFFER && self.unread > 0 {
             let room = (BUFFER - self.end).min(self.unread.try_into().unwrap_or(usize::MAX));
-            match self.file.read(&mut self.buffer[self.end..][..room]) {
+            match self.file.read_at(&mut self.buffer[self.end..][..room], self.offset) {
                 Ok(0) => self.unread = 0,
                 Ok(n) => {
                     self.end += n;
+                    self.offset += n as u64;
                     self.unread -= n as u64;
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
@@ -296,7 +306,7 @@ mod tests {
             streams.push(entries);
         }
         let mut w = RankWriter::create(path.clone()).unwrap();
-        let mut segments = Vec::new();
+        let mut segments: Vec<(u64, u64)> = Vec::new();
         for entries in &streams {
             let offset = w.restart();
             for &(r, f) in entries {
@@ -307,8 +317,8 @@ mod tests {
         w.finish().unwrap();
         let written: u64 = segments.iter().map(|&(_, len)| len).sum();
         assert_eq!(std::fs::metadata(&path).unwrap().len(), written);
-        for (entries, &(offset, len)) in streams.iter().zip(&segments) {
-            let mut r = RankReader::open_segment(path.clone(), offset, len).unwrap();
+        let readers = RankReader::open_segments(path.clone(), &segments).unwrap();
+        for (entries, mut r) in streams.iter().zip(readers) {
             let mut read = Vec::new();
             while let Some(e) = r.next_below(u64::MAX).unwrap() {
                 read.push(e);
@@ -317,7 +327,7 @@ mod tests {
         }
         // A segment cut inside an entry.
         let (offset, len) = segments[2];
-        let mut r = RankReader::open_segment(path, offset, len - 1).unwrap();
+        let mut r = RankReader::open_segments(path, &[(offset, len - 1)]).unwrap().remove(0);
         let error = loop {
             match r.next_below(u64::MAX) {
                 Ok(Some(_)) => {}

@@ -1,11 +1,13 @@
 //! The scratch files of a layer built outside memory, shared by the
 //! out-of-core and compact engines: each position's best exit in the file
 //! of its size `|exit|` (written once by the set-up, in rank order), the
-//! positions resolved at each threshold (one file a threshold), and the
+//! positions resolved at each threshold (one file a threshold, of one or a
+//! few streams in rank order), and the
 //! final pass that rebuilds the values from them; and the steps both
 //! engines take around their own ([`solve_streamed`]).
 
-use std::fs;
+use std::fs::{self, File};
+use std::io::Write;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicU64;
 
@@ -136,9 +138,42 @@ impl Scratch {
         self.dir.join(format!("exits.{size}"))
     }
 
-    /// The positions resolved at threshold `t`, the flag set for the lost.
+    /// The positions resolved at threshold `t`, the flag set for the lost:
+    /// one or more streams ([`Scratch::write_runs`]).
     pub fn resolved(&self, t: i8) -> PathBuf {
         self.dir.join(format!("resolved.{t}"))
+    }
+
+    /// Where each stream of [`Scratch::resolved`]`(t)` lies: its offset
+    /// and length, 8 bytes each.
+    fn runs(&self, t: i8) -> PathBuf {
+        self.dir.join(format!("resolved.{t}.runs"))
+    }
+
+    /// Records the streams of the file of threshold `t` (synced, as the
+    /// file must be, before a checkpoint relies on them).
+    pub fn write_runs(&self, t: i8, runs: &[(u64, u64)]) -> ScratchResult<()> {
+        let path = self.runs(t);
+        let bytes: Vec<u8> = runs
+            .iter()
+            .flat_map(|&(offset, len)| [offset, len])
+            .flat_map(u64::to_le_bytes)
+            .collect();
+        let mut file = File::create(&path).at(&path)?;
+        file.write_all(&bytes).at(&path)?;
+        file.sync_all().at(&path)
+    }
+
+    /// A reader of each stream of the positions resolved at `t`.
+    fn open_resolved(&self, t: i8) -> ScratchResult<Vec<RankReader>> {
+        let path = self.runs(t);
+        let bytes = fs::read(&path).at(&path)?;
+        let word = |b: &[u8]| u64::from_le_bytes(b.try_into().unwrap());
+        let runs: Vec<(u64, u64)> = bytes
+            .chunks_exact(16)
+            .map(|run| (word(&run[..8]), word(&run[8..])))
+            .collect();
+        RankReader::open_segments(self.resolved(t), &runs)
     }
 }
 
@@ -215,9 +250,12 @@ fn final_pass<E: std::error::Error + 'static>(
     emit: &mut impl FnMut(&[i8], &[i8]) -> Result<(), E>,
 ) -> Result<(), EngineError<E>> {
     let open = |path| RankReader::open(path).map_err(EngineError::Scratch);
-    let mut resolved = (1..=seeds)
-        .map(|t| Ok((t as i8, open(scratch.resolved(t as i8))?)))
-        .collect::<Result<Vec<_>, EngineError<E>>>()?;
+    // The streams of every threshold, each with its threshold.
+    let mut resolved = Vec::new();
+    for t in 1..=seeds as i8 {
+        let streams = scratch.open_resolved(t).map_err(EngineError::Scratch)?;
+        resolved.extend(streams.into_iter().map(|file| (t, file)));
+    }
     let mut exit_files = (0..=seeds)
         .map(|size| Ok((size as i8, open(scratch.exits(size))?)))
         .collect::<Result<Vec<_>, EngineError<E>>>()?;
