@@ -177,8 +177,9 @@ impl RankReader {
             .collect())
     }
 
-    /// The next entry if its rank is below `end`.
-    #[inline]
+    /// The next entry if its rank is below `end`. (Inlined: most entries
+    /// are a byte, and a call would cost more than decoding it.)
+    #[inline(always)]
     pub fn next_below(&mut self, end: u64) -> ScratchResult<Option<(u64, bool)>> {
         let (x, len) = match decode(&self.buffer[self.start..self.end]) {
             Some(entry) => entry,
