@@ -682,7 +682,8 @@ fn radix_sort(keys: &mut [u64], scratch: &mut [u64]) {
     let bits = 64 - keys.iter().fold(0, |all, &key| all | key).leading_zeros();
     let passes = bits.div_ceil(RADIX_BITS).max(1) as usize;
     let width = bits.div_ceil(passes as u32);
-    let digit = |key: u64, pass: usize| ((key >> (pass as u32 * width)) & ((1 << width) - 1)) as usize;
+    let digit =
+        |key: u64, pass: usize| ((key >> (pass as u32 * width)) & ((1 << width) - 1)) as usize;
     // Where each digit's keys start, for every pass: counted in one sweep.
     let mut starts = vec![[0u32; 1 << RADIX_BITS]; passes];
     for &key in keys.iter() {
@@ -825,7 +826,7 @@ mod tests {
                 x ^= x << 13;
                 x ^= x >> 7;
                 x ^= x << 17;
-                let key = if x % 5 == 0 { x | 0xff0 } else { x };
+                let key = if x.is_multiple_of(5) { x | 0xff0 } else { x };
                 key & (u64::MAX >> (64 - bits))
             })
             .collect()

@@ -208,7 +208,10 @@ impl RankReader {
         self.start = 0;
         while self.end < BUFFER && self.unread > 0 {
             let room = (BUFFER - self.end).min(self.unread.try_into().unwrap_or(usize::MAX));
-            match self.file.read_at(&mut self.buffer[self.end..][..room], self.offset) {
+            match self
+                .file
+                .read_at(&mut self.buffer[self.end..][..room], self.offset)
+            {
                 Ok(0) => self.unread = 0,
                 Ok(n) => {
                     self.end += n;
@@ -299,7 +302,9 @@ mod tests {
             let mut rank = 0;
             let entries: Vec<(u64, bool)> = (0..100_000)
                 .map(|_| {
-                    x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    x = x
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
                     rank += (x >> 20) % spread;
                     (rank, x >> 63 != 0)
                 })
@@ -328,7 +333,9 @@ mod tests {
         }
         // A segment cut inside an entry.
         let (offset, len) = segments[2];
-        let mut r = RankReader::open_segments(path, &[(offset, len - 1)]).unwrap().remove(0);
+        let mut r = RankReader::open_segments(path, &[(offset, len - 1)])
+            .unwrap()
+            .remove(0);
         let error = loop {
             match r.next_below(u64::MAX) {
                 Ok(Some(_)) => {}
