@@ -60,6 +60,14 @@ pub const GATHER_BYTES_PER_POSITION: f64 = 2.0;
 /// (zstd, awari layers 22 and 26: 4.0 and 3.6 ns measured here quiet on one
 /// thread, 2026-11-30).
 pub const DECODE_SECONDS_PER_POSITION: f64 = 4e-9;
+/// Bytes the out-of-core engine reads and writes in its scratch files per
+/// position of the layer (exits, positions by threshold, the table
+/// written): 1.85 read and 2.76 written, measured at awari layer 20
+/// (`scripts/engine-footprint.sh`).
+pub const OUT_OF_CORE_IO_BYTES_PER_POSITION: f64 = 4.6;
+/// The same for the compact engine, whose runs of resolved positions are
+/// written, merged and read as well: 3.24 read and 4.16 written.
+pub const COMPACT_IO_BYTES_PER_POSITION: f64 = 7.4;
 /// Sequential disk bandwidth per node assumed (a workstation's NVMe disk),
 /// for the lower layers streamed and the set-up's deferred lookups.
 pub const DISK_BYTES_PER_SECOND: f64 = 1e9;
@@ -372,7 +380,7 @@ impl From<&Assumptions> for StatedAssumptions {
                 DECODE_SECONDS_PER_POSITION * 1e9
             ),
             format!(
-                "lower layers neither kept nor cached are streamed where the engine streams its exits: raw copies on disk (1 byte/position), each read once in order by a layer's set-up, which writes and reads {DEFERRED_BYTES_PER_POSITION} bytes/position of deferred lookups; {:.1} GB/s of sequential disk",
+                "lower layers neither kept nor cached are streamed where the engine streams its exits: raw copies on disk (1 byte/position), each read once in order by a layer's set-up, which writes and reads {DEFERRED_BYTES_PER_POSITION} bytes/position of deferred lookups; the engines' own scratch files take {OUT_OF_CORE_IO_BYTES_PER_POSITION} (out of core) and {COMPACT_IO_BYTES_PER_POSITION} (compact) bytes/position of reads and writes (measured at layer 20); all of it on {:.1} GB/s of sequential disk, not overlapping computation",
                 DISK_BYTES_PER_SECOND / 1e9
             ),
             format!(
@@ -495,7 +503,9 @@ pub fn project(max_seeds: usize, assumptions: &Assumptions) -> Result<Projection
                 / NETWORK_BYTES_PER_SECOND;
             let disk = layer_disk(seeds, share, &plan, &places, &budget, tables, a.disk)?;
             let lower = read_lower(seeds, share, &plan, &places, disk.sweeps, a.threads);
-            let seconds = positions as f64 / (rate * scale) + lower + network;
+            // The calibration's scratch files stayed in the page cache.
+            let scratch = share as f64 * engine_io_bytes(plan.engine) / DISK_BYTES_PER_SECOND;
+            let seconds = positions as f64 / (rate * scale) + lower + scratch + network;
             tables += (positions as f64 * TABLE_BYTES_PER_POSITION) as u64;
             Ok(LayerProjection {
                 seeds,
@@ -542,6 +552,15 @@ fn node_plan(
     let plan = budget.plan(seeds, share)?;
     let places = placement(seeds, &plan, budget);
     Ok((share, plan, places))
+}
+
+/// Bytes `engine` reads and writes in its scratch files per position.
+fn engine_io_bytes(engine: Engine) -> f64 {
+    match engine {
+        Engine::InMemory => 0.0,
+        Engine::OutOfCore => OUT_OF_CORE_IO_BYTES_PER_POSITION,
+        Engine::Compact => COMPACT_IO_BYTES_PER_POSITION,
+    }
 }
 
 /// The seconds a node with `threads` spends reading the lower layers for
@@ -1002,6 +1021,22 @@ mod tests {
         let streamed = bytes_at(&places, Place::Streamed, 0..20);
         let extra = 2.0 * streamed as f64 / DISK_BYTES_PER_SECOND;
         assert!((swept.seconds - layer.seconds - extra).abs() < 1e-6);
+        // One sweep: the engine's positions at the calibration's fallen
+        // rate, the lower layers read once, its deferred lookups written
+        // and read, its scratch files written and read.
+        let (_, plan, _) = node_plan(20, &node_budget(20, &tight(None))).unwrap();
+        assert_eq!(plan.engine, Engine::OutOfCore);
+        let p = layer.positions as f64;
+        let rate = 5e6 * fall(index::layer_size(16), layer.positions, RATE_EXPONENT);
+        let io = streamed as f64
+            + 2.0 * p * DEFERRED_BYTES_PER_POSITION
+            + p * OUT_OF_CORE_IO_BYTES_PER_POSITION;
+        let expected = p / rate + io / DISK_BYTES_PER_SECOND;
+        assert!(
+            (layer.seconds / expected - 1.0).abs() < 1e-9,
+            "{}",
+            layer.seconds
+        );
         // Less than a part of lookups beside the rest.
         let refused = project(20, &tight(Some(layer.disk_bytes - deferred))).unwrap_err();
         let TablebaseError::PlanDiskTooSmall { seeds, needed, .. } = refused else {
