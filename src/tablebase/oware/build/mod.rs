@@ -1,11 +1,14 @@
 //! Building the layers of a ruleset under a memory budget, resumable layer
-//! by layer (and, out of core, threshold by threshold).
+//! by layer (and, within a layer, from checkpoints at threshold
+//! boundaries).
 //!
-//! Each layer picks the fastest engine that fits the budget: in memory (1.5
-//! bytes per position) or out of core (0.625 bytes, the rest streamed through
-//! scratch files). The finished layers below are read from their compressed
-//! tables in sorted batches, or straight from memory where the budget left
-//! room to keep their values (resident). No raw `scores.N` file is needed.
+//! Each layer picks the fastest engine that fits the budget ([`budget`]): in
+//! memory (1.5 bytes per position), out of core (0.625 bytes, the rest
+//! streamed through scratch files) or compact (2 bits). The finished layers
+//! below are kept where the budget allows ([`placement`]): in memory, in
+//! raw copies read through the page cache or only in order, or in their
+//! compressed tables. Before a layer starts, its disk is checked
+//! ([`disk`]).
 
 use std::fs;
 use std::path::{Path, PathBuf};
