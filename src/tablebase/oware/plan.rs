@@ -308,7 +308,7 @@ pub struct StatedAssumptions {
     pub calibration_threads: usize,
     /// [`DECODE_SECONDS_PER_POSITION`].
     pub decode_seconds_per_position: f64,
-    /// [`DEFERRED_BYTES_PER_POSITION`].
+    /// The set-up's deferred bytes per position (`DEFERRED_BYTES_PER_POSITION`).
     pub deferred_bytes_per_position: f64,
     /// [`DISK_BYTES_PER_SECOND`].
     pub disk_bytes_per_second: f64,
