@@ -301,6 +301,12 @@ pub struct PlanOware {
     /// --memory and 10%)
     #[arg(long, value_parser = parse_size_or_zero)]
     lower_cache: Option<u64>,
+    /// Disk per node for the tables and scratch files: a layer whose set-up
+    /// defers lookups sweeps it in as many rounds as the disk leaves room
+    /// for, and a layer whose files do not fit is refused (default: no
+    /// limit, each layer swept at once)
+    #[arg(long, value_parser = parse_size)]
+    disk: Option<u64>,
     /// Threads per node (default: the cores here); rates scale linearly
     #[arg(long)]
     threads: Option<usize>,
@@ -311,7 +317,7 @@ pub struct PlanOware {
     #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(8..=22))]
     calibrate_seeds: u32,
     /// Print JSON: {"layers": [{"seeds", "positions", "mode", "memory_bytes",
-    /// "disk_bytes", "seconds"}, ...], "positions", "peak_memory_bytes",
+    /// "disk_bytes", "sweeps", "seconds"}, ...], "positions", "peak_memory_bytes",
     /// "disk_bytes", "seconds", "assumptions": {...}}
     #[arg(long)]
     json: bool,
@@ -335,6 +341,7 @@ pub fn plan(args: PlanOware) -> anyhow::Result<()> {
         memory,
         lower_cache,
         recorded: tb::plan::RecordedRates::new(&tb::build_times(&args.dir, args.rules)?),
+        disk: args.disk,
     };
     anyhow::ensure!(assumptions.threads > 0, "--threads must be at least 1");
     let plan = tb::plan::project(args.max_seeds as usize, &assumptions)?;
@@ -343,17 +350,18 @@ pub fn plan(args: PlanOware) -> anyhow::Result<()> {
         return Ok(());
     }
     println!(
-        "{:>5} {:>15} {:<11} {:>12} {:>12} {:>12}",
-        "seeds", "positions", "mode", "memory", "disk", "time"
+        "{:>5} {:>15} {:<11} {:>12} {:>12} {:>6} {:>12}",
+        "seeds", "positions", "mode", "memory", "disk", "sweeps", "time"
     );
     for l in &plan.layers {
         println!(
-            "{:>5} {:>15} {:<11} {:>12} {:>12} {:>12}",
+            "{:>5} {:>15} {:<11} {:>12} {:>12} {:>6} {:>12}",
             l.seeds,
             l.positions,
             l.engine.to_string(),
             human_bytes(l.memory_bytes),
             human_bytes(l.disk_bytes),
+            l.sweeps,
             duration(l.seconds)
         );
     }

@@ -85,7 +85,7 @@ impl BlockCoding {
     }
 
     /// How a context coding codes its streams; `None` for zstd. Codings
-    /// 1 to 3 are read only ([`legacy`](super::legacy)).
+    /// 1 to 3 are read only (`legacy`).
     pub fn streams(self) -> Option<Streams> {
         match self {
             BlockCoding::Zstd => None,

@@ -86,7 +86,7 @@ impl TableWriter {
     }
 
     /// Positions per block, 1 ..= 16 Mi (default: [`DEFAULT_BLOCK_SIZE`] for
-    /// zstd, [`CONTEXT_BLOCK_SIZE`] for the context coding).
+    /// zstd, `CONTEXT_BLOCK_SIZE` for the context coding).
     pub fn block_size(mut self, block_size: u32) -> Self {
         self.block_size = Some(block_size);
         self

@@ -342,3 +342,37 @@ fn distributed_builds_need_the_mpi_feature() {
         stderr(&out)
     );
 }
+
+/// `plan oware --disk` sweeps a layer in the rounds its disk allows, as the
+/// build would, and refuses one whose files do not fit, naming the least.
+#[test]
+fn plan_sizes_sweeps_to_the_disk_and_refuses_too_little() {
+    let plan = |disk: &str| {
+        let mut args = vec!["plan", "oware", "--max-seeds", "20", "--memory", "150M"];
+        args.extend(["--lower-cache", "0", "--calibrate-seeds", "10", "--json"]);
+        args.extend(["--disk", disk]);
+        args.iter().map(|a| a.to_string()).collect::<Vec<_>>()
+    };
+    let args = plan("100G");
+    let out = mancala_tb(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let layer = &json["layers"][20];
+    assert_eq!(layer["mode"], "out of core");
+    assert_eq!(layer["sweeps"], 1);
+    // Room for a tenth of layer 20's deferred lookups (6 bytes each).
+    let deferred = 6 * 80_214_915u64;
+    let disk = layer["disk_bytes"].as_u64().unwrap() - deferred + deferred / 10 + 1000;
+    let args = plan(&disk.to_string());
+    let out = mancala_tb(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(json["layers"][20]["sweeps"], 10);
+    assert_eq!(json["assumptions"]["disk_limit_bytes"], disk);
+    // The layer's files without its lookups.
+    let args = plan(&(disk - deferred / 10 - 1000).to_string());
+    let err = fails(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(err.contains("layer 20 needs at least"), "{err}");
+    let out = mancala_tb(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(out.status.code(), Some(2));
+}

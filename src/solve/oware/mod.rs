@@ -86,13 +86,13 @@ pub enum EngineError<E: std::error::Error + 'static> {
 /// The engine that builds a layer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Engine {
-    /// The whole layer's values and states in memory ([`solve_layer`]).
+    /// The whole layer's values and states in memory (`solve_layer`).
     InMemory,
     /// States in memory, the rest streamed through scratch files
-    /// ([`out_of_core::solve_layer`]).
+    /// (`out_of_core::solve_layer`).
     OutOfCore,
     /// Two bits a position in memory, the rest streamed
-    /// ([`compact::solve_layer`]).
+    /// (`compact::solve_layer`).
     Compact,
 }
 

@@ -225,6 +225,24 @@ pub enum TablebaseError {
         /// The ruleset folder.
         folder: PathBuf,
     },
+    /// A projected layer whose files would not fit the disk `plan` was
+    /// given.
+    #[error(
+        "layer {seeds} needs at least {} of disk (the tables below it, raw copies of the lower \
+         layers read from files, its own table, raw copy, scratch and checkpoint, and a part's \
+         deferred lookups); --disk is {} (raise --disk, or --memory so that fewer lower layers \
+         live in files)",
+        human_bytes(*needed),
+        human_bytes(*disk)
+    )]
+    PlanDiskTooSmall {
+        /// The layer.
+        seeds: usize,
+        /// Bytes it needs.
+        needed: u64,
+        /// The disk given.
+        disk: u64,
+    },
     /// A distributed build whose share of a layer does not fit a rank's
     /// memory budget.
     #[error(
@@ -259,7 +277,8 @@ impl TablebaseError {
             TablebaseError::TooManySeeds(_)
             | TablebaseError::TooLittleMemory { .. }
             | TablebaseError::TooLittleMemoryToCheck { .. }
-            | TablebaseError::ShareTooLarge { .. } => Cause::BadInput,
+            | TablebaseError::ShareTooLarge { .. }
+            | TablebaseError::PlanDiskTooSmall { .. } => Cause::BadInput,
             TablebaseError::Memory { .. } | TablebaseError::DiskTooSmall { .. } => Cause::Other,
         }
     }

@@ -8,6 +8,7 @@ use std::time::Instant;
 
 use serde::{Serialize, Serializer};
 
+use super::build::disk::{deferred_bytes, has_raw_copy, layer_bytes, sweep_within};
 use super::build::{Budget, BuildOptions, LayerPlan, Place, placement, plan_engine};
 use super::{BuildTime, TablebaseError, build, ruleset_dir, table_path};
 use crate::error::PathContext;
@@ -28,12 +29,15 @@ pub const TABLE_BYTES_PER_POSITION: f64 = 0.40;
 /// size and positions by threshold; measured 1.36 on awari layer 18).
 pub const SCRATCH_BYTES_PER_POSITION: f64 = 1.4;
 /// How the rate of the engines falls with the layer size `P` where no
-/// build recorded it: as `P^−RATE_EXPONENT`. Random accesses miss the
-/// caches more as the layer grows; the recorded builds here (2 threads,
-/// in memory) fall by `P^−0.05` from layer 20 to 26 and `P^−0.28` from 26
-/// to 30, so from a calibration at layer 16 this overstates the time of
-/// layers near 26 and understates it far beyond.
+/// build recorded it: as `P^−RATE_EXPONENT`, up to [`RATE_FALL_ENDS`].
+/// Random accesses miss the caches more as the layer grows (docs/scale.md,
+/// "What limits the rate").
 pub const RATE_EXPONENT: f64 = 0.23;
+/// The layer beyond whose size the rate no longer falls: there every random
+/// access of the propagation already misses the caches. The quiet build of
+/// 0..=32 here (2 threads, in memory, 2026-12-01) ran layers 27 to 32 at
+/// 2.79–2.95 M positions/s, after a fall from 9 M at layer 20.
+pub const RATE_FALL_ENDS: usize = 27;
 /// How many of the largest recorded layers the fall beyond them is fitted
 /// to: the fall steepens with the size, so the largest say most.
 pub const FITTED_LAYERS: usize = 4;
@@ -56,6 +60,14 @@ pub const GATHER_BYTES_PER_POSITION: f64 = 2.0;
 /// (zstd, awari layers 22 and 26: 4.0 and 3.6 ns measured here quiet on one
 /// thread, 2026-11-30).
 pub const DECODE_SECONDS_PER_POSITION: f64 = 4e-9;
+/// Bytes the out-of-core engine reads and writes in its scratch files per
+/// position of the layer (exits, positions by threshold, the table
+/// written): 1.85 read and 2.76 written, measured at awari layer 20
+/// (`scripts/engine-footprint.sh`).
+pub const OUT_OF_CORE_IO_BYTES_PER_POSITION: f64 = 4.6;
+/// The same for the compact engine, whose runs of resolved positions are
+/// written, merged and read as well: 3.24 read and 4.16 written.
+pub const COMPACT_IO_BYTES_PER_POSITION: f64 = 7.4;
 /// Sequential disk bandwidth per node assumed (a workstation's NVMe disk),
 /// for the lower layers streamed and the set-up's deferred lookups.
 pub const DISK_BYTES_PER_SECOND: f64 = 1e9;
@@ -196,10 +208,17 @@ impl RecordedRates {
             return Some(rate);
         }
         let &(top, positions, rate) = self.layers.last()?;
-        (seeds > top).then(|| {
-            rate * (index::layer_size(seeds) as f64 / positions as f64).powf(-self.exponent)
-        })
+        (seeds > top).then(|| rate * fall(positions, index::layer_size(seeds), self.exponent))
     }
+}
+
+/// The share of the rate measured on a layer of `from` positions that a
+/// larger layer of `to` keeps: `(to / from)^−exponent`, the sizes taken at
+/// most [`RATE_FALL_ENDS`]'s.
+fn fall(from: u64, to: u64, exponent: f64) -> f64 {
+    let end = index::layer_size(RATE_FALL_ENDS);
+    let (from, to) = (from.clamp(1, end), to.clamp(1, end));
+    (to.max(from) as f64 / from as f64).powf(-exponent)
 }
 
 /// The least-squares slope of `y` on `x` (at least two distinct `x`).
@@ -231,6 +250,9 @@ pub struct Assumptions {
     /// In-memory rates recorded here, used over the calibration's where
     /// they reach.
     pub recorded: Option<RecordedRates>,
+    /// Disk per node for the tables and the scratch files; `None`: as much
+    /// as a layer needs, its deferred lookups swept at once.
+    pub disk: Option<u64>,
 }
 
 /// A projected build, as `plan oware --json` prints it. Fields here and
@@ -268,6 +290,9 @@ pub struct LayerProjection {
     pub seconds: f64,
     /// The layer.
     pub seeds: usize,
+    /// Rounds in which its set-up sweeps the layer, deferring its lookups
+    /// into the lower layers read in order (0 if none is).
+    pub sweeps: u64,
 }
 
 /// [`Assumptions`] with the constants of this module, and in words.
@@ -283,10 +308,12 @@ pub struct StatedAssumptions {
     pub calibration_threads: usize,
     /// [`DECODE_SECONDS_PER_POSITION`].
     pub decode_seconds_per_position: f64,
-    /// [`DEFERRED_BYTES_PER_POSITION`].
+    /// The set-up's deferred bytes per position (`DEFERRED_BYTES_PER_POSITION`).
     pub deferred_bytes_per_position: f64,
     /// [`DISK_BYTES_PER_SECOND`].
     pub disk_bytes_per_second: f64,
+    /// [`Assumptions::disk`].
+    pub disk_limit_bytes: Option<u64>,
     /// [`Calibration::in_memory`].
     pub in_memory_rate: f64,
     /// [`Assumptions::lower_cache`].
@@ -301,6 +328,8 @@ pub struct StatedAssumptions {
     pub nodes: usize,
     /// [`RATE_EXPONENT`].
     pub rate_exponent: f64,
+    /// [`RATE_FALL_ENDS`].
+    pub rate_fall_ends_seeds: usize,
     /// [`RecordedRates::exponent`], if rates were recorded.
     pub recorded_rate_exponent: Option<f64>,
     /// The layers whose in-memory rates were recorded here.
@@ -330,8 +359,9 @@ impl From<&Assumptions> for StatedAssumptions {
                 c.compact / 1e6
             ),
             format!(
-                "rates scale linearly with threads ({} per node); where no build recorded a layer, they fall from the calibration's as (layer size)^-{RATE_EXPONENT}",
+                "rates scale linearly with threads ({} per node); where no build recorded a layer, they fall from the calibration's as (layer size)^-{RATE_EXPONENT} up to layer {RATE_FALL_ENDS}'s size ({:.2}G positions) and stay flat beyond (measured here: flat from 27 to 32, in memory)",
                 a.threads,
+                index::layer_size(RATE_FALL_ENDS) as f64 / 1e9,
             ),
             format!(
                 "{} node(s), each with {} of memory, holding an equal share of each layer; several nodes keep {:.0}% of their rate",
@@ -350,11 +380,18 @@ impl From<&Assumptions> for StatedAssumptions {
                 DECODE_SECONDS_PER_POSITION * 1e9
             ),
             format!(
-                "lower layers neither kept nor cached are streamed where the engine streams its exits: raw copies on disk (1 byte/position), each read once in order by a layer's set-up, which writes and reads {DEFERRED_BYTES_PER_POSITION} bytes/position of deferred lookups; {:.1} GB/s of sequential disk",
+                "lower layers neither kept nor cached are streamed where the engine streams its exits: raw copies on disk (1 byte/position), each read once in order by a layer's set-up, which writes and reads {DEFERRED_BYTES_PER_POSITION} bytes/position of deferred lookups; the engines' own scratch files take {OUT_OF_CORE_IO_BYTES_PER_POSITION} (out of core) and {COMPACT_IO_BYTES_PER_POSITION} (compact) bytes/position of reads and writes (measured at layer 20); all of it on {:.1} GB/s of sequential disk, not overlapping computation",
                 DISK_BYTES_PER_SECOND / 1e9
             ),
             format!(
-                "disk: {TABLE_BYTES_PER_POSITION} bytes/position of tables, {SCRATCH_BYTES_PER_POSITION} bytes/position of scratch while a layer is built out of core (or the deferred lookups, if more)",
+                "disk, as the build counts it: {TABLE_BYTES_PER_POSITION} bytes/position of tables, the raw copies of lower layers cached or streamed, a layer's own raw copy, scratch and checkpoint, and its deferred lookups, {}",
+                match a.disk {
+                    Some(disk) => format!(
+                        "swept in as many rounds as {} per node leaves room for (each round reads the streamed layers again)",
+                        crate::memory::human_bytes(disk)
+                    ),
+                    None => "all of a layer's at once (no --disk given)".to_string(),
+                }
             ),
         ];
         if let Some(r) = &a.recorded {
@@ -366,7 +403,7 @@ impl From<&Assumptions> for StatedAssumptions {
             stated.insert(
                 2,
                 format!(
-                    "in memory, the rates of layers {} as recorded by earlier builds here (build-times.tsv; as quiet or loaded as they ran) replace the calibration's, per thread; beyond layer {} they fall as (layer size)^-{:.2} ({fall})",
+                    "in memory, the rates of layers {} as recorded by earlier builds here (build-times.tsv; as quiet or loaded as they ran) replace the calibration's, per thread; beyond layer {} they fall as (layer size)^-{:.2} ({fall}) up to layer {RATE_FALL_ENDS}'s size",
                     seeds_list(&seeds),
                     seeds.last().expect("a recorded layer"),
                     r.exponent,
@@ -381,6 +418,7 @@ impl From<&Assumptions> for StatedAssumptions {
             decode_seconds_per_position: DECODE_SECONDS_PER_POSITION,
             deferred_bytes_per_position: DEFERRED_BYTES_PER_POSITION,
             disk_bytes_per_second: DISK_BYTES_PER_SECOND,
+            disk_limit_bytes: a.disk,
             in_memory_rate: c.in_memory,
             lower_cache_bytes: a.lower_cache,
             memory_bytes: a.memory,
@@ -388,6 +426,7 @@ impl From<&Assumptions> for StatedAssumptions {
             node_efficiency: NODE_EFFICIENCY,
             nodes: a.nodes,
             rate_exponent: RATE_EXPONENT,
+            rate_fall_ends_seeds: RATE_FALL_ENDS,
             recorded_rate_exponent: a.recorded.as_ref().map(|r| r.exponent),
             recorded_seeds: a
                 .recorded
@@ -434,14 +473,14 @@ pub fn project(max_seeds: usize, assumptions: &Assumptions) -> Result<Projection
     }
     let a = assumptions;
     let c = a.calibration;
-    let reference = index::layer_size(c.seeds) as f64;
+    let reference = index::layer_size(c.seeds);
     let scale = a.threads as f64 / c.threads as f64
         * if a.nodes > 1 {
             a.nodes as f64 * NODE_EFFICIENCY
         } else {
             1.0
         };
-    let mut tables = 0.0;
+    let mut tables = 0u64;
     let budget = node_budget(max_seeds, a);
     let layers = (0..=max_seeds)
         .filter(|&seeds| !(max_seeds == MAX_SEEDS && seeds == MAX_SEEDS - 1))
@@ -452,12 +491,7 @@ pub fn project(max_seeds: usize, assumptions: &Assumptions) -> Result<Projection
             // core keeps the share of it the calibration measured.
             let in_memory = match a.recorded.as_ref().and_then(|r| r.rate(seeds)) {
                 Some(per_thread) => per_thread * c.threads as f64,
-                None => {
-                    c.in_memory
-                        * (positions.max(1) as f64 / reference)
-                            .max(1.0)
-                            .powf(-RATE_EXPONENT)
-                }
+                None => c.in_memory * fall(reference, positions, RATE_EXPONENT),
             };
             let rate = match plan.engine {
                 Engine::InMemory => in_memory,
@@ -467,24 +501,19 @@ pub fn project(max_seeds: usize, assumptions: &Assumptions) -> Result<Projection
             let network = positions as f64 * sent_bytes_per_position(a.nodes)
                 / a.nodes as f64
                 / NETWORK_BYTES_PER_SECOND;
-            let lower = read_lower(seeds, share, &plan, &places, a.threads);
-            let seconds = positions as f64 / (rate * scale) + lower.seconds + network;
-            let engine_scratch = match plan.engine {
-                Engine::InMemory => 0.0,
-                Engine::OutOfCore | Engine::Compact => SCRATCH_BYTES_PER_POSITION,
-            };
-            let deferred = match lower.streamed {
-                true => DEFERRED_BYTES_PER_POSITION,
-                false => 0.0,
-            };
-            let scratch = lower.raw_bytes as f64 + positions as f64 * engine_scratch.max(deferred);
-            tables += positions as f64 * TABLE_BYTES_PER_POSITION;
+            let disk = layer_disk(seeds, share, &plan, &places, &budget, tables, a.disk)?;
+            let lower = read_lower(seeds, share, &plan, &places, disk.sweeps, a.threads);
+            // The calibration's scratch files stayed in the page cache.
+            let scratch = share as f64 * engine_io_bytes(plan.engine) / DISK_BYTES_PER_SECOND;
+            let seconds = positions as f64 / (rate * scale) + lower + scratch + network;
+            tables += (positions as f64 * TABLE_BYTES_PER_POSITION) as u64;
             Ok(LayerProjection {
                 seeds,
                 positions,
                 engine: plan.engine,
                 memory_bytes: plan.engine_bytes,
-                disk_bytes: (tables + scratch) as u64,
+                disk_bytes: disk.bytes,
+                sweeps: disk.sweeps,
                 seconds,
             })
         })
@@ -525,52 +554,100 @@ fn node_plan(
     Ok((share, plan, places))
 }
 
-/// How a node reads the lower layers for layer `seeds`.
-struct LowerReads {
-    /// Seconds spent decoding stored layers, reading streamed ones and the
-    /// set-up's deferred lookups.
-    seconds: f64,
-    /// Bytes of lower layers in raw copies on disk (cached or streamed).
-    raw_bytes: u64,
-    /// Whether any is streamed (the set-up defers lookups).
-    streamed: bool,
+/// Bytes `engine` reads and writes in its scratch files per position.
+fn engine_io_bytes(engine: Engine) -> f64 {
+    match engine {
+        Engine::InMemory => 0.0,
+        Engine::OutOfCore => OUT_OF_CORE_IO_BYTES_PER_POSITION,
+        Engine::Compact => COMPACT_IO_BYTES_PER_POSITION,
+    }
 }
 
-/// How a node with `threads` reads the lower layers for layer `seeds` (its
-/// `share` of positions, built as `plan` says, the lower layers at
-/// `places`): where stored, every part decodes the whole of layers `n−2`
-/// and `n−3` (captures reach them all); where streamed, the set-up reads
-/// each once and writes and reads its deferred lookups, all in order. The
-/// calibration layer's own decoding is small next to this at large layers.
+/// The seconds a node with `threads` spends reading the lower layers for
+/// layer `seeds` (its `share` of positions, built as `plan` says, the lower
+/// layers at `places`): where stored, every part decodes the whole of layers `n−2`
+/// and `n−3` (captures reach them all); where streamed, each of the
+/// set-up's `sweeps` reads each once, and the set-up writes and reads its
+/// deferred lookups, all in order. The calibration layer's own decoding is
+/// small next to this at large layers.
 fn read_lower(
     seeds: usize,
     share: u64,
     plan: &LayerPlan,
     places: &[Place],
+    sweeps: u64,
     threads: usize,
-) -> LowerReads {
-    let bytes_at = |place: Place, layers: Range<usize>| -> u64 {
-        layers
-            .filter(|&s| places[s] == place)
-            .map(index::layer_size)
-            .sum()
-    };
+) -> f64 {
     let stored = bytes_at(
+        places,
         Place::Stored,
         seeds.saturating_sub(3)..seeds.saturating_sub(1),
     );
-    let streamed = bytes_at(Place::Streamed, 0..seeds);
+    let streamed = bytes_at(places, Place::Streamed, 0..seeds);
     let parts = share.div_ceil(plan.part as u64);
     let decoding = parts as f64 * stored as f64 * DECODE_SECONDS_PER_POSITION / threads as f64;
     let deferred = match streamed {
         0 => 0.0,
-        _ => streamed as f64 + 2.0 * share as f64 * DEFERRED_BYTES_PER_POSITION,
+        _ => (sweeps * streamed) as f64 + 2.0 * share as f64 * DEFERRED_BYTES_PER_POSITION,
     };
-    LowerReads {
-        seconds: decoding + deferred / DISK_BYTES_PER_SECOND,
-        raw_bytes: bytes_at(Place::Cached, 0..seeds) + streamed,
-        streamed: streamed > 0,
-    }
+    decoding + deferred / DISK_BYTES_PER_SECOND
+}
+
+/// Bytes (1 a position) of the lower layers of `layers` at `place`.
+fn bytes_at(places: &[Place], place: Place, layers: Range<usize>) -> u64 {
+    layers
+        .filter(|&s| places[s] == place)
+        .map(index::layer_size)
+        .sum()
+}
+
+/// The disk a node takes while it builds layer `seeds`.
+struct LayerDisk {
+    /// Bytes at the layer's end, before its scratch is removed.
+    bytes: u64,
+    /// Rounds of its set-up's sweep (0 if nothing is deferred).
+    sweeps: u64,
+}
+
+/// The disk of layer `seeds` built as `plan` says (the node's `share` of
+/// it, its lower layers at `places`), with `tables` bytes of tables below
+/// it, as the build checks it: the raw copies of the lower layers cached or
+/// streamed, the layer's own files and its deferred lookups, swept in as
+/// many rounds as `disk` (if given) leaves room for. A layer that does not
+/// fit is an error naming the least it needs.
+fn layer_disk(
+    seeds: usize,
+    share: u64,
+    plan: &LayerPlan,
+    places: &[Place],
+    budget: &Budget,
+    tables: u64,
+    disk: Option<u64>,
+) -> Result<LayerDisk, TablebaseError> {
+    let copies =
+        bytes_at(places, Place::Cached, 0..seeds) + bytes_at(places, Place::Streamed, 0..seeds);
+    let fixed = tables + copies + layer_bytes(seeds, plan.engine, has_raw_copy(seeds, budget));
+    let defers = places.contains(&Place::Streamed);
+    let least = fixed + defers as u64 * deferred_bytes((plan.part as u64).min(share));
+    let too_small = |disk| TablebaseError::PlanDiskTooSmall {
+        seeds,
+        needed: least,
+        disk,
+    };
+    let sweep = match (defers, disk) {
+        (false, Some(disk)) if fixed > disk => return Err(too_small(disk)),
+        (false, _) => 0,
+        (true, None) => share,
+        (true, Some(disk)) => disk
+            .checked_sub(fixed)
+            .and_then(|room| sweep_within(room, seeds, plan.part))
+            .ok_or_else(|| too_small(disk))?
+            .min(share),
+    };
+    Ok(LayerDisk {
+        bytes: fixed + deferred_bytes(sweep),
+        sweeps: share.div_ceil(sweep.max(1)) * defers as u64,
+    })
 }
 
 #[cfg(test)]
@@ -593,16 +670,17 @@ mod tests {
             memory: 1 << 30,
             lower_cache: 0,
             recorded: None,
+            disk: None,
         };
         let plan = project(12, &assumptions).unwrap();
         // The lower layers of layer `seeds` built up to `seeds` as the node
         // with `a` reads them.
         let lower_reads = |seeds: usize, a: &Assumptions| {
             let (share, plan, places) = node_plan(seeds, &node_budget(seeds, a)).unwrap();
-            read_lower(seeds, share, &plan, &places, a.threads)
+            read_lower(seeds, share, &plan, &places, 1, a.threads)
         };
         // With 1 GiB, layers 10 and 9 stay in memory: nothing to decode.
-        assert_eq!(lower_reads(12, &assumptions).seconds, 0.0);
+        assert_eq!(lower_reads(12, &assumptions), 0.0);
         let json = serde_json::to_value(&plan).unwrap();
         let positions: u64 = (0..=12).map(index::layer_size).sum();
         assert_eq!(json["positions"], positions);
@@ -636,11 +714,7 @@ mod tests {
         assert!(streamed >= index::layer_size(18) + index::layer_size(17));
         let reads = lower_reads(20, &tight);
         let deferred = 2.0 * index::layer_size(20) as f64 * DEFERRED_BYTES_PER_POSITION;
-        assert_eq!(
-            reads.seconds,
-            (streamed as f64 + deferred) / DISK_BYTES_PER_SECOND
-        );
-        assert_eq!(reads.raw_bytes, streamed);
+        assert_eq!(reads, (streamed as f64 + deferred) / DISK_BYTES_PER_SECOND);
         // With a cache that holds them, they are read through the page
         // cache; the cache holds the lower layers it can, largest first.
         let cached = Assumptions {
@@ -650,8 +724,6 @@ mod tests {
         let (_, _, places) = node_plan(20, &node_budget(20, &cached)).unwrap();
         assert_eq!(places[18], Place::Cached);
         assert_eq!(places[17], Place::Cached);
-        let reads = lower_reads(20, &cached);
-        assert_eq!(reads.raw_bytes, streamed);
         // An in-memory layer reads the tables of the layers it cannot
         // keep, once per part.
         let in_memory = Assumptions {
@@ -666,7 +738,7 @@ mod tests {
         let parts = index::layer_size(20).div_ceil(layer_plan.part as u64);
         let reads = lower_reads(20, &in_memory);
         assert_eq!(
-            reads.seconds,
+            reads,
             (hot.iter().sum::<u64>() * parts) as f64 * DECODE_SECONDS_PER_POSITION / 2.0
         );
         // Layer 45 in 256 GiB cannot keep layers 43 and 42 beside it, so it
@@ -765,6 +837,7 @@ mod tests {
                 memory,
                 lower_cache,
                 recorded: None,
+                disk: None,
             };
             let budget = node_budget(TOP, &a);
             let layers = recorded.layers.into_inner().unwrap();
@@ -841,6 +914,7 @@ mod tests {
             memory: 1 << 40,
             lower_cache: 0,
             recorded: Some(recorded),
+            disk: None,
         };
         let plan = project(28, &assumptions).unwrap();
         let near = |seeds: usize, rate: f64| {
@@ -854,9 +928,10 @@ mod tests {
         // Twice the threads of layers 22..=25, four times layer 10's.
         near(10, 20e6);
         near(24, 2.0 * law(24));
-        // Beyond the records, on the fitted fall.
+        // Beyond the records, on the fitted fall, which ends at layer 27.
         near(26, 2.0 * law(26));
-        near(28, 2.0 * law(28));
+        near(27, 2.0 * law(27));
+        near(28, 2.0 * law(27));
         // Below them, unrecorded: the calibration's rate, twice.
         near(16, 20e6);
         let json = serde_json::to_value(&plan).unwrap();
@@ -876,5 +951,99 @@ mod tests {
         let one = RecordedRates::new(&times[3..4]).unwrap();
         assert_eq!((one.fitted, one.exponent), (false, RATE_EXPONENT));
         assert_eq!(RecordedRates::new(&times[4..6]), None);
+    }
+
+    /// Without records, the calibration's rate falls up to layer 27 and no
+    /// further.
+    #[test]
+    fn the_rate_stops_falling_at_layer_27() {
+        let assumptions = Assumptions {
+            calibration: Calibration {
+                seeds: 16,
+                threads: 2,
+                in_memory: 10e6,
+                bounded: 5e6,
+                compact: 2.5e6,
+            },
+            threads: 2,
+            nodes: 1,
+            memory: 1 << 40,
+            lower_cache: 0,
+            recorded: None,
+            disk: None,
+        };
+        let plan = project(29, &assumptions).unwrap();
+        let rate = |seeds: usize| {
+            let layer = &plan.layers[seeds];
+            layer.positions as f64 / layer.seconds
+        };
+        let size = |seeds| index::layer_size(seeds) as f64;
+        let fallen = 10e6 * (size(27) / size(16)).powf(-RATE_EXPONENT);
+        for seeds in [27, 28, 29] {
+            assert!((rate(seeds) / fallen - 1.0).abs() < 1e-9, "layer {seeds}");
+        }
+        let at_20 = 10e6 * (size(20) / size(16)).powf(-RATE_EXPONENT);
+        assert!((rate(20) / at_20 - 1.0).abs() < 1e-9);
+    }
+
+    /// A layer whose deferred lookups do not fit the disk left beside its
+    /// files is swept in rounds, each reading the streamed lower layers
+    /// again; one whose files leave no room for a part's lookups is
+    /// refused, naming the least it needs.
+    #[test]
+    fn a_disk_too_small_for_one_sweep_takes_several_or_is_refused() {
+        let tight = |disk| Assumptions {
+            calibration: Calibration {
+                seeds: 16,
+                threads: 2,
+                in_memory: 10e6,
+                bounded: 5e6,
+                compact: 2.5e6,
+            },
+            threads: 2,
+            nodes: 1,
+            memory: 150 << 20,
+            lower_cache: 0,
+            recorded: None,
+            disk,
+        };
+        let unlimited = project(20, &tight(None)).unwrap();
+        let layer = unlimited.layers[20];
+        assert_eq!(layer.sweeps, 1);
+        let deferred = deferred_bytes(layer.positions);
+        // A third of the deferred lookups fit beside the rest.
+        let disk = layer.disk_bytes - deferred + deferred / 3 + 64;
+        let limited = project(20, &tight(Some(disk))).unwrap();
+        let swept = limited.layers[20];
+        assert_eq!(swept.sweeps, 3);
+        assert!(swept.disk_bytes <= disk);
+        let (_, _, places) = node_plan(20, &node_budget(20, &tight(None))).unwrap();
+        let streamed = bytes_at(&places, Place::Streamed, 0..20);
+        let extra = 2.0 * streamed as f64 / DISK_BYTES_PER_SECOND;
+        assert!((swept.seconds - layer.seconds - extra).abs() < 1e-6);
+        // One sweep: the engine's positions at the calibration's fallen
+        // rate, the lower layers read once, its deferred lookups written
+        // and read, its scratch files written and read.
+        let (_, plan, _) = node_plan(20, &node_budget(20, &tight(None))).unwrap();
+        assert_eq!(plan.engine, Engine::OutOfCore);
+        let p = layer.positions as f64;
+        let rate = 5e6 * fall(index::layer_size(16), layer.positions, RATE_EXPONENT);
+        let io = streamed as f64
+            + 2.0 * p * DEFERRED_BYTES_PER_POSITION
+            + p * OUT_OF_CORE_IO_BYTES_PER_POSITION;
+        let expected = p / rate + io / DISK_BYTES_PER_SECOND;
+        assert!(
+            (layer.seconds / expected - 1.0).abs() < 1e-9,
+            "{}",
+            layer.seconds
+        );
+        // Less than a part of lookups beside the rest.
+        let refused = project(20, &tight(Some(layer.disk_bytes - deferred))).unwrap_err();
+        let TablebaseError::PlanDiskTooSmall { seeds, needed, .. } = refused else {
+            panic!("{refused}")
+        };
+        assert_eq!(seeds, 20);
+        let part = plan_layer(20, 150 << 20).unwrap().part as u64;
+        assert_eq!(needed, layer.disk_bytes - deferred + deferred_bytes(part));
     }
 }

@@ -76,7 +76,7 @@ pub fn plan_share(seeds: usize, positions: u64, budget: u64) -> Result<LayerPlan
     Err(least.expect("three engines were tried"))
 }
 
-/// [`plan_share`] with the engine given: its largest parts that fit, or
+/// `plan_share` with the engine given: its largest parts that fit, or
 /// the error that names its least budget.
 pub fn plan_engine(
     engine: Engine,

@@ -1,17 +1,21 @@
 //! Building the layers of a ruleset under a memory budget, resumable layer
-//! by layer (and, out of core, threshold by threshold).
+//! by layer (and, within a layer, from checkpoints at threshold
+//! boundaries).
 //!
-//! Each layer picks the fastest engine that fits the budget: in memory (1.5
-//! bytes per position) or out of core (0.625 bytes, the rest streamed through
-//! scratch files). The finished layers below are read from their compressed
-//! tables in sorted batches, or straight from memory where the budget left
-//! room to keep their values (resident). No raw `scores.N` file is needed.
+//! Each layer picks the fastest engine that fits the budget ([`budget`]): in
+//! memory (1.5 bytes per position), out of core (0.625 bytes, the rest
+//! streamed through scratch files) or compact (2 bits). The finished layers
+//! below are kept where the budget allows ([`placement`]): in memory, in
+//! raw copies read through the page cache or only in order, or in their
+//! compressed tables. Before a layer starts, its disk is checked
+//! ([`disk`]).
 
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 mod budget;
+pub(super) mod disk;
 mod lock;
 mod placement;
 
@@ -38,10 +42,6 @@ use placement::{raw_copy, retain};
 
 /// A layer that takes longer saves its state at the next threshold boundary.
 pub const CHECKPOINT_EVERY: Duration = Duration::from_secs(600);
-/// Peak bytes of a compact layer's scratch files per position: the
-/// out-of-core engine's exits and positions by threshold, and a
-/// threshold's runs before they are merged.
-const COMPACT_SCRATCH_BYTES_PER_POSITION: f64 = 2.0;
 
 /// How to build.
 #[derive(Clone, Debug)]
@@ -192,9 +192,8 @@ impl Run<'_> {
     ) -> Result<LayerReport, TablebaseError> {
         let positions = index::layer_size(seeds);
         let places = placement(seeds, plan, &self.budget);
-        let defers = places.contains(&Place::Streamed);
         let raw_copy = raw_copy(self.folder, seeds, &self.budget).is_some();
-        let sweep = check_disk(self.folder, seeds, plan, raw_copy, defers)?;
+        let sweep = disk::check(self.folder, seeds, plan, &places, lower, raw_copy)?;
         let cache = lower_cache_dir(self.folder);
         place_lower_layers(self.folder, &cache, &places, plan.part, lower)?;
         let memory = plan.engine_bytes + lower.resident_bytes();
@@ -408,51 +407,6 @@ impl Run<'_> {
         transport.sum(0);
         Ok((counts, kept))
     }
-}
-
-/// Refuses a layer whose files would not fit the disk of `folder`: its
-/// table and raw copy (if the layers above read one), its engine's scratch
-/// files and checkpoint, and, if its set-up defers lookups, their files for
-/// at least a part. Returns the positions the set-up may sweep before it
-/// answers them: as many as the disk left holds.
-fn check_disk(
-    folder: &Path,
-    seeds: usize,
-    plan: &LayerPlan,
-    raw_copy: bool,
-    defers: bool,
-) -> Result<usize, TablebaseError> {
-    let size = index::layer_size(seeds);
-    let scratch = match plan.engine {
-        Engine::InMemory => engine::IN_MEMORY_BYTES_PER_POSITION,
-        Engine::OutOfCore => {
-            super::plan::SCRATCH_BYTES_PER_POSITION + out_of_core::BYTES_PER_POSITION
-        }
-        Engine::Compact => COMPACT_SCRATCH_BYTES_PER_POSITION + compact::BYTES_PER_POSITION,
-    };
-    let raw = if raw_copy { 1.0 } else { 0.0 };
-    let fixed = (size as f64 * (super::plan::TABLE_BYTES_PER_POSITION + raw + scratch)) as u64;
-    let deferred = |positions: u64| match defers {
-        true => (positions as f64 * engine::DEFERRED_BYTES_PER_POSITION) as u64,
-        false => 0,
-    };
-    let free = crate::memory::free_disk(folder)
-        .map_err(FileError::Io)
-        .at(folder)?;
-    let needed = fixed + deferred(plan.part as u64);
-    if needed > free {
-        return Err(TablebaseError::DiskTooSmall {
-            seeds,
-            needed,
-            free,
-            folder: folder.to_path_buf(),
-        });
-    }
-    Ok(match defers {
-        true => ((free - fixed) as f64 / engine::DEFERRED_BYTES_PER_POSITION) as u64,
-        false => size,
-    }
-    .min(size) as usize)
 }
 
 /// The length of a file, 0 if it cannot be read.

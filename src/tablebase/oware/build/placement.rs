@@ -156,7 +156,7 @@ pub(crate) fn lower_cache_dir(folder: &Path) -> PathBuf {
 /// kept in memory and a layer above reads it (cached or streamed): writing
 /// it as the values come costs less than decoding the table later.
 pub(super) fn raw_copy(folder: &Path, seeds: usize, budget: &Budget) -> Option<PathBuf> {
-    (seeds + 2 <= budget.max_seeds && budget.ranks == 1)
+    super::disk::has_raw_copy(seeds, budget)
         .then(|| raw::layer_path(&lower_cache_dir(folder), seeds))
 }
 

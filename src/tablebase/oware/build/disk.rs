@@ -1,0 +1,128 @@
+//! The disk a layer's build takes, as the build checks it before it starts
+//! and as `plan` projects it: the files the layer adds whatever its set-up
+//! does, and the set-up's deferred lookups, swept in as many rounds as the
+//! disk left holds.
+
+use std::path::Path;
+
+use super::{Budget, LayerPlan, Place};
+use crate::error::PathContext;
+use crate::index::oware as index;
+use crate::solve::oware::{
+    DEFERRED_BYTES_PER_POSITION, Engine, IN_MEMORY_BYTES_PER_POSITION, compact, out_of_core,
+};
+use crate::tablebase::FileError;
+use crate::tablebase::oware::TablebaseError;
+use crate::tablebase::oware::layers::{Layer, Layers};
+use crate::tablebase::oware::plan::{SCRATCH_BYTES_PER_POSITION, TABLE_BYTES_PER_POSITION};
+
+/// Peak bytes of a compact layer's scratch files per position: the
+/// out-of-core engine's exits and positions by threshold, and a
+/// threshold's runs before they are merged.
+const COMPACT_SCRATCH_BYTES_PER_POSITION: f64 = 2.0;
+
+/// Whether layer `seeds` gets a raw copy as it is built (if its values do
+/// not stay in memory): when a layer above reads it and the build is not
+/// distributed.
+pub(crate) fn has_raw_copy(seeds: usize, budget: &Budget) -> bool {
+    seeds + 2 <= budget.max_seeds && budget.ranks == 1
+}
+
+/// Bytes of disk that building layer `seeds` with `engine` adds besides its
+/// deferred lookups: its table, its raw copy (if `raw_copy`), its engine's
+/// scratch files and checkpoint.
+pub(crate) fn layer_bytes(seeds: usize, engine: Engine, raw_copy: bool) -> u64 {
+    let scratch = match engine {
+        Engine::InMemory => IN_MEMORY_BYTES_PER_POSITION,
+        Engine::OutOfCore => SCRATCH_BYTES_PER_POSITION + out_of_core::BYTES_PER_POSITION,
+        Engine::Compact => COMPACT_SCRATCH_BYTES_PER_POSITION + compact::BYTES_PER_POSITION,
+    };
+    let raw = if raw_copy { 1.0 } else { 0.0 };
+    (index::layer_size(seeds) as f64 * (TABLE_BYTES_PER_POSITION + raw + scratch)) as u64
+}
+
+/// Bytes of deferred lookups of a sweep of `positions`.
+pub(crate) fn deferred_bytes(positions: u64) -> u64 {
+    (positions as f64 * DEFERRED_BYTES_PER_POSITION) as u64
+}
+
+/// The positions of layer `seeds` a set-up that defers lookups sweeps
+/// before it answers them, with `room` bytes of disk for their files: as
+/// many as fit, at most the layer; `None` if not even a part of `part`
+/// positions fits.
+pub(crate) fn sweep_within(room: u64, seeds: usize, part: usize) -> Option<u64> {
+    let positions = index::layer_size(seeds);
+    let fits = (room as f64 / DEFERRED_BYTES_PER_POSITION) as u64;
+    (fits >= (part as u64).min(positions)).then(|| fits.min(positions))
+}
+
+/// Refuses layer `seeds` if its files would not fit the disk of `folder`:
+/// the raw copies of lower layers that `places` moves into files, the
+/// layer's own files ([`layer_bytes`]) and, if its set-up defers lookups,
+/// their files for at least a part. Returns the positions the set-up may
+/// sweep before it answers them: as many as the disk left holds.
+pub(super) fn check(
+    folder: &Path,
+    seeds: usize,
+    plan: &LayerPlan,
+    places: &[Place],
+    lower: &Layers,
+    raw_copy: bool,
+) -> Result<usize, TablebaseError> {
+    let copies: u64 = (0..seeds)
+        .filter(|&s| {
+            let has_file = matches!(lower.layer(s), Layer::Cached(_) | Layer::Streamed(_));
+            matches!(places[s], Place::Cached | Place::Streamed) && !has_file
+        })
+        .map(index::layer_size)
+        .sum();
+    let fixed = copies + layer_bytes(seeds, plan.engine, raw_copy);
+    let free = crate::memory::free_disk(folder)
+        .map_err(FileError::Io)
+        .at(folder)?;
+    let too_small = |needed| TablebaseError::DiskTooSmall {
+        seeds,
+        needed,
+        free,
+        folder: folder.to_path_buf(),
+    };
+    if !places.contains(&Place::Streamed) {
+        return match fixed <= free {
+            true => Ok(index::layer_size(seeds) as usize),
+            false => Err(too_small(fixed)),
+        };
+    }
+    let least = fixed + deferred_bytes((plan.part as u64).min(index::layer_size(seeds)));
+    let room = free.checked_sub(fixed).ok_or_else(|| too_small(least))?;
+    sweep_within(room, seeds, plan.part)
+        .map(|sweep| sweep as usize)
+        .ok_or_else(|| too_small(least))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A sweep takes what the room holds, within a part and the layer.
+    #[test]
+    fn a_sweep_is_as_large_as_the_disk_left_allows() {
+        let positions = index::layer_size(20);
+        let room = |p: u64| (p as f64 * DEFERRED_BYTES_PER_POSITION) as u64;
+        assert_eq!(
+            sweep_within(room(positions / 3), 20, 1000),
+            Some(positions / 3)
+        );
+        assert_eq!(sweep_within(room(positions * 2), 20, 1000), Some(positions));
+        assert_eq!(sweep_within(room(999), 20, 1000), None);
+        assert_eq!(sweep_within(room(1000), 20, 1000), Some(1000));
+        // A part larger than the layer needs only the layer.
+        assert_eq!(
+            sweep_within(room(positions), 20, usize::MAX),
+            Some(positions)
+        );
+        assert_eq!(
+            layer_bytes(20, Engine::Compact, true),
+            (positions as f64 * (TABLE_BYTES_PER_POSITION + 1.0 + 2.25)) as u64
+        );
+    }
+}
