@@ -167,7 +167,17 @@ impl Scratch {
     /// A reader of each stream of the positions resolved at `t`.
     fn open_resolved(&self, t: i8) -> ScratchResult<Vec<RankReader>> {
         let path = self.runs(t);
-        let bytes = fs::read(&path).at(&path)?;
+        let bytes = match fs::read(&path) {
+            Ok(bytes) => bytes,
+            // A checkpoint of a build from before the files were listed:
+            // each threshold's file is one stream.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                let whole = self.resolved(t);
+                let len = fs::metadata(&whole).at(&whole)?.len();
+                [0, len].into_iter().flat_map(u64::to_le_bytes).collect()
+            }
+            Err(e) => return Err(e).at(&path),
+        };
         let word = |b: &[u8]| u64::from_le_bytes(b.try_into().unwrap());
         let runs: Vec<(u64, u64)> = bytes
             .chunks_exact(16)
@@ -288,4 +298,45 @@ fn final_pass<E: std::error::Error + 'static>(
         emit(values, marked).map_err(EngineError::Lower)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::solve::oware::rank_stream::RankWriter;
+
+    /// A threshold's file with its list of streams reads stream by stream;
+    /// one without a list (a checkpoint of a build from before the lists)
+    /// reads as one stream.
+    #[test]
+    fn a_threshold_file_reads_by_its_list_or_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let scratch = Scratch {
+            dir: dir.path().to_path_buf(),
+        };
+        let entries: Vec<(u64, bool)> = (0..5000u64).map(|r| (r * 3 + 1, r % 7 == 0)).collect();
+        let mut out = RankWriter::create(scratch.resolved(4)).unwrap();
+        for &(rank, lost) in &entries {
+            out.push(rank, lost).unwrap();
+        }
+        out.finish().unwrap();
+        let read_all = |readers: Vec<RankReader>| {
+            let mut read = Vec::new();
+            for mut reader in readers {
+                while let Some(entry) = reader.next_below(u64::MAX).unwrap() {
+                    read.push(entry);
+                }
+            }
+            read
+        };
+        assert_eq!(read_all(scratch.open_resolved(4).unwrap()), entries);
+        let len = fs::metadata(scratch.resolved(4)).unwrap().len();
+        scratch.write_runs(4, &[(0, len)]).unwrap();
+        assert_eq!(read_all(scratch.open_resolved(4).unwrap()), entries);
+        // A list that names no stream reads nothing: the list, not the
+        // file's length, decides.
+        scratch.write_runs(4, &[]).unwrap();
+        assert_eq!(read_all(scratch.open_resolved(4).unwrap()), []);
+        assert!(scratch.open_resolved(5).is_err());
+    }
 }
