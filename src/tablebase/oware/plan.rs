@@ -62,12 +62,12 @@ pub const GATHER_BYTES_PER_POSITION: f64 = 2.0;
 pub const DECODE_SECONDS_PER_POSITION: f64 = 4e-9;
 /// Bytes the out-of-core engine reads and writes in its scratch files per
 /// position of the layer (exits, positions by threshold, the table
-/// written): 1.85 read and 2.76 written, measured at awari layer 20
-/// (`scripts/engine-footprint.sh`).
+/// written): 1.85 read and 2.76 written, measured at awari layer 20 with
+/// the lower layers in memory (`read(2)` and `write(2)`, 2026-12-02).
 pub const OUT_OF_CORE_IO_BYTES_PER_POSITION: f64 = 4.6;
 /// The same for the compact engine, whose runs of resolved positions are
-/// written, merged and read as well: 3.24 read and 4.16 written.
-pub const COMPACT_IO_BYTES_PER_POSITION: f64 = 7.4;
+/// written, merged and read as well: 2.98 read and 3.90 written.
+pub const COMPACT_IO_BYTES_PER_POSITION: f64 = 6.9;
 /// Sequential disk bandwidth per node assumed (a workstation's NVMe disk),
 /// for the lower layers streamed and the set-up's deferred lookups.
 pub const DISK_BYTES_PER_SECOND: f64 = 1e9;
