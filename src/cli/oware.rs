@@ -325,6 +325,9 @@ pub struct PlanOware {
 
 pub fn plan(args: PlanOware) -> anyhow::Result<()> {
     let (memory, lower_cache) = memory_and_lower_cache(args.memory, args.lower_cache)?;
+    // The projection runs on as many threads as it projects: the compact
+    // engine's buffers are per worker.
+    let projected = thread_pool(args.threads)?;
     let pool = thread_pool(None)?;
     eprintln!(
         "Calibrating: building {} layers 0..={} with {} threads",
@@ -336,15 +339,14 @@ pub fn plan(args: PlanOware) -> anyhow::Result<()> {
         pool.install(|| tb::plan::calibrate(args.rules, args.calibrate_seeds as usize))?;
     let assumptions = tb::plan::Assumptions {
         calibration,
-        threads: args.threads.unwrap_or(calibration.threads),
+        threads: projected.current_num_threads(),
         nodes: args.nodes as usize,
         memory,
         lower_cache,
         recorded: tb::plan::RecordedRates::new(&tb::build_times(&args.dir, args.rules)?),
         disk: args.disk,
     };
-    anyhow::ensure!(assumptions.threads > 0, "--threads must be at least 1");
-    let plan = tb::plan::project(args.max_seeds as usize, &assumptions)?;
+    let plan = projected.install(|| tb::plan::project(args.max_seeds as usize, &assumptions))?;
     if args.json {
         println!("{}", serde_json::to_string(&plan)?);
         return Ok(());
