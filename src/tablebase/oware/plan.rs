@@ -655,9 +655,10 @@ mod tests {
     use super::*;
     use crate::tablebase::oware::plan_layer;
 
-    #[test]
-    fn a_projection_prints_as_the_json_of_plan_oware() {
-        let assumptions = Assumptions {
+    /// One node of 2 threads with `memory`, calibrated on layer 16 at 10,
+    /// 5 and 2.5 M positions/s, nothing recorded, no disk limit.
+    fn assumptions(memory: u64) -> Assumptions {
+        Assumptions {
             calibration: Calibration {
                 seeds: 16,
                 threads: 2,
@@ -667,11 +668,16 @@ mod tests {
             },
             threads: 2,
             nodes: 1,
-            memory: 1 << 30,
+            memory,
             lower_cache: 0,
             recorded: None,
             disk: None,
-        };
+        }
+    }
+
+    #[test]
+    fn a_projection_prints_as_the_json_of_plan_oware() {
+        let assumptions = assumptions(1 << 30);
         let plan = project(12, &assumptions).unwrap();
         // The lower layers of layer `seeds` built up to `seeds` as the node
         // with `a` reads them.
@@ -902,19 +908,9 @@ mod tests {
             recorded.exponent
         );
         let assumptions = Assumptions {
-            calibration: Calibration {
-                seeds: 16,
-                threads: 2,
-                in_memory: 10e6,
-                bounded: 5e6,
-                compact: 2.5e6,
-            },
             threads: 4,
-            nodes: 1,
-            memory: 1 << 40,
-            lower_cache: 0,
             recorded: Some(recorded),
-            disk: None,
+            ..assumptions(1 << 40)
         };
         let plan = project(28, &assumptions).unwrap();
         let near = |seeds: usize, rate: f64| {
@@ -957,21 +953,7 @@ mod tests {
     /// further.
     #[test]
     fn the_rate_stops_falling_at_layer_27() {
-        let assumptions = Assumptions {
-            calibration: Calibration {
-                seeds: 16,
-                threads: 2,
-                in_memory: 10e6,
-                bounded: 5e6,
-                compact: 2.5e6,
-            },
-            threads: 2,
-            nodes: 1,
-            memory: 1 << 40,
-            lower_cache: 0,
-            recorded: None,
-            disk: None,
-        };
+        let assumptions = assumptions(1 << 40);
         let plan = project(29, &assumptions).unwrap();
         let rate = |seeds: usize| {
             let layer = &plan.layers[seeds];
@@ -993,19 +975,8 @@ mod tests {
     #[test]
     fn a_disk_too_small_for_one_sweep_takes_several_or_is_refused() {
         let tight = |disk| Assumptions {
-            calibration: Calibration {
-                seeds: 16,
-                threads: 2,
-                in_memory: 10e6,
-                bounded: 5e6,
-                compact: 2.5e6,
-            },
-            threads: 2,
-            nodes: 1,
-            memory: 150 << 20,
-            lower_cache: 0,
-            recorded: None,
             disk,
+            ..assumptions(150 << 20)
         };
         let unlimited = project(20, &tight(None)).unwrap();
         let layer = unlimited.layers[20];
