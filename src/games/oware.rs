@@ -181,16 +181,21 @@ const SOWINGS: [[Sowing; MAX_SEEDS + 1]; SIDE] = {
     table
 };
 
-/// The board as the low 12 bytes of a u128 (pit `p` in byte `p`).
+/// A board as the low 12 bytes of a u128, pit `p` in byte `p`: the form of
+/// the engines' inner loops, where a move is one addition on the bytes.
+pub type Packed = u128;
+
+/// The board packed ([`Packed`]).
 #[inline]
-fn packed(board: &Board) -> u128 {
+pub fn packed(board: &Board) -> Packed {
     let mut bytes = [0u8; 16];
     bytes[..PITS].copy_from_slice(board);
     u128::from_le_bytes(bytes)
 }
 
+/// The board of a [`Packed`] one.
 #[inline]
-fn unpacked(bits: u128) -> Board {
+pub fn unpacked(bits: Packed) -> Board {
     let mut board = [0; PITS];
     board.copy_from_slice(&bits.to_le_bytes()[..PITS]);
     board
@@ -290,7 +295,12 @@ impl Children {
     /// Sows every pit of `board` that holds seeds and keeps the legal moves.
     #[inline]
     pub fn new(rules: Ruleset, board: &Board) -> Children {
-        let bits = packed(board);
+        Children::of_packed(rules, packed(board))
+    }
+
+    /// [`Children::new`] of a [`Packed`] board.
+    #[inline]
+    pub fn of_packed(rules: Ruleset, bits: Packed) -> Children {
         let mut children = Children {
             legal: 0,
             capturing: 0,
@@ -349,7 +359,13 @@ impl Children {
     /// The position the opponent faces after the move from `pit`.
     #[inline]
     pub fn child(&self, pit: usize) -> Board {
-        unpacked(flipped(self.after[pit]))
+        unpacked(self.packed_child(pit))
+    }
+
+    /// [`Children::child`], packed.
+    #[inline]
+    pub fn packed_child(&self, pit: usize) -> Packed {
+        flipped(self.after[pit])
     }
 }
 
@@ -409,20 +425,22 @@ pub fn no_move_value(rules: Ruleset, board: &Board) -> i8 {
 /// Visits every position from which a legal, non-capturing move leads to
 /// `child` (seen from its mover), with the pit played. These are the
 /// same-layer edges of the retrograde pass, each visited exactly once.
+/// Boards are packed: the engines rank the parents straight from that form.
 ///
 /// Works backwards: the parent's origin pit is empty in the child; taking back
 /// the last `s` seeds sown from it gives the candidate parent with `s` seeds in
 /// the origin. The checks below mirror [`legal_moves`]; a test compares both.
-pub fn for_each_unmove(rules: Ruleset, child: &Board, mut visit: impl FnMut(&Board, usize)) {
+#[inline]
+pub fn for_each_unmove(rules: Ruleset, child: Packed, mut visit: impl FnMut(Packed, usize)) {
     // The board right after the parent's move, from the parent mover's view.
-    let after = flip(child);
-    let starved = opponent_seeds(&after) == 0;
+    let bits = flipped(child);
+    let after = unpacked(bits);
+    let opponent_total = opponent_seeds(&after);
+    let starved = opponent_total == 0;
     if starved && rules == Ruleset::Abapa {
         // Every legal abapa move leaves the opponent with seeds.
         return;
     }
-    let opponent_total = opponent_seeds(&after);
-    let bits = packed(&after);
     // Empty opponent pits of the board after the move.
     let empty_after = after[SIDE..].iter().filter(|&&p| p == 0).count();
     for origin in 0..SIDE {
@@ -458,21 +476,18 @@ pub fn for_each_unmove(rules: Ruleset, child: &Board, mut visit: impl FnMut(&Boa
                 continue;
             }
             // The parent: the sowing taken back, its seeds in the origin.
-            let candidate = unpacked(bits.wrapping_sub(sowing.moved));
-            if starved && !every_move_starves(&candidate) {
+            let candidate = bits.wrapping_sub(sowing.moved);
+            if starved && !every_move_starves(candidate) {
                 continue;
             }
-            visit(&candidate, origin);
+            visit(candidate, origin);
         }
     }
 }
 
 /// Awari only: does every move of `board` leave the opponent without seeds?
-fn every_move_starves(board: &Board) -> bool {
-    let bits = packed(board);
-    (0..SIDE)
-        .filter(|&o| board[o] > 0)
-        .all(|origin| opponent_empty(play_unchecked(Ruleset::Awari, bits, origin).0))
+fn every_move_starves(bits: Packed) -> bool {
+    sown(bits).all(|origin| opponent_empty(play_unchecked(Ruleset::Awari, bits, origin).0))
 }
 
 /// Why pit counts are not an Oware position.
@@ -652,8 +667,11 @@ mod tests {
                 }
                 let mut backward = HashSet::new();
                 for c in &boards {
-                    for_each_unmove(rules, c, |p, pit| {
-                        assert!(backward.insert((*p, pit, *c)), "edge visited twice");
+                    for_each_unmove(rules, packed(c), |p, pit| {
+                        assert!(
+                            backward.insert((unpacked(p), pit, *c)),
+                            "edge visited twice"
+                        );
                     });
                 }
                 assert_eq!(forward, backward, "{rules} with {n} seeds");

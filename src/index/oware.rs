@@ -9,7 +9,7 @@
 //! a pit (the second count of a pit and the first of the next, folded), the
 //! tables worked out at compile time.
 
-use crate::games::oware::{Board, MAX_SEEDS, PITS, SIDE};
+use crate::games::oware::{self, Board, MAX_SEEDS, PITS, Packed, SIDE};
 
 /// Binomial coefficients up to C(60, 12), exact in u64.
 const fn binomial(n: usize, k: usize) -> u64 {
@@ -147,10 +147,13 @@ pub fn rank(board: &Board) -> Option<u64> {
 /// [`rank`] for a position known to be indexed with `total` seeds.
 #[inline]
 pub fn rank_indexed(board: &Board, total: usize) -> u64 {
-    debug_assert!(total <= MAX_SEEDS && is_indexed(board));
-    let mut bytes = [0; 16];
-    bytes[..PITS].copy_from_slice(board);
-    let pits = u128::from_le_bytes(bytes);
+    rank_packed(oware::packed(board), total)
+}
+
+/// [`rank_indexed`] of a [`Packed`] board.
+#[inline]
+pub fn rank_packed(pits: Packed, total: usize) -> u64 {
+    debug_assert!(total <= MAX_SEEDS && is_indexed(&oware::unpacked(pits)));
     let steps = &STEP[highest_empty(pits) - SIDE];
     // Byte `p` of `up_to`: the seeds in pits `0..=p` (one multiplication
     // sums them all; no byte carries, a layer holds at most 48 seeds).

@@ -35,7 +35,7 @@ use super::scratch::{Scratch, Streamed, set_up_exits, solve_streamed};
 use super::set_up::{LowerLayers, PART_BYTES};
 use super::{Config, Engine, EngineError, prefetch};
 use crate::error::{PathContext, WithPath};
-use crate::games::oware::{self, Board, Ruleset, SIDE};
+use crate::games::oware::{self, Board, Packed, Ruleset, SIDE};
 use crate::index::oware as index;
 use crate::solve::Progress;
 use crate::solve::array::BigArray;
@@ -226,7 +226,7 @@ struct Compact {
 /// A position resolved whose parents are still to be told.
 #[derive(Clone, Copy)]
 struct Resolved {
-    board: Board,
+    board: Packed,
     lost: bool,
 }
 
@@ -322,10 +322,10 @@ impl Compact {
     /// With its best exit worth at most `−t`: is every non-capturing move
     /// of `board` one to a child won at `t` or better?
     #[inline]
-    fn every_move_closed(&self, board: &Board) -> bool {
-        let children = oware::Children::new(self.rules, board);
+    fn every_move_closed(&self, board: Packed) -> bool {
+        let children = oware::Children::of_packed(self.rules, board);
         children.quiet().all(|pit| {
-            let child = index::rank_indexed(&children.child(pit), self.seeds);
+            let child = index::rank_packed(children.packed_child(pit), self.seeds);
             self.codes.get(child as usize) == WON
         })
     }
@@ -333,16 +333,16 @@ impl Compact {
     /// The test of a closed position whose child by the move from `pit` was
     /// just won: its other non-capturing children, their codes asked for.
     #[inline]
-    fn test_of(&self, rank: usize, board: Board, pit: usize) -> Test {
+    fn test_of(&self, rank: usize, board: Packed, pit: usize) -> Test {
         let mut test = Test {
             rank,
             board,
             children: [0; SIDE],
             len: 0,
         };
-        let children = oware::Children::new(self.rules, &board);
+        let children = oware::Children::of_packed(self.rules, board);
         for p in children.quiet().filter(|&p| p != pit) {
-            let child = index::rank_indexed(&children.child(p), self.seeds) as usize;
+            let child = index::rank_packed(children.packed_child(p), self.seeds) as usize;
             self.codes.prefetch(child);
             test.children[test.len] = child;
             test.len += 1;
@@ -373,7 +373,7 @@ struct Worker {
     sorting: Vec<u64>,
     /// Parents gathered for a batch: rank, board, the pit of the move to
     /// the child, whether the child is lost.
-    parents: Vec<(usize, Board, usize, bool)>,
+    parents: Vec<(usize, Packed, usize, bool)>,
     /// Closed parents of a batch to test.
     tests: Vec<Test>,
     /// Positions resolved not yet counted in the progress.
@@ -384,7 +384,7 @@ struct Worker {
 /// every child listed is won.
 struct Test {
     rank: usize,
-    board: Board,
+    board: Packed,
     children: [usize; SIDE],
     len: usize,
 }
@@ -421,11 +421,11 @@ impl Pass<'_> {
                 _ => index::unrank(layer.seeds, rank),
             };
             cursor = Some((rank, board));
-            let rank = rank as usize;
+            let (rank, board) = (rank as usize, oware::packed(&board));
             let resolved = if negative {
                 layer.codes.change(rank, |c| c == OPEN, CLOSED);
                 layer.codes.get(rank) == CLOSED
-                    && layer.every_move_closed(&board)
+                    && layer.every_move_closed(board)
                     && layer.codes.change(rank, |c| c == CLOSED, LOST)
             } else {
                 layer.codes.change(rank, |c| c == OPEN || c == CLOSED, WON)
@@ -443,7 +443,7 @@ impl Pass<'_> {
         for &code in chunk {
             let rank = code >> 1;
             w.stack.push(Resolved {
-                board: index::unrank(self.layer.seeds, rank),
+                board: oware::packed(&index::unrank(self.layer.seeds, rank)),
                 lost: code & 1 != 0,
             });
             self.propagate(w)?;
@@ -459,10 +459,10 @@ impl Pass<'_> {
             w.parents.clear();
             for _ in 0..BATCH {
                 let Some(child) = w.stack.pop() else { break };
-                oware::for_each_unmove(layer.rules, &child.board, |parent, pit| {
-                    let rank = index::rank_indexed(parent, layer.seeds) as usize;
+                oware::for_each_unmove(layer.rules, child.board, |parent, pit| {
+                    let rank = index::rank_packed(parent, layer.seeds) as usize;
                     layer.codes.prefetch(rank);
-                    w.parents.push((rank, *parent, pit, child.lost));
+                    w.parents.push((rank, parent, pit, child.lost));
                 });
             }
             // A won parent resolves at once; a closed one is tested once the
@@ -492,7 +492,13 @@ impl Pass<'_> {
     }
 
     /// A position resolved: its record, and its parents to tell.
-    fn resolved(&self, w: &mut Worker, rank: usize, board: Board, lost: bool) -> ScratchResult<()> {
+    fn resolved(
+        &self,
+        w: &mut Worker,
+        rank: usize,
+        board: Packed,
+        lost: bool,
+    ) -> ScratchResult<()> {
         let code = (rank as u64) << 1 | u64::from(lost);
         w.count += 1;
         w.records.push(code);

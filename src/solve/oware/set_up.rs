@@ -93,7 +93,7 @@ pub fn set_up_part<L: LowerLayers>(
                         let captured = children.captured(pit);
                         let rest = seeds - captured as usize;
                         lookups.push(Lookup {
-                            rank: index::rank_indexed(&children.child(pit), rest),
+                            rank: index::rank_packed(children.packed_child(pit), rest),
                             seeds: rest as u8,
                             value: 0,
                             captured: captured as i8,

@@ -20,7 +20,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use rayon::prelude::*;
 
 use super::{CHUNK, prefetch};
-use crate::games::oware::{self, Board, Ruleset};
+use crate::games::oware::{self, Board, Packed, Ruleset};
 use crate::index::oware as index;
 use crate::solve::Progress;
 use crate::solve::array::BigArray;
@@ -61,17 +61,28 @@ pub trait NoticeSink: Sync {
 /// travels as one `u64` ([`Notice::wire`]).
 #[derive(Clone, Copy)]
 pub struct Notice {
-    /// The parent's rank within the share.
-    pub parent: usize,
     /// The parent's board, so that a parent resolved in turn needs no
     /// unranking.
-    pub board: Board,
-    /// The child is lost: the parent wins. Otherwise the child is won: one
-    /// move fewer of the parent is open.
-    pub child_lost: bool,
+    pub board: Packed,
+    /// The parent's rank within the share and whether the child is lost,
+    /// in wire form (16 bytes less than apart).
+    code: u64,
 }
 
 impl Notice {
+    /// The parent's rank within the share.
+    #[inline]
+    pub fn parent(&self) -> usize {
+        Notice::from_wire(self.code).0
+    }
+
+    /// The child is lost: the parent wins. Otherwise the child is won: one
+    /// move fewer of the parent is open.
+    #[inline]
+    pub fn child_lost(&self) -> bool {
+        Notice::from_wire(self.code).1
+    }
+
     /// The notice for the parent of layer rank `parent` as sent to its owner.
     #[inline]
     pub fn wire(parent: usize, child_lost: bool) -> u64 {
@@ -106,7 +117,7 @@ const STACK_LIMIT: usize = 1 << 16;
 /// Pending positions whose parents are told together.
 const BATCH: usize = 16;
 /// Ranks a cursor steps forward rather than unranking.
-const STEPS: usize = 8;
+const STEPS: usize = 32;
 /// Notices for other ranks a worker keeps before posting them.
 const REMOTE_BATCH: usize = 1 << 14;
 
@@ -205,7 +216,7 @@ impl States {
                             };
                             if let Some(lost) = self.take_pending(rank) {
                                 let board = board.unwrap_or_else(|| scan.board(rank));
-                                self.gather_notices(exits, &board, lost, notices, remote);
+                                self.gather_notices(exits, board, lost, notices, remote);
                                 batch += 1;
                             }
                         }
@@ -214,10 +225,10 @@ impl States {
                         }
                         count += batch;
                         for notice in notices.iter() {
-                            if self.apply(exits, notice.parent, notice.child_lost, t)
+                            if self.apply(exits, notice.parent(), notice.child_lost(), t)
                                 && stack.len() < STACK_LIMIT
                             {
-                                stack.push((notice.parent, notice.board));
+                                stack.push((notice.parent(), notice.board));
                             }
                         }
                         if remote.len() >= REMOTE_BATCH {
@@ -242,13 +253,13 @@ impl States {
     fn gather_notices<X: Exits + ?Sized>(
         &self,
         exits: &X,
-        board: &Board,
+        board: Packed,
         lost: bool,
         notices: &mut Vec<Notice>,
         remote: &mut Vec<u64>,
     ) {
         oware::for_each_unmove(self.rules, board, |parent, _pit| {
-            let layer_rank = index::rank_indexed(parent, self.seeds) as usize;
+            let layer_rank = index::rank_packed(parent, self.seeds) as usize;
             let rank = layer_rank.wrapping_sub(self.first);
             if rank >= self.len {
                 remote.push(Notice::wire(layer_rank, lost));
@@ -260,9 +271,8 @@ impl States {
                 exits.prefetch(rank);
             }
             notices.push(Notice {
-                parent: rank,
-                board: *parent,
-                child_lost: lost,
+                board: parent,
+                code: Notice::wire(rank, lost),
             });
         });
     }
@@ -372,7 +382,7 @@ struct PendingScan<'a> {
 impl PendingScan<'_> {
     /// The board of a position returned by the scan: stepped to from the
     /// previous one when it is close, unranked otherwise.
-    fn board(&mut self, rank: usize) -> Board {
+    fn board(&mut self, rank: usize) -> Packed {
         let board = match self.cursor {
             Some((at, mut board)) if at <= rank && rank - at <= STEPS => {
                 for _ in at..rank {
@@ -383,7 +393,7 @@ impl PendingScan<'_> {
             _ => index::unrank(self.seeds, (self.first + rank) as u64),
         };
         self.cursor = Some((rank, board));
-        board
+        oware::packed(&board)
     }
 }
 
