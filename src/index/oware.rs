@@ -122,12 +122,16 @@ static STEP: [[[u64; ROW]; PITS]; PITS - SIDE] = {
 /// packed one a byte.
 #[inline]
 fn highest_empty(pits: u128) -> usize {
+    SIDE + (63 - (empty_opponent_pits(pits) | 0x80).leading_zeros() as usize) / 8
+}
+
+/// The top bit of byte `p` set where opponent pit `SIDE + p` is empty (no
+/// carry crosses a byte).
+#[inline]
+fn empty_opponent_pits(pits: u128) -> u64 {
     let opponent = (pits >> (8 * SIDE)) as u64;
-    // The top bit of each byte set where the pit is empty (no carry crosses
-    // a byte).
     const LOW: u64 = 0x7f7f_7f7f_7f7f_7f7f;
-    let empty = !(((opponent & LOW) + LOW) | opponent | LOW) & 0x8080_8080_8080;
-    SIDE + (63 - (empty | 0x80).leading_zeros() as usize) / 8
+    !(((opponent & LOW) + LOW) | opponent | LOW) & 0x8080_8080_8080
 }
 
 /// The rank of an indexed position within its layer (`None` if the position is
@@ -197,31 +201,67 @@ pub fn unrank(n: usize, mut rank: u64) -> Board {
 /// returns false after the last one.
 #[inline]
 pub fn next_indexed(board: &mut Board) -> bool {
+    let mut pits = oware::packed(board);
+    let more = next_packed(&mut pits);
+    *board = oware::unpacked(pits);
+    more
+}
+
+/// [`next_indexed`] of a [`Packed`] board.
+#[inline]
+pub fn next_packed(pits: &mut Packed) -> bool {
+    // Pits hold at most 48 seeds: adding 0x7f to a pit's byte sets its top
+    // bit exactly when the pit holds seeds, and never carries.
+    const LOW: u128 = 0x7f7f_7f7f_7f7f_7f7f_7f7f_7f7f;
     loop {
-        if !next_composition(board) {
+        // The next composition in ascending lexicographic order of (p11, …,
+        // p0): one seed of the lowest non-empty pit moves up a pit, the
+        // rest of it gathers in pit 0.
+        let occupied = (*pits + LOW) & LOW << 1 & !LOW;
+        let low = occupied.trailing_zeros() as usize / 8;
+        if low >= PITS - 1 {
             return false;
         }
-        if is_indexed(board) {
+        let seeds = *pits >> (8 * low) & 0xff;
+        *pits = *pits - (seeds << (8 * low)) + (1 << (8 * (low + 1))) + (seeds - 1);
+        if empty_opponent_pits(*pits) != 0 {
             return true;
         }
     }
 }
 
-/// Next composition in ascending lexicographic order of (p11, …, p0): move one
-/// seed up from the lowest non-empty pit and gather the rest in pit 0.
-#[inline]
-fn next_composition(board: &mut Board) -> bool {
-    let Some(low) = board.iter().position(|&s| s > 0) else {
-        return false;
-    };
-    if low == PITS - 1 {
-        return false;
+/// Boards of a layer asked for in rising rank order (the propagation's
+/// pending positions): stepped to from the previous one when it is close,
+/// unranked otherwise.
+pub struct Cursor {
+    seeds: usize,
+    at: Option<(u64, Packed)>,
+}
+
+impl Cursor {
+    /// Ranks a cursor steps forward rather than unranking.
+    const STEPS: u64 = 32;
+
+    /// A cursor over layer `seeds`.
+    pub fn new(seeds: usize) -> Cursor {
+        Cursor { seeds, at: None }
     }
-    let rest = board[low] - 1;
-    board[low] = 0;
-    board[low + 1] += 1;
-    board[0] = rest;
-    true
+
+    /// The board of the position of rank `rank` of the layer.
+    #[inline]
+    pub fn board(&mut self, rank: u64) -> Packed {
+        let board = match self.at {
+            Some((at, mut board)) if at <= rank && rank - at <= Cursor::STEPS => {
+                for _ in at..rank {
+                    next_packed(&mut board);
+                }
+                board
+            }
+            _ => oware::packed(&unrank(self.seeds, rank)),
+        };
+        self.at = Some((rank, board));
+        board
+    }
 }
 
 #[cfg(test)]

@@ -35,7 +35,7 @@ use super::scratch::{Scratch, Streamed, set_up_exits, solve_streamed};
 use super::set_up::{LowerLayers, PART_BYTES};
 use super::{Config, Engine, EngineError, prefetch};
 use crate::error::{PathContext, WithPath};
-use crate::games::oware::{self, Board, Packed, Ruleset, SIDE};
+use crate::games::oware::{self, Packed, Ruleset, SIDE};
 use crate::index::oware as index;
 use crate::solve::Progress;
 use crate::solve::array::BigArray;
@@ -90,8 +90,6 @@ const SEED_CHUNK: usize = 1 << 12;
 /// Resolved positions whose parents are gathered together, so that their
 /// codes are fetched from memory in parallel.
 const BATCH: usize = 16;
-/// Ranks a cursor steps forward rather than unranking.
-const STEPS: u64 = 8;
 /// The most bits a pass of the records' sort sorts by.
 const RADIX_BITS: u32 = 11;
 
@@ -408,20 +406,10 @@ impl Pass<'_> {
     /// if no move is left open), in rank order, each with what it resolves.
     fn seed(&self, w: &mut Worker, chunk: &[u64]) -> ScratchResult<()> {
         let layer = self.layer;
-        let mut cursor: Option<(u64, Board)> = None;
+        let mut cursor = index::Cursor::new(layer.seeds);
         for &code in chunk {
             let (rank, negative) = (code >> 1, code & 1 != 0);
-            let board = match cursor {
-                Some((at, mut board)) if rank - at <= STEPS => {
-                    for _ in at..rank {
-                        index::next_indexed(&mut board);
-                    }
-                    board
-                }
-                _ => index::unrank(layer.seeds, rank),
-            };
-            cursor = Some((rank, board));
-            let (rank, board) = (rank as usize, oware::packed(&board));
+            let (rank, board) = (rank as usize, cursor.board(rank));
             let resolved = if negative {
                 layer.codes.change(rank, |c| c == OPEN, CLOSED);
                 layer.codes.get(rank) == CLOSED

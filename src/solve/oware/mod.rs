@@ -312,11 +312,7 @@ impl Layer {
                 let word = word.get_mut();
                 // Only values ±t (exits to seed) and ±(t+1) (resolved at
                 // t + 1) matter here; most groups hold neither.
-                let mut candidates = 0u16;
-                for (slot, &v) in values.iter().enumerate() {
-                    let hit = v == t || v == -t || v == t + 1 || v == -(t + 1);
-                    candidates |= u16::from(hit) << slot;
-                }
+                let candidates = candidates(values, t);
                 let fresh = *word & (*word >> 1) & (LOW_BITS << 2);
                 if candidates == 0 && fresh == 0 {
                     continue;
@@ -375,6 +371,27 @@ impl Layer {
             states: self.states.words,
         }
     }
+}
+
+/// Bit `i` set where `values[i]` (at most 16 of them) is ±t or ±(t + 1).
+#[inline]
+fn candidates(values: &[i8], t: i8) -> u16 {
+    #[cfg(target_arch = "x86_64")]
+    if let Ok(group) = <&[i8; PER_WORD]>::try_from(values) {
+        // SAFETY: SSE2 is part of x86_64; the load reads the 16 bytes of `group`.
+        return unsafe {
+            use std::arch::x86_64::*;
+            let v = _mm_loadu_si128(group.as_ptr().cast());
+            let is = |x: i8| _mm_cmpeq_epi8(v, _mm_set1_epi8(x));
+            let hits = _mm_or_si128(
+                _mm_or_si128(is(t), is(-t)),
+                _mm_or_si128(is(t + 1), is(-(t + 1))),
+            );
+            _mm_movemask_epi8(hits) as u16
+        };
+    }
+    let hit = |v: i8| v == t || v == -t || v == t + 1 || v == -(t + 1);
+    (values.iter().enumerate()).fold(0, |bits, (slot, &v)| bits | u16::from(hit(v)) << slot)
 }
 
 /// Bit `i` of `bits` moved to bit `4 i`, the low bit of state `i` of a word.
@@ -478,4 +495,23 @@ pub fn prefetch<T>(address: *const T) {
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = address;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn candidates_are_the_values_at_and_just_above_the_threshold() {
+        // Every value, in groups of 16 and in a last short one.
+        let values: Vec<i8> = (i8::MIN..=i8::MAX).chain([5, -5, 6]).collect();
+        for t in [1, 5, 47] {
+            for group in values.chunks(PER_WORD) {
+                let expected = (group.iter().enumerate())
+                    .filter(|&(_, &v)| [t, -t, t + 1, -t - 1].contains(&v))
+                    .fold(0u16, |bits, (slot, _)| bits | 1 << slot);
+                assert_eq!(candidates(group, t), expected, "t {t}, group {group:?}");
+            }
+        }
+    }
 }

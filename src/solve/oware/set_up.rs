@@ -78,13 +78,13 @@ pub fn set_up_part<L: LowerLayers>(
         .map(|(c, (exits, words))| {
             let mut lookups = Vec::with_capacity(exits.len());
             let first = start + c * CHUNK;
-            let mut board = index::unrank(seeds, first as u64);
+            let mut board = oware::packed(&index::unrank(seeds, first as u64));
             for (w, (exits, word)) in exits.chunks_mut(PER_WORD).zip(words).enumerate() {
                 let mut counters = 0u64;
                 for (slot, exit) in exits.iter_mut().enumerate() {
-                    let children = oware::Children::new(rules, &board);
+                    let children = oware::Children::of_packed(rules, board);
                     *exit = if children.is_empty() {
-                        oware::no_move_value(rules, &board)
+                        oware::no_move_value(rules, &oware::unpacked(board))
                     } else {
                         NO_EXIT
                     };
@@ -100,7 +100,7 @@ pub fn set_up_part<L: LowerLayers>(
                             slot: (w * PER_WORD + slot) as u32,
                         });
                     }
-                    index::next_indexed(&mut board);
+                    index::next_packed(&mut board);
                 }
                 *word.get_mut() = counters;
             }
@@ -120,7 +120,7 @@ pub fn set_up_part<L: LowerLayers>(
         }
     }
     let lens: Vec<usize> = per_chunk.iter().map(Vec::len).collect();
-    let mut lookups = per_chunk.concat();
+    let mut lookups = concat(&per_chunk);
     lower.resolve(&mut lookups).map_err(EngineError::Lower)?;
     // Lookups are in chunk order: fold each chunk's into its exits.
     let mut rest = lookups.as_slice();
@@ -140,6 +140,28 @@ pub fn set_up_part<L: LowerLayers>(
             }
         });
     Ok(())
+}
+
+/// The lists one after the other, copied in parallel (a part's lookups are
+/// tens of megabytes: one core copying them would keep the others waiting).
+fn concat<T: Copy + Send + Sync>(lists: &[Vec<T>]) -> Vec<T> {
+    let len = lists.iter().map(Vec::len).sum();
+    let mut all = Vec::with_capacity(len);
+    let mut rest = &mut all.spare_capacity_mut()[..len];
+    let mut places = Vec::with_capacity(lists.len());
+    for list in lists {
+        let (place, tail) = rest.split_at_mut(list.len());
+        places.push(place);
+        rest = tail;
+    }
+    places.into_par_iter().zip(lists).for_each(|(place, list)| {
+        for (slot, &item) in place.iter_mut().zip(list) {
+            slot.write(item);
+        }
+    });
+    // SAFETY: the places cover the first `len` slots, and each got its list's items.
+    unsafe { all.set_len(len) };
+    all
 }
 
 /// The set-up of a whole layer for an engine that streams its exits:
@@ -211,4 +233,16 @@ where
         answers.remove()?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::concat;
+
+    #[test]
+    fn concat_keeps_the_lists_in_order() {
+        let lists: Vec<Vec<u32>> = vec![vec![1, 2], vec![], vec![3], (4..1000).collect(), vec![]];
+        assert_eq!(concat(&lists), (1..1000).collect::<Vec<u32>>());
+        assert!(concat::<u32>(&[]).is_empty());
+    }
 }

@@ -20,7 +20,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use rayon::prelude::*;
 
 use super::{CHUNK, prefetch};
-use crate::games::oware::{self, Board, Packed, Ruleset};
+use crate::games::oware::{self, Packed, Ruleset};
 use crate::index::oware as index;
 use crate::solve::Progress;
 use crate::solve::array::BigArray;
@@ -116,8 +116,6 @@ pub struct States {
 const STACK_LIMIT: usize = 1 << 16;
 /// Pending positions whose parents are told together.
 const BATCH: usize = 16;
-/// Ranks a cursor steps forward rather than unranking.
-const STEPS: usize = 32;
 /// Notices for other ranks a worker keeps before posting them.
 const REMOTE_BATCH: usize = 1 << 14;
 
@@ -192,12 +190,11 @@ impl States {
                 |(stack, notices, remote), c| {
                     let mut scan = PendingScan {
                         states: &self.words,
-                        seeds: self.seeds,
                         first: self.first,
                         word: c * per_chunk,
                         end: ((c + 1) * per_chunk).min(words),
                         pending: 0,
-                        cursor: None,
+                        cursor: index::Cursor::new(self.seeds),
                     };
                     let mut count = 0;
                     while !outbox.is_full() {
@@ -368,32 +365,20 @@ impl States {
 /// The pending positions of a range of state words, in rank order.
 struct PendingScan<'a> {
     states: &'a [AtomicU64],
-    seeds: usize,
     /// The layer rank of state 0.
     first: usize,
     word: usize,
     end: usize,
     /// Pending bits of the word before `word` not yet returned.
     pending: u64,
-    /// The last position whose board was asked for.
-    cursor: Option<(usize, Board)>,
+    /// Where the boards of the positions returned come from.
+    cursor: index::Cursor,
 }
 
 impl PendingScan<'_> {
-    /// The board of a position returned by the scan: stepped to from the
-    /// previous one when it is close, unranked otherwise.
+    /// The board of a position returned by the scan.
     fn board(&mut self, rank: usize) -> Packed {
-        let board = match self.cursor {
-            Some((at, mut board)) if at <= rank && rank - at <= STEPS => {
-                for _ in at..rank {
-                    index::next_indexed(&mut board);
-                }
-                board
-            }
-            _ => index::unrank(self.seeds, (self.first + rank) as u64),
-        };
-        self.cursor = Some((rank, board));
-        oware::packed(&board)
+        self.cursor.board((self.first + rank) as u64)
     }
 }
 
