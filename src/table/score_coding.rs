@@ -86,6 +86,23 @@ impl StreamCheck {
     }
 }
 
+/// Values to be coded (as bytes), read a range at a time, in any order and
+/// more than once: counted for the model, then coded.
+pub trait Values: Sync {
+    fn len(&self) -> usize;
+    /// The values `range`: borrowed, or produced into `buffer`.
+    fn read<'a>(&'a self, range: Range<usize>, buffer: &'a mut Vec<u8>) -> &'a [u8];
+}
+
+impl Values for [u8] {
+    fn len(&self) -> usize {
+        <[u8]>::len(self)
+    }
+    fn read<'a>(&'a self, range: Range<usize>, _: &'a mut Vec<u8>) -> &'a [u8] {
+        &self[range]
+    }
+}
+
 /// The symbols of scores of a number of seeds.
 #[derive(Clone, Copy, Debug)]
 pub struct ScoreCoding {
@@ -133,21 +150,31 @@ impl ScoreCoding {
     /// the streams of `values` (blocks of `block_size`, streams of `lanes`
     /// lanes), or `None` if some value is not a symbol. Indexed by
     /// `(previous · alphabet + before) · alphabet + symbol`.
-    pub fn count(&self, values: &[u8], block_size: usize, lanes: usize) -> Option<Vec<u64>> {
+    pub fn count(
+        &self,
+        values: &(impl Values + ?Sized),
+        block_size: usize,
+        lanes: usize,
+    ) -> Option<Vec<u64>> {
         let a = self.alphabet();
         let blocks = values.len().div_ceil(block_size);
         let share = blocks.div_ceil(rayon::current_num_threads()).max(1) * block_size;
-        values
-            .par_chunks(share)
-            .map(|share| {
+        (0..values.len().div_ceil(share))
+            .into_par_iter()
+            .map(|s| {
                 let mut counts = vec![0u64; a * a * a];
-                let streams = share.chunks(block_size).flat_map(|b| b.chunks(STREAM_LEN));
-                for lane in streams.flat_map(|s| lane_ranges(s.len(), lanes).map(|r| &s[r])) {
-                    let (mut previous, mut before) = (self.start(), self.start());
-                    for &v in lane {
-                        let symbol = usize::from(self.symbol(v)?);
-                        counts[(previous * a + before) * a + symbol] += 1;
-                        (previous, before) = (symbol, previous);
+                let mut buffer = Vec::new();
+                let share = s * share..values.len().min((s + 1) * share);
+                for start in share.clone().step_by(block_size) {
+                    let block = values.read(start..share.end.min(start + block_size), &mut buffer);
+                    let streams = block.chunks(STREAM_LEN);
+                    for lane in streams.flat_map(|s| lane_ranges(s.len(), lanes).map(|r| &s[r])) {
+                        let (mut previous, mut before) = (self.start(), self.start());
+                        for &v in lane {
+                            let symbol = usize::from(self.symbol(v)?);
+                            counts[(previous * a + before) * a + symbol] += 1;
+                            (previous, before) = (symbol, previous);
+                        }
                     }
                 }
                 Some(counts)
@@ -736,7 +763,9 @@ mod tests {
         let block_size = 977;
         let mut buffer = [0; STREAM_LEN];
         for streams in layouts() {
-            let counts = coding.count(&values, block_size, streams.lanes).unwrap();
+            let counts = coding
+                .count(&values[..], block_size, streams.lanes)
+                .unwrap();
             let model = ScoreModel::from_counts(coding, &counts, streams).unwrap();
             let model = ScoreModel::parse(coding, &model.to_bytes(), streams).unwrap();
             for block in values.chunks(block_size) {
@@ -774,7 +803,11 @@ mod tests {
                 }
             }
         }
-        assert_eq!(coding.count(&[4], 1, 2), None, "not a score of 3 seeds");
+        assert_eq!(
+            coding.count(&[4u8][..], 1, 2),
+            None,
+            "not a score of 3 seeds"
+        );
     }
 
     /// Tails from none to whole lanes: a constant block codes no word at
@@ -803,7 +836,9 @@ mod tests {
         ] {
             let mut sizes = Vec::new();
             for streams in [three, four] {
-                let counts = coding.count(&values, values.len(), streams.lanes).unwrap();
+                let counts = coding
+                    .count(&values[..], values.len(), streams.lanes)
+                    .unwrap();
                 let model = ScoreModel::from_counts(coding, &counts, streams).unwrap();
                 let coded = model.encode(&values, 3);
                 assert_eq!(model.decode(&coded, values.len(), 3).unwrap(), values);
@@ -831,7 +866,9 @@ mod tests {
             .into_iter()
             .filter(|s| s.check != StreamCheck::End)
         {
-            let counts = coding.count(&block, block.len(), streams.lanes).unwrap();
+            let counts = coding
+                .count(&block[..], block.len(), streams.lanes)
+                .unwrap();
             let model = ScoreModel::from_counts(coding, &counts, streams).unwrap();
             a_changed_byte_fails_every_probe(&model, &block, &mut buffer);
         }
@@ -867,7 +904,7 @@ mod tests {
     fn a_damaged_model_is_refused() {
         let coding = ScoreCoding::new(3).unwrap();
         let values = sample(3000);
-        let counts = coding.count(&values, 1000, 2).unwrap();
+        let counts = coding.count(&values[..], 1000, 2).unwrap();
         let [streams, .., four] = layouts();
         let model = ScoreModel::from_counts(coding, &counts, streams).unwrap();
         let bytes = model.to_bytes();

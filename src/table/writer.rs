@@ -3,6 +3,7 @@
 
 use std::fs::{self, File};
 use std::io::{self, BufWriter, Seek, SeekFrom, Write};
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
@@ -14,7 +15,7 @@ use super::block::{self, TableValue};
 use super::error::TableError;
 use super::header::{self, BlockCoding, Header, IndexEntry, MAX_BLOCK_SIZE, TableMeta};
 use super::reader::Table;
-use super::score_coding::{self, ScoreCoding, ScoreModel};
+use super::score_coding::{self, ScoreCoding, ScoreModel, Values};
 use crate::error::{PathContext, WithPath};
 
 /// Positions per block. Measured on Awari layers (`benches/table.rs`): 16 Ki
@@ -384,10 +385,58 @@ impl<V: TableValue> PendingTable<V> {
     }
 }
 
+impl PendingTable<i8> {
+    /// Writes the table's `len` values as `fill(first, out)` produces them
+    /// (the values of ranks `first ..`: any range, in any order, more than
+    /// once), instead of their being pushed, and finishes it: a layer held
+    /// in memory is coded without a copy of its values.
+    pub fn finish_from(
+        mut self,
+        len: usize,
+        fill: impl Fn(usize, &mut [i8]) + Sync,
+    ) -> Result<(), WithPath<TableError>> {
+        assert_eq!(self.positions, 0, "values were pushed");
+        let Some(Spill { path, out }) = self.spill.take() else {
+            // zstd: blocks are coded as they come.
+            let batch = self.settings.resolved_block_size() as usize * BATCH_BLOCKS;
+            let mut values = vec![0; batch.min(len)];
+            for first in (0..len).step_by(batch) {
+                let values = &mut values[..batch.min(len - first)];
+                fill(first, values);
+                self.push(values)?;
+            }
+            return self.finish();
+        };
+        drop(out);
+        let _ = fs::remove_file(&path);
+        self.positions = len as u64;
+        self.write_context_coded(&Filled { len, fill })?;
+        self.finish()
+    }
+}
+
+/// Values produced on demand ([`PendingTable::finish_from`]).
+struct Filled<F> {
+    len: usize,
+    fill: F,
+}
+
+impl<F: Fn(usize, &mut [i8]) + Sync> Values for Filled<F> {
+    fn len(&self) -> usize {
+        self.len
+    }
+    fn read<'a>(&'a self, range: Range<usize>, buffer: &'a mut Vec<u8>) -> &'a [u8] {
+        buffer.resize(range.len(), 0);
+        // SAFETY: `i8` and `u8` have the same size and alignment, and every
+        // bit pattern is valid for both.
+        let values = unsafe { &mut *(buffer.as_mut_slice() as *mut [u8] as *mut [i8]) };
+        (self.fill)(range.start, values);
+        buffer
+    }
+}
+
 impl<V: TableValue> PendingTable<V> {
-    /// Codes the spilled values: counts the model over the whole layer,
-    /// writes it, then the blocks. Values the model cannot code (not
-    /// scores of the table's seeds) are written with zstd instead.
+    /// Codes the spilled values ([`Self::write_context_coded`]).
     fn write_spilled(&mut self) -> Result<(), WithPath<TableError>> {
         let Spill { path, mut out } = self.spill.take().expect("a spill");
         let spill_err = |e| WithPath::new(&path, TableError::io(e));
@@ -396,7 +445,19 @@ impl<V: TableValue> PendingTable<V> {
         // SAFETY: the spill file is private to this writer and not changed
         // while mapped.
         let map = unsafe { Mmap::map(&file) }.map_err(spill_err)?;
-        let values: &[u8] = &map;
+        let result = self.write_context_coded(&map[..]);
+        drop(map);
+        let _ = fs::remove_file(&path);
+        result
+    }
+
+    /// Codes the table's values: counts the model over the whole layer,
+    /// writes it, then the blocks. Values the model cannot code (not
+    /// scores of the table's seeds) are written with zstd instead.
+    fn write_context_coded(
+        &mut self,
+        values: &(impl Values + ?Sized),
+    ) -> Result<(), WithPath<TableError>> {
         let block_size = self.settings.resolved_block_size() as usize;
         let meta = &self.settings.meta;
         let streams = self.settings.coding.streams().expect("a context coding");
@@ -404,24 +465,25 @@ impl<V: TableValue> PendingTable<V> {
             let counts = coding.count(values, block_size, streams.lanes)?;
             ScoreModel::from_counts(coding, &counts, streams)
         });
-        let result = match model {
+        match model {
             Some(model) => self.write_coded(&model, values),
             None => {
                 self.settings.coding = BlockCoding::Zstd;
-                let batch = self.settings.resolved_block_size() as usize * BATCH_BLOCKS;
-                map.chunks(batch)
-                    .try_for_each(|c| self.write_batch(&V::from_block(c.to_vec())))
+                let batch = block_size * BATCH_BLOCKS;
+                let mut buffer = Vec::new();
+                (0..values.len()).step_by(batch).try_for_each(|first| {
+                    let range = first..values.len().min(first + batch);
+                    let bytes = values.read(range, &mut buffer).to_vec();
+                    self.write_batch(&V::from_block(bytes))
+                })
             }
-        };
-        drop(map);
-        let _ = fs::remove_file(&path);
-        result
+        }
     }
 
     fn write_coded(
         &mut self,
         model: &ScoreModel,
-        values: &[u8],
+        values: &(impl Values + ?Sized),
     ) -> Result<(), WithPath<TableError>> {
         let bytes = model.to_bytes();
         let mut section = Vec::with_capacity(8 + bytes.len());
@@ -432,10 +494,15 @@ impl<V: TableValue> PendingTable<V> {
         self.io(|out| out.write_all(&section))?;
         self.blocks_start = self.header_len + section.len() as u64;
         let block_size = self.settings.resolved_block_size() as usize;
-        for (b, batch) in values.chunks(block_size * BATCH_BLOCKS).enumerate() {
-            let first = (b * BATCH_BLOCKS) as u64;
-            let frames = (batch.par_chunks(block_size).enumerate())
-                .map(|(i, block)| (model.encode(block, first + i as u64), block::crc(block)))
+        let blocks = values.len().div_ceil(block_size);
+        for first in (0..blocks).step_by(BATCH_BLOCKS) {
+            let frames = (first..blocks.min(first + BATCH_BLOCKS))
+                .into_par_iter()
+                .map_init(Vec::new, |buffer, b| {
+                    let range = b * block_size..values.len().min((b + 1) * block_size);
+                    let block = values.read(range, buffer);
+                    (model.encode(block, b as u64), block::crc(block))
+                })
                 .collect();
             self.append_blocks(frames)?;
         }

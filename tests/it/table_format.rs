@@ -443,6 +443,39 @@ fn pushing_in_pieces_writes_the_same_file() {
 }
 
 #[test]
+fn values_filled_on_demand_write_the_same_file_as_pushed_ones() {
+    // Scores of 12 seeds, and one value the context model cannot code (its
+    // table falls back to zstd), each in both codings.
+    let scores: Vec<i8> = random_values(BS as usize * 300 + 17, 4)
+        .iter()
+        .map(|v| v % 13)
+        .collect();
+    let mut uncodable: Vec<i8> = scores.clone();
+    uncodable[5] = 100;
+    let dir = tempfile::tempdir().unwrap();
+    for (k, values) in [scores, uncodable].iter().enumerate() {
+        for writer in [
+            TableWriter::new(meta()),
+            TableWriter::new(meta()).context_coded(),
+        ] {
+            let writer = writer.block_size(BS).level(3);
+            let (pushed, filled) = (dir.path().join("pushed.mtb"), dir.path().join("filled.mtb"));
+            writer.write(&pushed, values).unwrap();
+            let fill = |first: usize, out: &mut [i8]| {
+                out.copy_from_slice(&values[first..first + out.len()]);
+            };
+            let table = writer.create(&filled).unwrap();
+            table.finish_from(values.len(), fill).unwrap();
+            assert_eq!(
+                fs::read(&pushed).unwrap(),
+                fs::read(&filled).unwrap(),
+                "values {k}"
+            );
+        }
+    }
+}
+
+#[test]
 fn unfinished_table_leaves_no_file() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("t.mtb");

@@ -440,25 +440,6 @@ impl SolvedLayer {
         &self.values
     }
 
-    /// Hands the values to `emit` `part` positions at a time, in rank
-    /// order: the values, and the same with every value that is that of the
-    /// position's best exit (capture, or end of the game) replaced by
-    /// `mark`.
-    pub fn for_each_part<E>(
-        &self,
-        part: usize,
-        mark: i8,
-        mut emit: impl FnMut(&[i8], &[i8]) -> Result<(), E>,
-    ) -> Result<(), E> {
-        let mut marked = vec![0; part.min(self.values.len())];
-        for (p, values) in self.values.chunks(part).enumerate() {
-            let marked = &mut marked[..values.len()];
-            self.mark(p * part..p * part + values.len(), mark, marked);
-            emit(values, marked)?;
-        }
-        Ok(())
-    }
-
     /// `marked[i]`: the value of position `range.start + i` of the share,
     /// or `mark` if it is that of the position's best exit.
     pub fn mark(&self, range: std::ops::Range<usize>, mark: i8, marked: &mut [i8]) {

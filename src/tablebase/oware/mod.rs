@@ -413,13 +413,8 @@ mod tests {
                     checkpoint_every: None,
                 };
                 let solved = engine::solve_layer(rules, seeds, &tables, &config, &|_| {}).unwrap();
-                let mut marked = Vec::new();
-                solved
-                    .for_each_part(engine::CHUNK, CAPTURE_DECIDES, |_, m| {
-                        marked.extend_from_slice(m);
-                        Ok::<(), ()>(())
-                    })
-                    .unwrap();
+                let mut marked = vec![0; solved.values().len()];
+                solved.mark(0..marked.len(), CAPTURE_DECIDES, &mut marked);
                 let mut board = index::unrank(seeds, 0);
                 for (rank, (&value, &stored)) in solved.values().iter().zip(&marked).enumerate() {
                     let Ok(exit) =

@@ -32,7 +32,9 @@ use crate::error::{PathContext, WithPath};
 use crate::games::oware::{MAX_SEEDS, Ruleset};
 use crate::index::oware as index;
 use crate::solve::array::BigArray;
-use crate::solve::oware::{self as engine, Engine, OUTBOX_BYTES, compact, out_of_core};
+use crate::solve::oware::{
+    self as engine, Engine, OUTBOX_BYTES, SolvedLayer, compact, out_of_core,
+};
 use crate::table::raw::{self, RawLayer, RawWriter};
 use crate::table::{CAPTURE_DECIDES, PendingTable, Table, ValueEncoding};
 use crate::tablebase::FileError;
@@ -291,10 +293,7 @@ impl Run<'_> {
                 let solved = engine::solve_layer(rules, seeds, lower, &config, &progress)
                     .map_err(TablebaseError::from)?;
                 let outcomes = outcomes(solved.values());
-                solved.for_each_part(plan.part, CAPTURE_DECIDES, |values, marked| {
-                    out.push(values, marked)
-                })?;
-                out.finish()?;
+                out.finish_from(&solved)?;
                 (outcomes, retain.then(|| solved.into_values()))
             }
             Engine::OutOfCore | Engine::Compact => {
@@ -476,6 +475,20 @@ impl LayerOutput {
             raw.finish()?;
         }
         self.table.finish()?;
+        Ok(())
+    }
+
+    /// Writes a layer solved in memory, nothing pushed before: the table
+    /// is coded from the solved values, not from a copy.
+    fn finish_from(self, solved: &SolvedLayer) -> Result<(), TablebaseError> {
+        for mut raw in self.raw {
+            raw.push(solved.values())?;
+            raw.finish()?;
+        }
+        let mark = |first: usize, marked: &mut [i8]| {
+            solved.mark(first..first + marked.len(), CAPTURE_DECIDES, marked);
+        };
+        self.table.finish_from(solved.values().len(), mark)?;
         Ok(())
     }
 }
