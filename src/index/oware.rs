@@ -179,7 +179,7 @@ pub fn unrank(n: usize, mut rank: u64) -> Board {
     let mut board = [0u8; PITS];
     let mut r = n;
     let mut zero = 0;
-    for pit in (1..PITS).rev() {
+    for pit in (SIDE..PITS).rev() {
         // The largest x with fewer positions before it than `rank + 1`.
         let all = TAIL[pit][zero][1][r];
         let mut x = 0;
@@ -188,13 +188,64 @@ pub fn unrank(n: usize, mut rank: u64) -> Board {
         }
         rank -= all - TAIL[pit][zero][usize::from(x == 0)][r - x];
         board[pit] = x as u8;
-        if pit >= SIDE && x == 0 {
+        if x == 0 {
             zero = 1;
         }
         r -= x;
     }
-    board[0] = r as u8;
-    board
+    // An indexed position has an empty opponent pit: any filling of the
+    // mover's row will do.
+    oware::unpacked(unrank_row(oware::packed(&board), SIDE - 1, r as u64, rank))
+}
+
+/// The fillings of pits `pit..=0` with exactly `seeds` seeds (or of pits
+/// `pit − 1..=0` with at most that many), `pit ≥ 1`.
+#[inline]
+fn fillings(pit: usize, seeds: u64) -> u64 {
+    TAIL[pit][1][0][seeds as usize]
+}
+
+/// `pits` with pits `top..=0` (of the mover's row) replaced by the filling
+/// of `seeds` seeds that comes `offset` places after their first one in
+/// rank order.
+#[inline]
+fn unrank_row(mut pits: Packed, top: usize, mut seeds: u64, mut offset: u64) -> Packed {
+    debug_assert!((1..SIDE).contains(&top) && offset < fillings(top, seeds));
+    pits &= !0u128 << (8 * (top + 1));
+    for pit in (1..=top).rev() {
+        // The fillings that hold fewer than x in `pit` come first: x is
+        // the largest with `all − fillings(pit, seeds − x) ≤ offset`, found
+        // by counting (no branch to mispredict; the counts rise with m).
+        let all = fillings(pit, seeds);
+        let later = (0..seeds)
+            .filter(|&m| fillings(pit, m) < all - offset)
+            .count() as u64;
+        let x = seeds - later;
+        offset -= all - fillings(pit, seeds - x);
+        pits |= (x as u128) << (8 * pit);
+        seeds -= x;
+    }
+    pits | seeds as u128
+}
+
+/// The position `ahead` ranks after `pits` in its layer, if it differs
+/// from it only in the mover's row (pits `0..SIDE`); else `None`.
+#[inline]
+fn seek(pits: Packed, ahead: u64) -> Option<Packed> {
+    // Within the pits above `top` unchanged, the fillings of pits
+    // `top..=0` run in rank order: find the lowest `top` whose run holds the
+    // target, and the offset of `pits` within that run.
+    let mut seeds = pits as u64 & 0xff;
+    let mut offset = 0;
+    for top in 1..SIDE {
+        let below = seeds;
+        seeds += (pits >> (8 * top)) as u64 & 0xff;
+        offset += fillings(top, seeds) - fillings(top, below);
+        if offset + ahead < fillings(top, seeds) {
+            return Some(unrank_row(pits, top, seeds, offset + ahead));
+        }
+    }
+    None
 }
 
 /// Steps to the next indexed position of the same layer in rank order;
@@ -231,17 +282,14 @@ pub fn next_packed(pits: &mut Packed) -> bool {
 }
 
 /// Boards of a layer asked for in rising rank order (the propagation's
-/// pending positions): stepped to from the previous one when it is close,
-/// unranked otherwise.
+/// pending positions): sought from the previous one when only the mover's
+/// row changes, unranked otherwise.
 pub struct Cursor {
     seeds: usize,
     at: Option<(u64, Packed)>,
 }
 
 impl Cursor {
-    /// Ranks a cursor steps forward rather than unranking.
-    const STEPS: u64 = 32;
-
     /// A cursor over layer `seeds`.
     pub fn new(seeds: usize) -> Cursor {
         Cursor { seeds, at: None }
@@ -250,15 +298,11 @@ impl Cursor {
     /// The board of the position of rank `rank` of the layer.
     #[inline]
     pub fn board(&mut self, rank: u64) -> Packed {
-        let board = match self.at {
-            Some((at, mut board)) if at <= rank && rank - at <= Cursor::STEPS => {
-                for _ in at..rank {
-                    next_packed(&mut board);
-                }
-                board
-            }
-            _ => oware::packed(&unrank(self.seeds, rank)),
+        let sought = match self.at {
+            Some((at, board)) if at <= rank => seek(board, rank - at),
+            _ => None,
         };
+        let board = sought.unwrap_or_else(|| oware::packed(&unrank(self.seeds, rank)));
         self.at = Some((rank, board));
         board
     }
@@ -342,6 +386,32 @@ mod tests {
                 assert_eq!(rank(&board), Some(r + 1), "n={n} {board:?}");
             }
         }
+    }
+
+    #[test]
+    fn a_cursor_finds_every_board_from_any_board_before_it() {
+        for n in [0, 1, 5, 9] {
+            let size = layer_size(n);
+            for from in 0..size {
+                for ahead in [0, 1, 2, 3, 7, 20, 33, 100, 1000] {
+                    let to = from + ahead;
+                    if to >= size {
+                        break;
+                    }
+                    let mut cursor = Cursor::new(n);
+                    assert_eq!(cursor.board(from), oware::packed(&unrank(n, from)));
+                    assert_eq!(
+                        cursor.board(to),
+                        oware::packed(&unrank(n, to)),
+                        "n={n} {from}+{ahead}"
+                    );
+                }
+            }
+        }
+        // Seeking stays within the mover's row.
+        let board = oware::packed(&[0, 0, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0]);
+        assert_eq!(seek(board, 1), None);
+        assert_eq!(seek(board, 0), Some(board));
     }
 
     #[test]
