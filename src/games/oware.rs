@@ -679,6 +679,65 @@ mod tests {
         }
     }
 
+    /// The same on sampled boards with enough seeds to sow more than one
+    /// lap: every forward edge is found backwards, and every unmove is a
+    /// forward edge.
+    #[test]
+    fn unmoves_invert_non_capturing_moves_of_many_laps() {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut random = |below: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % below
+        };
+        let unmoves = |rules, child: &Board| {
+            let mut found = Vec::new();
+            for_each_unmove(rules, packed(child), |p, pit| {
+                found.push((unpacked(p), pit))
+            });
+            found
+        };
+        let mut edges = 0;
+        for rules in Ruleset::ALL {
+            for n in [11, 12, 13, 16, 23, 30, 48] {
+                for _ in 0..2000 {
+                    // A board with `n` seeds, a few pits heavy, one
+                    // opponent pit empty (indexed).
+                    let mut b = [0u8; PITS];
+                    for _ in 0..n {
+                        let pit = if random(3) == 0 {
+                            random(3) as usize
+                        } else {
+                            random(11) as usize
+                        };
+                        b[pit] += 1;
+                    }
+                    b.swap(SIDE + random(6) as usize, 11);
+                    let (last, first) = (b[11], random(SIDE as u64) as usize);
+                    b[11] = 0;
+                    b[first] += last;
+                    for m in legal_moves(rules, &b).iter().filter(|m| m.captured == 0) {
+                        assert!(unmoves(rules, &m.child).contains(&(b, m.pit as usize)));
+                        edges += 1;
+                    }
+                    for c in [b, flip(&b)] {
+                        for (p, pit) in unmoves(rules, &c) {
+                            assert!(p[SIDE..].contains(&0), "{p:?} is not indexed");
+                            let forward = legal_moves(rules, &p);
+                            let m = forward.iter().find(|m| m.pit as usize == pit);
+                            assert!(
+                                m.is_some_and(|m| m.captured == 0 && m.child == c),
+                                "{rules}: {p:?} pit {pit} does not reach {c:?}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        assert!(edges > 50_000, "only {edges} edges checked");
+    }
+
     fn all_boards(n: u8) -> Vec<Board> {
         let mut out = Vec::new();
         let mut b = [0u8; PITS];
