@@ -310,8 +310,8 @@ impl Layer {
         self.chunks_mut().for_each(|(values, states)| {
             for (values, word) in values.chunks_mut(PER_WORD).zip(states) {
                 let word = word.get_mut();
-                // Only values ±t (exits to seed) and ±(t+1) (resolved at
-                // t + 1) matter here; most groups hold neither.
+                // Only values ±t (exits to seed) and fresh positions
+                // matter here; most groups hold neither.
                 let candidates = candidates(values, t);
                 let fresh = *word & (*word >> 1) & (LOW_BITS << 2);
                 if candidates == 0 && fresh == 0 {
@@ -332,8 +332,8 @@ impl Layer {
                         }
                     } else {
                         match threshold::seed(*value, state & COUNTER != 0, t) {
-                            Some(Verdict::Won) => RESOLVED | PENDING,
-                            Some(Verdict::Lost) => RESOLVED | PENDING | LOSS,
+                            Some(Verdict::Won) => RESOLVED | FRESH | PENDING,
+                            Some(Verdict::Lost) => RESOLVED | FRESH | PENDING | LOSS,
                             None => continue,
                         }
                     };
@@ -373,7 +373,7 @@ impl Layer {
     }
 }
 
-/// Bit `i` set where `values[i]` (at most 16 of them) is ±t or ±(t + 1).
+/// Bit `i` set where `values[i]` (at most 16 of them) is ±t.
 #[inline]
 fn candidates(values: &[i8], t: i8) -> u16 {
     #[cfg(target_arch = "x86_64")]
@@ -383,14 +383,10 @@ fn candidates(values: &[i8], t: i8) -> u16 {
             use std::arch::x86_64::*;
             let v = _mm_loadu_si128(group.as_ptr().cast());
             let is = |x: i8| _mm_cmpeq_epi8(v, _mm_set1_epi8(x));
-            let hits = _mm_or_si128(
-                _mm_or_si128(is(t), is(-t)),
-                _mm_or_si128(is(t + 1), is(-(t + 1))),
-            );
-            _mm_movemask_epi8(hits) as u16
+            _mm_movemask_epi8(_mm_or_si128(is(t), is(-t))) as u16
         };
     }
-    let hit = |v: i8| v == t || v == -t || v == t + 1 || v == -(t + 1);
+    let hit = |v: i8| v == t || v == -t;
     (values.iter().enumerate()).fold(0, |bits, (slot, &v)| bits | u16::from(hit(v)) << slot)
 }
 
@@ -405,9 +401,10 @@ fn nibbles(bits: u16) -> u64 {
 }
 
 /// A resolved position at the scan after its threshold `t`, its parents told:
-/// a `FRESH` one gets its value (±t) written, and either kind learns whether
-/// its value is that of its best exit (kept in `EXIT`). Returns the new state,
-/// or `None` if there is nothing to do.
+/// a `FRESH` one (all are, resolved by the propagation or by their exits)
+/// gets its value (±t) written and learns whether it is that of its best
+/// exit (kept in `EXIT`). Returns the new state, or `None` if there is
+/// nothing to do.
 #[inline]
 fn settle(state: u64, value: &mut i8, t: i8) -> Option<u64> {
     debug_assert!(state & RESOLVED != 0 && state & PENDING == 0);
@@ -417,10 +414,6 @@ fn settle(state: u64, value: &mut i8, t: i8) -> Option<u64> {
         let exit = *value == v;
         *value = v;
         Some(RESOLVED | if exit { EXIT } else { 0 })
-    } else if *value == t || *value == -t {
-        // Resolved by its exits when this threshold was scanned (later
-        // thresholds never meet this value again).
-        Some(RESOLVED | EXIT)
     } else {
         None
     }
@@ -483,13 +476,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn candidates_are_the_values_at_and_just_above_the_threshold() {
+    fn candidates_are_the_values_at_the_threshold() {
         // Every value, in groups of 16 and in a last short one.
         let values: Vec<i8> = (i8::MIN..=i8::MAX).chain([5, -5, 6]).collect();
         for t in [1, 5, 47] {
             for group in values.chunks(PER_WORD) {
                 let expected = (group.iter().enumerate())
-                    .filter(|&(_, &v)| [t, -t, t + 1, -t - 1].contains(&v))
+                    .filter(|&(_, &v)| [t, -t].contains(&v))
                     .fold(0u16, |bits, (slot, _)| bits | 1 << slot);
                 assert_eq!(candidates(group, t), expected, "t {t}, group {group:?}");
             }
