@@ -5,8 +5,10 @@
 //! position of awari layer SEEDS (default 20), stepped to in rank order,
 //! and times, ROUNDS times (default 3), each pass over them: the moves
 //! (`Children::of_packed`, the set-up's and the forward tests' sowing), the
-//! unmoves (`for_each_unmove`, the propagation's), and the ranks of the
-//! parents found. Prints nanoseconds a position, per round; compare two
+//! unmoves (`for_each_unmove`, the propagation's), the ranks of the
+//! parents found, and the boards of the positions found again from their
+//! ranks: sought from the one before (`Cursor`, as the propagation's scans
+//! do) and unranked. Prints nanoseconds a position, per round; compare two
 //! commits by running each.
 
 mod common;
@@ -68,6 +70,18 @@ fn main() {
                 });
             }
             ranked
+        });
+        time("boards sought", &|| {
+            let mut cursor = index::Cursor::new(seeds);
+            let ranks = (0..boards.len() as u64).map(|i| 7 * i);
+            ranks
+                .map(|rank| cursor.board(black_box(rank)) as u64 & 0xff)
+                .sum()
+        });
+        time("boards unranked", &|| {
+            let ranks = (0..boards.len() as u64).map(|i| 7 * i);
+            let boards = ranks.map(|rank| index::unrank(seeds, black_box(rank)));
+            boards.map(|board| u64::from(board[0])).sum()
         });
     }
 }
