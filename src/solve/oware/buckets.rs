@@ -322,9 +322,6 @@ mod tests {
         fn resolve(&self, _: &mut [Lookup]) -> std::io::Result<()> {
             unreachable!("every layer is read in order")
         }
-        fn direct(&self, _: usize) -> Option<&[i8]> {
-            None
-        }
         fn in_order(&self, _: usize) -> bool {
             true
         }

@@ -791,8 +791,7 @@ mod tests {
     use crate::table::CAPTURE_DECIDES;
 
     /// Lower layers whose values are all in memory; the odd ones read
-    /// only in order if asked (their lookups deferred to buckets), the
-    /// others every third read directly, the rest resolved in batches.
+    /// only in order if asked (their lookups deferred to buckets).
     struct Values(Vec<Vec<i8>>, bool);
 
     impl LowerLayers for Values {
@@ -803,9 +802,6 @@ mod tests {
                 l.value = self.0[l.seeds as usize][l.rank as usize];
             }
             Ok(())
-        }
-        fn direct(&self, seeds: usize) -> Option<&[i8]> {
-            (seeds % 3 == 0 && !self.in_order(seeds)).then(|| &self.0[seeds][..])
         }
         fn in_order(&self, seeds: usize) -> bool {
             self.1 && seeds % 2 == 1

@@ -11,7 +11,7 @@ use rayon::prelude::*;
 
 use super::buckets::Deferred;
 use super::states::PER_WORD;
-use super::{CHUNK, Config, EngineError, prefetch};
+use super::{CHUNK, Config, EngineError};
 use crate::games::oware::{self, Ruleset};
 use crate::index::oware as index;
 use crate::solve::Progress;
@@ -45,9 +45,6 @@ pub trait LowerLayers: Sync {
     /// Fills in the `value` of every lookup (in any order; the slice keeps
     /// its order). Not asked of layers read in order.
     fn resolve(&self, lookups: &mut [Lookup]) -> Result<(), Self::Error>;
-    /// The values of layer `seeds` if they are read directly (in memory, or
-    /// memory-mapped): the set-up looks them up as it goes, not in batches.
-    fn direct(&self, seeds: usize) -> Option<&[i8]>;
     /// Whether layer `seeds` is read only in order, a range at a time
     /// ([`read_in_order`](Self::read_in_order)): lookups into it are
     /// deferred to buckets.
@@ -74,52 +71,39 @@ pub fn set_up_part<L: LowerLayers>(
     deferred: Option<&mut Deferred<L>>,
 ) -> Result<(), EngineError<L::Error>> {
     debug_assert!(start.is_multiple_of(CHUNK));
-    // Captures take two seeds or more: into layers `0..seeds - 1`.
-    let direct: Vec<Option<&[i8]>> = (0..seeds.saturating_sub(1))
-        .map(|s| lower.direct(s))
-        .collect();
     let per_chunk: Vec<Vec<Lookup>> = exits
         .par_chunks_mut(CHUNK)
         .zip(states.par_chunks_mut(CHUNK / PER_WORD))
         .enumerate()
         .map(|(c, (exits, words))| {
-            let mut lookups = Vec::new();
-            let mut behind = LookupsBehind::default();
+            let mut lookups = Vec::with_capacity(exits.len());
             let first = start + c * CHUNK;
             let mut board = oware::packed(&index::unrank(seeds, first as u64));
-            for (w, word) in words.iter_mut().enumerate() {
+            for (w, (exits, word)) in exits.chunks_mut(PER_WORD).zip(words).enumerate() {
                 let mut counters = 0u64;
-                for slot in w * PER_WORD..exits.len().min((w + 1) * PER_WORD) {
+                for (slot, exit) in exits.iter_mut().enumerate() {
                     let children = oware::Children::of_packed(rules, board);
-                    exits[slot] = if children.is_empty() {
+                    *exit = if children.is_empty() {
                         oware::no_move_value(rules, &oware::unpacked(board))
                     } else {
                         NO_EXIT
                     };
-                    counters += (children.quiet().len() as u64) << (4 * (slot % PER_WORD));
+                    counters += (children.quiet().len() as u64) << (4 * slot);
                     for pit in children.captures() {
                         let captured = children.captured(pit);
                         let rest = seeds - captured as usize;
-                        let rank = index::rank_packed(children.packed_child(pit), rest);
-                        match direct[rest] {
-                            Some(values) => {
-                                let child = &values[rank as usize];
-                                behind.push(exits, slot, captured as i8, child);
-                            }
-                            None => lookups.push(Lookup {
-                                rank,
-                                seeds: rest as u8,
-                                value: 0,
-                                captured: captured as i8,
-                                slot: slot as u32,
-                            }),
-                        }
+                        lookups.push(Lookup {
+                            rank: index::rank_packed(children.packed_child(pit), rest),
+                            seeds: rest as u8,
+                            value: 0,
+                            captured: captured as i8,
+                            slot: (w * PER_WORD + slot) as u32,
+                        });
                     }
                     index::next_packed(&mut board);
                 }
                 *word.get_mut() = counters;
             }
-            behind.finish(exits);
             lookups
         })
         .collect();
@@ -156,43 +140,6 @@ pub fn set_up_part<L: LowerLayers>(
             }
         });
     Ok(())
-}
-
-/// Captures into layers read directly, looked up [`BEHIND`] captures after
-/// they are found: the load of a child's value is under way meanwhile.
-#[derive(Default)]
-struct LookupsBehind<'a> {
-    /// (slot of the asker, seeds captured, the child's value), by count
-    /// modulo [`BEHIND`].
-    ring: [(usize, i8, Option<&'a i8>); BEHIND],
-    count: usize,
-}
-
-/// How far behind the lookups into layers read directly are answered.
-const BEHIND: usize = 16;
-
-impl<'a> LookupsBehind<'a> {
-    /// Asks for the value `child` of a capture of `captured` seeds by the
-    /// position in `slot`; answers the capture asked [`BEHIND`] before.
-    #[inline]
-    fn push(&mut self, exits: &mut [i8], slot: usize, captured: i8, child: &'a i8) {
-        prefetch(child);
-        let place = &mut self.ring[self.count % BEHIND];
-        if let (asker, captured, Some(child)) = *place {
-            exits[asker] = exits[asker].max(captured - *child);
-        }
-        *place = (slot, captured, Some(child));
-        self.count += 1;
-    }
-
-    /// Answers the captures still waiting.
-    fn finish(self, exits: &mut [i8]) {
-        for (asker, captured, child) in self.ring {
-            if let Some(child) = child {
-                exits[asker] = exits[asker].max(captured - *child);
-            }
-        }
-    }
 }
 
 /// The lists one after the other, copied in parallel (a part's lookups are

@@ -118,14 +118,6 @@ impl LowerLayers for Layers {
         resolve::resolve(self, lookups)
     }
 
-    fn direct(&self, seeds: usize) -> Option<&[i8]> {
-        match &self.layers[seeds] {
-            Layer::Resident(values) => Some(values),
-            Layer::Cached(raw) => Some(raw.values()),
-            Layer::Streamed(_) | Layer::Stored(_) => None,
-        }
-    }
-
     fn in_order(&self, seeds: usize) -> bool {
         matches!(self.layers[seeds], Layer::Streamed(_))
     }
