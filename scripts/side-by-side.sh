@@ -4,8 +4,8 @@
 # $WORK, default /tmp/side-by-side), then runs the same command with each,
 # alternating BASE and NEW, ROUNDS times (default 3), each in a fresh
 # tablebase folder, and prints every run's wall time (with the load
-# average, so a busy machine shows), the medians, and BASE/NEW (above 1:
-# NEW is faster).
+# average, so a busy machine shows) and the times of the layers it built,
+# the medians, and BASE/NEW (above 1: NEW is faster).
 #
 #   scripts/side-by-side.sh BASE NEW [ROUNDS] -- ARGS...
 #   scripts/side-by-side.sh e497a42 main 3 -- build oware --max-seeds 20
@@ -66,6 +66,11 @@ for round in $(seq "$rounds"); do
         seconds=$(echo "$end - $start" | bc)
         times[$which]+="$seconds "
         echo "round $round $which ($([ $which = base ] && echo "$base" || echo "$new")): $seconds s, load $(cut -d' ' -f1 /proc/loadavg)"
+        # The layers this run built, as the build recorded them.
+        for times_file in "$dir"/*/build-times.tsv; do
+            [ -f "$times_file" ] || continue
+            awk -F'\t' '{ printf "  layer %s: %s s, %.2f M positions/s\n", $1, $3, $2 / $3 / 1e6 }' "$times_file"
+        done
         rm -rf "$dir" "$dir.log"
     done
 done
