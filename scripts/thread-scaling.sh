@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Benchmark: how one Oware layer's build scales with threads.
+# Builds awari 0..=LAYER-1 once (every core), then builds layer LAYER alone
+# on those lower tables with each engine and each thread count, in a fresh
+# folder each time, ROUNDS times (the order of the thread counts reversed
+# every round). Prints each run's layer time (from the build's
+# build-times.tsv) and wall time, then per engine and thread count the
+# median layer time, M positions/s, the speed-up over the fewest threads and
+# the efficiency (speed-up / threads). Every run's table must be
+# byte-identical to the first run's, or the script fails.
+#
+#   scripts/thread-scaling.sh BIN LAYER "ENGINES" "THREADS" [ROUNDS]
+#   scripts/thread-scaling.sh target/release/mancala-tb 22 "in-memory compact" "1 2 4 8 16" 1
+#
+# WORK (default /tmp/thread-scaling) holds the folders; RUN_LIMIT (seconds,
+# default 600) stops a run that takes longer, which is then reported and
+# left out of the summary.
+set -euo pipefail
+[ $# -ge 4 ] || { echo "usage: $0 BIN LAYER \"ENGINES\" \"THREADS\" [ROUNDS]" >&2; exit 2; }
+bin=$(realpath "$1") layer=$2 engines=$3 threads=$4 rounds=${5:-1}
+work=${WORK:-/tmp/thread-scaling}
+limit=${RUN_LIMIT:-600}
+mkdir -p "$work"
+
+echo "machine: $(nproc) cores, $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo)," \
+    "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"
+lower=$work/lower
+if [ ! -f "$lower/oware-awari/scores.$((layer - 1)).mtb" ]; then
+    start=$(date +%s.%N)
+    "$bin" build oware --max-seeds $((layer - 1)) --dir "$lower" >"$work/lower.log" 2>&1 \
+        || { cat "$work/lower.log" >&2; exit 1; }
+    echo "lower layers 0..=$((layer - 1)): $(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { printf "%.1f", e - s }') s on $(nproc) threads"
+fi
+
+reference=""
+results=$work/results.tsv
+: >"$results"
+for round in $(seq "$rounds"); do
+    order=$threads
+    [ $((round % 2)) -eq 0 ] && order=$(echo "$threads" | tr ' ' '\n' | tac | tr '\n' ' ')
+    for engine in $engines; do
+        for t in $order; do
+            dir=$(mktemp -d -p "$work")
+            mkdir "$dir/oware-awari"
+            ln -s "$lower"/oware-awari/*.mtb "$dir/oware-awari/"
+            start=$(date +%s.%N)
+            if ! timeout "$limit" "$bin" build oware --max-seeds "$layer" --engine "$engine" \
+                --threads "$t" --dir "$dir" >"$dir.log" 2>&1; then
+                echo "round $round $engine $t threads: failed or over ${limit} s"; tail -3 "$dir.log"
+                rm -rf "$dir" "$dir.log"; continue
+            fi
+            wall=$(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { printf "%.2f", e - s }')
+            read -r positions seconds < <(awk -F'\t' -v n="$layer" '$1 == n { print $2, $3 }' "$dir/oware-awari/build-times.tsv")
+            sum=$(md5sum <"$dir/oware-awari/scores.$layer.mtb" | cut -d' ' -f1)
+            [ -n "$reference" ] || reference=$sum
+            [ "$sum" = "$reference" ] || { echo "round $round $engine $t threads: table differs ($sum, first run $reference)" >&2; exit 1; }
+            printf '%s\t%s\t%s\t%s\n' "$engine" "$t" "$seconds" "$positions" >>"$results"
+            echo "round $round $engine $t threads: layer $layer $seconds s, wall $wall s, load $(cut -d' ' -f1 /proc/loadavg)"
+            rm -rf "$dir" "$dir.log"
+        done
+    done
+done
+
+echo "layer $layer, medians over $rounds round(s); tables byte-identical across all runs"
+printf 'engine\tthreads\tseconds\tM pos/s\tspeed-up\tefficiency\n'
+for engine in $engines; do
+    awk -F'\t' -v e="$engine" '$1 == e' "$results" | sort -t$'\t' -k2,2n -k3,3n | awk -F'\t' -v e="$engine" '
+        { runs[$2] = runs[$2] " " $3; count[$2]++; positions = $4; if (!($2 in seen)) { order[++n] = $2; seen[$2] = 1 } }
+        END {
+            for (i = 1; i <= n; i++) {
+                t = order[i]; split(substr(runs[t], 2), v, " "); c = count[t]
+                m = (c % 2) ? v[(c + 1) / 2] : (v[c / 2] + v[c / 2 + 1]) / 2
+                if (i == 1) { base = m; base_t = t }
+                speedup = base / m
+                printf "%s\t%s\t%.2f\t%.2f\t%.2f\t%.2f\n", e, t, m, positions / m / 1e6, speedup, speedup / (t / base_t)
+            }
+        }'
+done
