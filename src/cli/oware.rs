@@ -307,7 +307,8 @@ pub struct PlanOware {
     /// limit, each layer swept at once)
     #[arg(long, value_parser = parse_size)]
     disk: Option<u64>,
-    /// Threads per node (default: the cores here); rates scale linearly
+    /// Threads per node (default: the cores here); rates scale with them as
+    /// measured on 16 cores (Amdahl's law per engine: the assumptions list it)
     #[arg(long)]
     threads: Option<usize>,
     /// Nodes sharing each layer

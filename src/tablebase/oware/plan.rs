@@ -44,6 +44,24 @@ pub const FITTED_LAYERS: usize = 4;
 /// Smallest layer whose recorded rate is fitted (smaller layers are
 /// dominated by fixed costs).
 const FIT_MIN_POSITIONS: u64 = 100_000_000;
+/// Share of a layer's one-thread time that more threads did not shorten, by
+/// engine (in memory, out of core, compact): Amdahl's law fitted (least
+/// squares) to awari layer 22 built with 1 to 16 threads on a 16-core
+/// machine (`scripts/thread-scaling.sh`, 2026-12-04; docs/scale.md,
+/// "Threads").
+pub const SERIAL_SHARES: [f64; 3] = [0.033, 0.13, 0.085];
+
+/// How many times as fast as one thread `threads` threads build a layer
+/// with `engine`.
+pub fn speedup(engine: Engine, threads: usize) -> f64 {
+    let serial = SERIAL_SHARES[match engine {
+        Engine::InMemory => 0,
+        Engine::OutOfCore => 1,
+        Engine::Compact => 2,
+    }];
+    1.0 / (serial + (1.0 - serial) / threads.max(1) as f64)
+}
+
 /// Share of a node's rate kept when `K` nodes share a layer (waiting at the
 /// end of each round, the table written by one rank): an assumption; the
 /// MPI build on this 2-core machine cannot measure it (README, Measured).
@@ -173,7 +191,7 @@ impl RecordedRates {
             .iter()
             .filter(|t| t.engine == Engine::InMemory && t.ranks == 1 && t.seconds > 0.0)
             .map(|t| {
-                let rate = t.positions as f64 / t.seconds / t.threads.max(1) as f64;
+                let rate = t.positions as f64 / t.seconds / speedup(Engine::InMemory, t.threads);
                 (t.seeds, t.positions, rate)
             })
             .collect();
@@ -200,7 +218,8 @@ impl RecordedRates {
         self.layers.iter().map(|l| l.0).collect()
     }
 
-    /// Positions per second per thread of layer `seeds` in memory: as
+    /// Positions per second of layer `seeds` in memory on one thread (the
+    /// recorded rate over its threads' [`speedup`]): as
     /// recorded, or beyond the largest recorded layer its rate falling as
     /// `P^−exponent`; `None` below it where nothing was recorded.
     fn rate(&self, seeds: usize) -> Option<f64> {
@@ -238,7 +257,7 @@ fn slope(points: &[(f64, f64)]) -> f64 {
 pub struct Assumptions {
     /// The rates measured here.
     pub calibration: Calibration,
-    /// Threads per node of the projected build; rates scale linearly.
+    /// Threads per node of the projected build; rates scale by [`speedup`].
     pub threads: usize,
     /// Nodes sharing each layer.
     pub nodes: usize,
@@ -359,8 +378,14 @@ impl From<&Assumptions> for StatedAssumptions {
                 c.compact / 1e6
             ),
             format!(
-                "rates scale linearly with threads ({} per node); where no build recorded a layer, they fall from the calibration's as (layer size)^-{RATE_EXPONENT} up to layer {RATE_FALL_ENDS}'s size ({:.2}G positions) and stay flat beyond (measured here: flat from 27 to 32, in memory)",
+                "rates scale with threads ({} per node) as measured on 16 cores at layer 22: Amdahl's law with serial shares of {:.1}% in memory, {:.1}% out of core and {:.1}% compact (16 threads {:.1}, {:.1} and {:.1} times as fast as one); where no build recorded a layer, they fall from the calibration's as (layer size)^-{RATE_EXPONENT} up to layer {RATE_FALL_ENDS}'s size ({:.2}G positions) and stay flat beyond (measured here: flat from 27 to 32, in memory)",
                 a.threads,
+                SERIAL_SHARES[0] * 100.0,
+                SERIAL_SHARES[1] * 100.0,
+                SERIAL_SHARES[2] * 100.0,
+                speedup(Engine::InMemory, 16),
+                speedup(Engine::OutOfCore, 16),
+                speedup(Engine::Compact, 16),
                 index::layer_size(RATE_FALL_ENDS) as f64 / 1e9,
             ),
             format!(
@@ -403,7 +428,7 @@ impl From<&Assumptions> for StatedAssumptions {
             stated.insert(
                 2,
                 format!(
-                    "in memory, the rates of layers {} as recorded by earlier builds here (build-times.tsv; as quiet or loaded as they ran) replace the calibration's, per thread; beyond layer {} they fall as (layer size)^-{:.2} ({fall}) up to layer {RATE_FALL_ENDS}'s size",
+                    "in memory, the rates of layers {} as recorded by earlier builds here (build-times.tsv; as quiet or loaded as they ran) replace the calibration's (taken to other thread counts by the same law); beyond layer {} they fall as (layer size)^-{:.2} ({fall}) up to layer {RATE_FALL_ENDS}'s size",
                     seeds_list(&seeds),
                     seeds.last().expect("a recorded layer"),
                     r.exponent,
@@ -474,12 +499,11 @@ pub fn project(max_seeds: usize, assumptions: &Assumptions) -> Result<Projection
     let a = assumptions;
     let c = a.calibration;
     let reference = index::layer_size(c.seeds);
-    let scale = a.threads as f64 / c.threads as f64
-        * if a.nodes > 1 {
-            a.nodes as f64 * NODE_EFFICIENCY
-        } else {
-            1.0
-        };
+    let nodes = if a.nodes > 1 {
+        a.nodes as f64 * NODE_EFFICIENCY
+    } else {
+        1.0
+    };
     let mut tables = 0u64;
     let budget = node_budget(max_seeds, a);
     let layers = (0..=max_seeds)
@@ -490,14 +514,16 @@ pub fn project(max_seeds: usize, assumptions: &Assumptions) -> Result<Projection
             // The in-memory rate with the calibration's threads; out of
             // core keeps the share of it the calibration measured.
             let in_memory = match a.recorded.as_ref().and_then(|r| r.rate(seeds)) {
-                Some(per_thread) => per_thread * c.threads as f64,
+                Some(one_thread) => one_thread * speedup(Engine::InMemory, c.threads),
                 None => c.in_memory * fall(reference, positions, RATE_EXPONENT),
             };
             let rate = match plan.engine {
                 Engine::InMemory => in_memory,
                 Engine::OutOfCore => in_memory * c.bounded / c.in_memory,
                 Engine::Compact => in_memory * c.compact / c.in_memory,
-            };
+            } * speedup(plan.engine, a.threads)
+                / speedup(plan.engine, c.threads)
+                * nodes;
             let network = positions as f64 * sent_bytes_per_position(a.nodes)
                 / a.nodes as f64
                 / NETWORK_BYTES_PER_SECOND;
@@ -505,7 +531,7 @@ pub fn project(max_seeds: usize, assumptions: &Assumptions) -> Result<Projection
             let lower = read_lower(seeds, share, &plan, &places, disk.sweeps, a.threads);
             // The calibration's scratch files stayed in the page cache.
             let scratch = share as f64 * engine_io_bytes(plan.engine) / DISK_BYTES_PER_SECOND;
-            let seconds = positions as f64 / (rate * scale) + lower + scratch + network;
+            let seconds = positions as f64 / rate + lower + scratch + network;
             tables += (positions as f64 * TABLE_BYTES_PER_POSITION) as u64;
             Ok(LayerProjection {
                 seeds,
@@ -873,7 +899,8 @@ mod tests {
         }
     }
 
-    /// Recorded layers are projected at their recorded rate per thread;
+    /// Recorded layers are projected at their recorded rate, taken to the
+    /// projection's threads by [`speedup`];
     /// beyond the largest, the rate falls as fitted to the largest; the
     /// calibration covers the rest.
     #[test]
@@ -922,14 +949,17 @@ mod tests {
             );
         };
         // Twice the threads of layers 22..=25, four times layer 10's.
-        near(10, 20e6);
-        near(24, 2.0 * law(24));
+        let [one, two, four] = [1, 2, 4].map(|t| speedup(Engine::InMemory, t));
+        let twice = four / two;
+        assert!(1.8 < twice && twice < 2.0, "{twice}");
+        near(10, 5e6 * four / one);
+        near(24, twice * law(24));
         // Beyond the records, on the fitted fall, which ends at layer 27.
-        near(26, 2.0 * law(26));
-        near(27, 2.0 * law(27));
-        near(28, 2.0 * law(27));
-        // Below them, unrecorded: the calibration's rate, twice.
-        near(16, 20e6);
+        near(26, twice * law(26));
+        near(27, twice * law(27));
+        near(28, twice * law(27));
+        // Below them, unrecorded: the calibration's rate, as scaled.
+        near(16, twice * 10e6);
         let json = serde_json::to_value(&plan).unwrap();
         let stated = &json["assumptions"];
         assert_eq!(
@@ -947,6 +977,23 @@ mod tests {
         let one = RecordedRates::new(&times[3..4]).unwrap();
         assert_eq!((one.fitted, one.exponent), (false, RATE_EXPONENT));
         assert_eq!(RecordedRates::new(&times[4..6]), None);
+    }
+
+    /// One thread is the unit; 16 threads run each engine as many times as
+    /// fast as measured on 16 cores (docs/scale.md, "Threads"), and twice
+    /// 16 threads gain less than 16 did.
+    #[test]
+    fn threads_speed_engines_up_as_measured() {
+        for (engine, measured) in [
+            (Engine::InMemory, 9.7..11.2),
+            (Engine::OutOfCore, 5.3..5.5),
+            (Engine::Compact, 5.6..7.1),
+        ] {
+            assert_eq!(speedup(engine, 1), 1.0);
+            let sixteen = speedup(engine, 16);
+            assert!(measured.contains(&sixteen), "{engine:?}: {sixteen}");
+            assert!(speedup(engine, 32) / sixteen < 2.0 * 0.9, "{engine:?}");
+        }
     }
 
     /// Without records, the calibration's rate falls up to layer 27 and no
