@@ -25,8 +25,8 @@
 use std::fs::{self, File};
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
 use rayon::prelude::*;
 
@@ -110,7 +110,9 @@ pub fn fixed_bytes(seeds: usize, threads: usize) -> u64 {
     // A worker's records, and as many again to sort them through.
     let worker = stack * size_of::<Resolved>() + (spill + 2 * records) * size_of::<u64>();
     let shared = (frontier_chunks * spill + SEED_BATCH) * size_of::<u64>();
-    let thresholds = (threads * worker + shared) as u64 + merge_ways as u64 * STREAM_BYTES;
+    // Each thread merges up to `merge_ways` runs into one stream.
+    let merges = (threads * (merge_ways + 1)) as u64 * STREAM_BYTES;
+    let thresholds = (threads * worker + shared) as u64 + merges;
     // The exit streams count one stream of each threshold.
     let runs = (seeds * (kept_runs - 1)) as u64 * STREAM_BYTES;
     let codes = (index::layer_size(seeds) as f64 * BYTES_PER_POSITION) as u64;
@@ -302,14 +304,15 @@ impl Streamed for Compact {
                 .par_iter()
                 .try_for_each(|chunk| pass.with_worker(|w| pass.tell_parents_of(w, chunk)))?;
         }
-        for worker in &pass.workers {
+        pass.workers.par_iter().try_for_each(|worker| {
             let mut worker = worker.lock().unwrap();
             let Worker {
                 records, sorting, ..
             } = &mut *worker;
             pass.runs.append(records, sorting)?;
             progress(std::mem::take(&mut worker.count));
-        }
+            Ok::<_, WithPath<io::Error>>(())
+        })?;
         pass.runs.finish(scratch, t)?;
         pass.frontier.remove()?;
         Ok(())
@@ -652,14 +655,27 @@ impl Runs {
             let ways = runs.len().div_ceil(self.kept_runs).min(self.merge_ways);
             generation += 1;
             let next = path.with_extension(generation.to_string());
-            let mut writer = RankWriter::create(next.clone())?;
-            let mut merged = Vec::new();
-            for group in runs.chunks(ways) {
-                let offset = writer.restart();
-                merge(&path, group, &mut writer)?;
-                merged.push((offset, writer.written() - offset));
-            }
-            writer.finish()?;
+            let file = Arc::new(File::create(&next).at(&next)?);
+            // The groups merge in parallel, each where its runs began in
+            // the file it reads: merged, no entry is longer than it was
+            // (the gap to the rank before it can only shrink), so a group
+            // fits in the bytes of its runs.
+            let merged = runs
+                .par_chunks(ways)
+                .map(|group| {
+                    let (start, _) = group[0];
+                    let &(last, len) = group.last().unwrap();
+                    let mut writer = RankWriter::segment(next.clone(), file.clone(), start);
+                    merge(&path, group, &mut writer)?;
+                    let merged_len = writer.close()?;
+                    assert!(
+                        merged_len <= last + len - start,
+                        "a merged group outgrew its runs"
+                    );
+                    Ok((start, merged_len))
+                })
+                .collect::<ScratchResult<Vec<_>>>()?;
+            file.sync_all().at(&next)?;
             fs::remove_file(&path).at(&path)?;
             (path, runs) = (next, merged);
         }

@@ -9,7 +9,7 @@
 //! branch each.
 
 use std::fs::File;
-use std::io::{self, Write};
+use std::io;
 use std::os::unix::fs::FileExt;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -33,7 +33,10 @@ pub type ScratchResult<T> = Result<T, WithPath<io::Error>>;
 
 pub struct RankWriter {
     path: PathBuf,
-    file: File,
+    /// The file, which writers of other segments of it may share.
+    file: Arc<File>,
+    /// Where in the file the writer's bytes begin.
+    start: u64,
     /// Entries not yet written to the file.
     buffer: Vec<u8>,
     /// Bytes written to the file.
@@ -44,14 +47,21 @@ pub struct RankWriter {
 impl RankWriter {
     /// Creates (or empties) the file.
     pub fn create(path: PathBuf) -> ScratchResult<RankWriter> {
-        let file = File::create(&path).at(&path)?;
-        Ok(RankWriter {
-            file,
+        let file = Arc::new(File::create(&path).at(&path)?);
+        Ok(RankWriter::segment(path, file, 0))
+    }
+
+    /// A writer of the file `file` (at `path`) from byte `start` on, beside
+    /// the writers of its other segments; [`RankWriter::close`] it.
+    pub fn segment(path: PathBuf, file: Arc<File>, start: u64) -> RankWriter {
+        RankWriter {
             path,
+            file,
+            start,
             buffer: Vec::with_capacity(BUFFER),
             flushed: 0,
             previous: 0,
-        })
+        }
     }
 
     /// Appends a rank, larger than the last one (or any, if first).
@@ -66,17 +76,12 @@ impl RankWriter {
 
     #[cold]
     fn flush(&mut self) -> ScratchResult<()> {
-        self.file.write_all(&self.buffer).at(&self.path)?;
+        (self.file)
+            .write_all_at(&self.buffer, self.start + self.flushed)
+            .at(&self.path)?;
         self.flushed += self.buffer.len() as u64;
         self.buffer.clear();
         Ok(())
-    }
-
-    /// Starts a new stream in the same file (its ranks from 0 again), to be
-    /// read from the returned offset with [`RankReader::open_segments`].
-    pub fn restart(&mut self) -> u64 {
-        self.previous = 0;
-        self.written()
     }
 
     /// Bytes written so far.
@@ -85,9 +90,16 @@ impl RankWriter {
     }
 
     /// Flushes and syncs the file (a checkpoint may rely on it).
-    pub fn finish(mut self) -> ScratchResult<()> {
+    pub fn finish(self) -> ScratchResult<()> {
+        let (file, path) = (self.file.clone(), self.path.clone());
+        self.close()?;
+        file.sync_all().at(&path)
+    }
+
+    /// Flushes the segment, without syncing the file; the bytes written.
+    pub fn close(mut self) -> ScratchResult<u64> {
         self.flush()?;
-        self.file.sync_all().at(&self.path)
+        Ok(self.flushed)
     }
 }
 
@@ -311,18 +323,27 @@ mod tests {
                 .collect();
             streams.push(entries);
         }
-        let mut w = RankWriter::create(path.clone()).unwrap();
+        // Each stream a segment of one file, a gap of unwritten bytes
+        // before each.
+        let file = Arc::new(File::create(&path).unwrap());
         let mut segments: Vec<(u64, u64)> = Vec::new();
         for entries in &streams {
-            let offset = w.restart();
+            let start = segments.last().map_or(0, |&(o, l)| o + l) + 7;
+            let mut w = RankWriter::segment(path.clone(), file.clone(), start);
             for &(r, f) in entries {
                 w.push(r, f).unwrap();
             }
-            segments.push((offset, w.written() - offset));
+            let mut bytes = Vec::new();
+            let mut previous = 0;
+            for &(r, f) in entries {
+                encode(&mut previous, r, f, &mut bytes);
+            }
+            let len = w.close().unwrap();
+            assert_eq!(len, bytes.len() as u64);
+            segments.push((start, len));
         }
-        w.finish().unwrap();
-        let written: u64 = segments.iter().map(|&(_, len)| len).sum();
-        assert_eq!(std::fs::metadata(&path).unwrap().len(), written);
+        let &(last, len) = segments.last().unwrap();
+        assert_eq!(std::fs::metadata(&path).unwrap().len(), last + len);
         let readers = RankReader::open_segments(path.clone(), &segments).unwrap();
         for (entries, mut r) in streams.iter().zip(readers) {
             let mut read = Vec::new();
