@@ -279,22 +279,9 @@ impl Streamed for Compact {
             progress,
         };
         let mut exits = RankReader::open(scratch.exits(t as usize))?;
-        let mut batch = Vec::with_capacity(SEED_BATCH);
-        loop {
-            batch.clear();
-            while batch.len() < SEED_BATCH {
-                match exits.next_below(u64::MAX)? {
-                    Some((rank, negative)) => batch.push(rank << 1 | u64::from(negative)),
-                    None => break,
-                }
-            }
-            if batch.is_empty() {
-                break;
-            }
-            batch
-                .par_chunks(SEED_CHUNK)
-                .try_for_each(|chunk| pass.with_worker(|w| pass.seed(w, chunk)))?;
-        }
+        exits.par_for_each(SEED_BATCH, SEED_CHUNK, |chunk| {
+            pass.with_worker(|w| pass.seed(w, chunk))
+        })?;
         loop {
             let chunks = pass.frontier.take(2 * pass.workers.len())?;
             if chunks.is_empty() {

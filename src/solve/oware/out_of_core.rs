@@ -15,11 +15,14 @@
 //! At threshold boundaries the states can be saved to a checkpoint, from
 //! which a killed build resumes.
 
+use std::io;
 use std::sync::atomic::{AtomicU64, Ordering};
+
+use rayon::prelude::*;
 
 use super::outbox::Outbox;
 use super::propagate::propagate_threshold;
-use super::rank_stream::{RankReader, RankWriter, STREAM_BYTES};
+use super::rank_stream::{RankReader, RankWriter, STREAM_BYTES, encode};
 use super::scratch::{Scratch, Streamed, set_up_exits, solve_streamed};
 use super::set_up::{LowerLayers, PART_BYTES};
 use super::states::{
@@ -27,6 +30,7 @@ use super::states::{
 };
 use super::{Config, Engine, EngineError, prefetch};
 use crate::distributed::Alone;
+use crate::error::WithPath;
 use crate::games::oware::Ruleset;
 use crate::index::oware as index;
 use crate::solve::Progress;
@@ -40,10 +44,27 @@ pub const BYTES_PER_POSITION: f64 = 0.625;
 /// the final pass its values, exits and marked values.
 pub const PART_BYTES_PER_POSITION: u64 = PART_BYTES + 2;
 
-/// Fixed memory besides: the open scratch streams (one per exit size and
-/// one per threshold read in the final pass).
-pub fn fixed_bytes(seeds: usize) -> u64 {
-    2 * (seeds as u64 + 1) * STREAM_BYTES
+/// Exits of a threshold read from their file at once.
+const SEED_BATCH: usize = 1 << 16;
+/// Exits a job of the seeding takes.
+const SEED_CHUNK: usize = 1 << 12;
+/// Words of the states a job of the recording scans, and the parts a
+/// thread has in a window of the scan.
+const RECORD_WORDS: usize = 1 << 10;
+const RECORD_WINDOW: usize = 2;
+/// The most bytes a part's positions take encoded: their gaps are shorter
+/// than the part, 2^14 ranks, so each entry takes at most 3 bytes.
+const RECORD_PART_BYTES: usize = RECORD_WORDS * PER_WORD * 3;
+
+/// Fixed memory besides, for `threads` workers: the larger of the open
+/// scratch streams of the set-up and the final pass (one per exit size and
+/// one per threshold read) and what a threshold takes (its two streams,
+/// and the larger of a batch of exits and a window of recorded parts).
+pub fn fixed_bytes(seeds: usize, threads: usize) -> u64 {
+    let streams = 2 * (seeds as u64 + 1) * STREAM_BYTES;
+    let seeding = SEED_BATCH * size_of::<u64>();
+    let recording = RECORD_WINDOW * threads * RECORD_PART_BYTES;
+    streams.max(2 * STREAM_BYTES + seeding.max(recording) as u64)
 }
 
 /// Solves layer `seeds` out of core, resuming from the checkpoint in
@@ -144,58 +165,100 @@ impl Exits for OutOfCore {
 }
 
 impl OutOfCore {
-    /// Threshold `t` begins: the positions whose exits are worth `±t`.
+    /// Threshold `t` begins: the positions whose exits are worth `±t`
+    /// (each rank at most once, so the batches may go in any order).
     fn seed<E: std::error::Error + 'static>(
         &self,
         scratch: &Scratch,
         t: i8,
     ) -> Result<(), EngineError<E>> {
         let mut file = RankReader::open(scratch.exits(t as usize))?;
-        while let Some((rank, negative)) = file.next_below(u64::MAX)? {
-            let rank = rank as usize;
-            let exit = if negative { -t } else { t };
-            if threshold::lost_when_closed(exit, t) {
-                mark_closed_lose(&self.closed_lose, rank);
+        file.par_for_each(SEED_BATCH, SEED_CHUNK, |chunk| {
+            for &entry in chunk {
+                let rank = (entry >> 1) as usize;
+                let exit = if entry & 1 != 0 { -t } else { t };
+                if threshold::lost_when_closed(exit, t) {
+                    mark_closed_lose(&self.closed_lose, rank);
+                }
+                let state = self.states.get(rank);
+                if state & RESOLVED != 0 {
+                    continue;
+                }
+                let new = match threshold::seed(exit, state & COUNTER != 0, t) {
+                    Some(Verdict::Won) => RESOLVED | FRESH | PENDING,
+                    Some(Verdict::Lost) => RESOLVED | FRESH | PENDING | LOSS,
+                    None => continue,
+                };
+                self.states.set(rank, new);
             }
-            let state = self.states.get(rank);
-            if state & RESOLVED != 0 {
-                continue;
-            }
-            let new = match threshold::seed(exit, state & COUNTER != 0, t) {
-                Some(Verdict::Won) => RESOLVED | FRESH | PENDING,
-                Some(Verdict::Lost) => RESOLVED | FRESH | PENDING | LOSS,
-                None => continue,
-            };
-            self.states.set(rank, new);
-        }
+            Ok::<_, WithPath<io::Error>>(())
+        })?;
         Ok(())
     }
 
     /// Threshold `t` ends: writes the positions resolved at `t` to their
-    /// file and settles them (`RESOLVED` alone).
+    /// file and settles them (`RESOLVED` alone). The words are scanned in
+    /// parallel, a window of parts at a time, each part encoded apart and
+    /// appended in order: the file is the one a single scan writes.
     fn record<E: std::error::Error + 'static>(
         &mut self,
         scratch: &Scratch,
         t: i8,
     ) -> Result<(), EngineError<E>> {
         let mut file = RankWriter::create(scratch.resolved(t))?;
-        for (w, word) in self.states.words.iter_mut().enumerate() {
-            let word = word.get_mut();
-            let mut fresh = (*word >> 3) & (*word >> 2) & LOW_BITS;
-            while fresh != 0 {
-                let shift = fresh.trailing_zeros();
-                fresh &= fresh - 1;
-                let state = (*word >> shift) & NIBBLE;
-                debug_assert_eq!(state & PENDING, 0);
-                let rank = (w * PER_WORD) as u64 + u64::from(shift / 4);
-                file.push(rank, state & LOSS != 0)?;
-                *word = (*word & !(NIBBLE << shift)) | (RESOLVED << shift);
+        let window = RECORD_WINDOW * rayon::current_num_threads() * RECORD_WORDS;
+        for (w, words) in self.states.words.chunks_mut(window).enumerate() {
+            let parts: Vec<Recorded> = words
+                .par_chunks_mut(RECORD_WORDS)
+                .enumerate()
+                .map(|(p, words)| settle(words, w * window + p * RECORD_WORDS))
+                .collect();
+            for part in parts {
+                if let Some(first) = part.first {
+                    file.append(first, &part.rest, part.last)?;
+                }
             }
         }
         let len = file.written();
         file.finish()?;
         Ok(scratch.write_runs(t, &[(0, len)])?)
     }
+}
+
+/// The positions of a part of the states resolved at the threshold: the
+/// first (rank and loss), the rest encoded from it on, the last rank.
+struct Recorded {
+    first: Option<(u64, bool)>,
+    rest: Vec<u8>,
+    last: u64,
+}
+
+/// Settles the positions of `words` (word `first_word` on) resolved at the
+/// threshold, and returns them.
+fn settle(words: &mut [AtomicU64], first_word: usize) -> Recorded {
+    let mut part = Recorded {
+        first: None,
+        rest: Vec::new(),
+        last: 0,
+    };
+    for (w, word) in words.iter_mut().enumerate() {
+        let word = word.get_mut();
+        let mut fresh = (*word >> 3) & (*word >> 2) & LOW_BITS;
+        while fresh != 0 {
+            let shift = fresh.trailing_zeros();
+            fresh &= fresh - 1;
+            let state = (*word >> shift) & NIBBLE;
+            debug_assert_eq!(state & PENDING, 0);
+            let rank = ((first_word + w) * PER_WORD) as u64 + u64::from(shift / 4);
+            let lost = state & LOSS != 0;
+            match part.first {
+                None => (part.first, part.last) = (Some((rank, lost)), rank),
+                Some(_) => encode(&mut part.last, rank, lost, &mut part.rest),
+            }
+            *word = (*word & !(NIBBLE << shift)) | (RESOLVED << shift);
+        }
+    }
+    part
 }
 
 fn mark_closed_lose(bits: &[AtomicU64], rank: usize) {

@@ -14,6 +14,8 @@ use std::os::unix::fs::FileExt;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use rayon::prelude::*;
+
 use crate::error::{PathContext, WithPath};
 
 /// Buffer of each stream: the engine keeps up to one per layer value open.
@@ -71,6 +73,33 @@ impl RankWriter {
         if self.buffer.len() > BUFFER - MAX_ENTRY {
             self.flush()?;
         }
+        Ok(())
+    }
+
+    /// Appends entries encoded elsewhere: the rank `first` (larger than the
+    /// last one) with its flag, then `rest`, encoded from `first` on and
+    /// ending with the rank `last`.
+    pub fn append(
+        &mut self,
+        (first, flag): (u64, bool),
+        rest: &[u8],
+        last: u64,
+    ) -> ScratchResult<()> {
+        self.push(first, flag)?;
+        // As in `push`, the buffer keeps room for an entry.
+        let room = BUFFER - MAX_ENTRY;
+        if self.buffer.len() + rest.len() > room {
+            self.flush()?;
+        }
+        if rest.len() > room {
+            (self.file)
+                .write_all_at(rest, self.start + self.flushed)
+                .at(&self.path)?;
+            self.flushed += rest.len() as u64;
+        } else {
+            self.buffer.extend_from_slice(rest);
+        }
+        self.previous = last;
         Ok(())
     }
 
@@ -209,6 +238,31 @@ impl RankReader {
         Ok(Some((rank, x & 1 != 0)))
     }
 
+    /// Reads the rest of the stream `batch` entries at a time and hands
+    /// each batch to `each` in parallel, in chunks of `chunk` consecutive
+    /// entries, each entry `rank << 1 | flag`.
+    pub fn par_for_each<E: From<WithPath<io::Error>> + Send>(
+        &mut self,
+        batch: usize,
+        chunk: usize,
+        each: impl Fn(&[u64]) -> Result<(), E> + Sync,
+    ) -> Result<(), E> {
+        let mut entries = Vec::with_capacity(batch);
+        loop {
+            entries.clear();
+            while entries.len() < batch {
+                match self.next_below(u64::MAX)? {
+                    Some((rank, flag)) => entries.push(rank << 1 | u64::from(flag)),
+                    None => break,
+                }
+            }
+            if entries.is_empty() {
+                return Ok(());
+            }
+            entries.par_chunks(chunk).try_for_each(&each)?;
+        }
+    }
+
     /// Moves the bytes not yet decoded to the front of the buffer, fills the
     /// rest from the file as far as the stream goes, and decodes the first
     /// entry (`None` at the end of the stream).
@@ -247,6 +301,7 @@ impl RankReader {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::Mutex;
 
     /// LEB128, a byte at a time.
     fn leb128(mut x: u64) -> Vec<u8> {
@@ -365,6 +420,64 @@ mod tests {
             }
         };
         assert!(error.to_string().contains("truncated"), "{error}");
+    }
+
+    /// Parts encoded apart and appended (some longer than the buffer, some
+    /// a single entry) make the file that pushing every entry makes, and
+    /// its batches handed out in parallel hold every entry once.
+    #[test]
+    fn appended_parts_equal_pushed_entries_and_batches_hold_each_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut x = 7u64;
+        let mut rank = 0;
+        let entries: Vec<(u64, bool)> = (0..300_000)
+            .map(|_| {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                rank += 1 + (x >> 40) % 300;
+                (rank, x >> 63 != 0)
+            })
+            .collect();
+        let pushed = dir.path().join("pushed");
+        let mut w = RankWriter::create(pushed.clone()).unwrap();
+        for &(r, f) in &entries {
+            w.push(r, f).unwrap();
+        }
+        w.finish().unwrap();
+        let appended = dir.path().join("appended");
+        let mut w = RankWriter::create(appended.clone()).unwrap();
+        let mut rest = entries.as_slice();
+        for len in [1, 1, 150_000, 3, 1, 2_000].into_iter().cycle() {
+            let (part, after) = rest.split_at(len.min(rest.len()));
+            let mut bytes = Vec::new();
+            let mut last = part[0].0;
+            for &(r, f) in &part[1..] {
+                encode(&mut last, r, f, &mut bytes);
+            }
+            w.append(part[0], &bytes, last).unwrap();
+            rest = after;
+            if rest.is_empty() {
+                break;
+            }
+        }
+        w.finish().unwrap();
+        assert!(std::fs::read(&pushed).unwrap() == std::fs::read(&appended).unwrap());
+
+        let seen = Mutex::new(Vec::new());
+        let mut r = RankReader::open(appended).unwrap();
+        r.par_for_each(10_000, 999, |chunk| {
+            seen.lock().unwrap().extend_from_slice(chunk);
+            Ok::<_, WithPath<io::Error>>(())
+        })
+        .unwrap();
+        let mut seen = seen.into_inner().unwrap();
+        seen.sort_unstable();
+        let expected: Vec<u64> = entries
+            .iter()
+            .map(|&(r, f)| r << 1 | u64::from(f))
+            .collect();
+        assert!(seen == expected);
     }
 
     #[test]

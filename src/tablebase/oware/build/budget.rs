@@ -110,7 +110,7 @@ pub fn plan_engine(
         ),
         Engine::OutOfCore => (
             (positions as f64 * out_of_core::BYTES_PER_POSITION) as u64
-                + out_of_core::fixed_bytes(seeds),
+                + out_of_core::fixed_bytes(seeds, rayon::current_num_threads()),
             out_of_core::PART_BYTES_PER_POSITION,
         ),
         Engine::Compact => (
