@@ -9,7 +9,7 @@
 use std::fs::{self, File};
 use std::io::Write;
 use std::path::PathBuf;
-use std::sync::atomic::AtomicU64;
+use std::sync::atomic::{AtomicI8, AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
@@ -278,17 +278,32 @@ fn final_pass<E: std::error::Error + 'static>(
         let (values, exits, marked) = (&mut values[..len], &mut exits[..len], &mut marked[..len]);
         values.fill(0);
         exits.fill(NO_EXIT);
-        for (t, file) in &mut resolved {
-            while let Some((rank, lost)) = file.next_below(end)? {
-                values[rank as usize - start] =
-                    threshold::value(if lost { Verdict::Lost } else { Verdict::Won }, *t);
-            }
-        }
-        for (size, file) in &mut exit_files {
-            while let Some((rank, negative)) = file.next_below(end)? {
-                exits[rank as usize - start] = if negative { -*size } else { *size };
-            }
-        }
+        // Every stream in parallel: a rank is in one stream of each list.
+        let (value_cells, exit_cells) = (cells(values), cells(exits));
+        let (resolved_read, exits_read) = rayon::join(
+            || {
+                resolved.par_iter_mut().try_for_each(|(t, file)| {
+                    while let Some((rank, lost)) = file.next_below(end)? {
+                        let verdict = if lost { Verdict::Lost } else { Verdict::Won };
+                        value_cells[rank as usize - start]
+                            .store(threshold::value(verdict, *t), Ordering::Relaxed);
+                    }
+                    Ok(())
+                })
+            },
+            || {
+                exit_files.par_iter_mut().try_for_each(|(size, file)| {
+                    while let Some((rank, negative)) = file.next_below(end)? {
+                        let exit = if negative { -*size } else { *size };
+                        exit_cells[rank as usize - start].store(exit, Ordering::Relaxed);
+                    }
+                    Ok(())
+                })
+            },
+        );
+        resolved_read
+            .and(exits_read)
+            .map_err(EngineError::Scratch)?;
         marked
             .par_iter_mut()
             .zip(values.par_iter().zip(exits.par_iter()))
@@ -298,6 +313,14 @@ fn final_pass<E: std::error::Error + 'static>(
         emit(values, marked).map_err(EngineError::Lower)?;
     }
     Ok(())
+}
+
+/// `bytes` as cells that threads may store to side by side (what the
+/// unstable `AtomicI8::from_mut_slice` does).
+fn cells(bytes: &mut [i8]) -> &[AtomicI8] {
+    // SAFETY: `AtomicI8` has the size and alignment of `i8`, and the
+    // exclusive borrow keeps every other access out while the cells live.
+    unsafe { &*(bytes as *mut [i8] as *const [AtomicI8]) }
 }
 
 #[cfg(test)]
