@@ -33,6 +33,13 @@ pub enum ValueEncoding {
     /// A win, draw or loss with its distance to the end in moves, one `i16`
     /// per position: `d ≥ 1` a win in `d`, 0 a draw, `−d − 1` a loss in `d`.
     WdlDistance = 3,
+    /// The distance of a score-game position to what secures its value, one
+    /// `i16 ≥ 0` per position: the moves to the next capture (or the end of
+    /// the game) when the side ahead plays the fastest and the side behind
+    /// the slowest value-keeping moves; 0 for a draw and a finished game.
+    /// Beside the layer's value table, whose payload CRC the options name
+    /// ([`distance_options`]).
+    Distance = 4,
 }
 
 /// How a table's blocks are coded (header byte 65).
@@ -109,6 +116,7 @@ impl ValueEncoding {
             1 => Some(ValueEncoding::Score),
             2 => Some(ValueEncoding::ScoreOrCapture),
             3 => Some(ValueEncoding::WdlDistance),
+            4 => Some(ValueEncoding::Distance),
             _ => None,
         }
     }
@@ -119,6 +127,7 @@ impl ValueEncoding {
             ValueEncoding::Score => "score",
             ValueEncoding::ScoreOrCapture => "score-or-capture",
             ValueEncoding::WdlDistance => "wdl-distance",
+            ValueEncoding::Distance => "distance",
         }
     }
 
@@ -126,9 +135,34 @@ impl ValueEncoding {
     pub fn width(self) -> usize {
         match self {
             ValueEncoding::Score | ValueEncoding::ScoreOrCapture => 1,
-            ValueEncoding::WdlDistance => 2,
+            ValueEncoding::WdlDistance | ValueEncoding::Distance => 2,
         }
     }
+}
+
+/// The word of a distance table's options that names the value table it was
+/// built from: `values-crc32=` and that table's payload CRC in hex.
+const VALUES_CRC: &str = "values-crc32=";
+
+/// The options of a distance table built from a value table with these
+/// `options` and payload CRC: the value table's options, then the CRC
+/// ([`distance_source`] reads it back).
+pub fn distance_options(options: &str, values_crc: u32) -> String {
+    match options {
+        "" => format!("{VALUES_CRC}{values_crc:08x}"),
+        _ => format!("{options},{VALUES_CRC}{values_crc:08x}"),
+    }
+}
+
+/// The value table's options and payload CRC a distance table's options
+/// name, if they are of that form.
+pub fn distance_source(options: &str) -> Option<(&str, u32)> {
+    let (rest, crc) = match options.rsplit_once(',') {
+        Some((rest, last)) => (rest, last),
+        None => ("", options),
+    };
+    let crc = u32::from_str_radix(crc.strip_prefix(VALUES_CRC)?, 16).ok()?;
+    Some((rest, crc))
 }
 
 /// What a table holds: enough to refuse a table built for other rules.
@@ -367,5 +401,22 @@ impl Reader<'_> {
     }
     fn u64(&self, at: usize) -> Option<u64> {
         self.bytes(at).map(u64::from_le_bytes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn distance_options_name_their_value_table() {
+        for options in ["", "reverse=all-laps,endless=void"] {
+            let written = distance_options(options, 0x0012_abcd);
+            assert_eq!(distance_source(&written), Some((options, 0x0012_abcd)));
+        }
+        assert_eq!(distance_options("", 7), "values-crc32=00000007");
+        assert_eq!(distance_source(""), None);
+        assert_eq!(distance_source("endless=void"), None);
+        assert_eq!(distance_source("values-crc32=zz"), None);
     }
 }

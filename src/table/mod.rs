@@ -33,7 +33,10 @@ mod writer;
 
 pub use block::TableValue;
 pub use error::TableError;
-pub use header::{BlockCoding, CAPTURE_DECIDES, MAGIC, TableMeta, VERSION, ValueEncoding};
+pub use header::{
+    BlockCoding, CAPTURE_DECIDES, MAGIC, TableMeta, VERSION, ValueEncoding, distance_options,
+    distance_source,
+};
 pub use reader::{DEFAULT_CACHE_BLOCKS, Table};
 pub use writer::{DEFAULT_BLOCK_SIZE, DEFAULT_LEVEL, PendingTable, TableWriter, write_table};
 

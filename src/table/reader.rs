@@ -116,6 +116,12 @@ impl Table {
         self.map.len() as u64
     }
 
+    /// The CRC-32 of everything after the header (`docs/format.md`): what a
+    /// distance table built from this one records.
+    pub fn payload_crc(&self) -> u32 {
+        self.header.payload_crc
+    }
+
     /// How the blocks are coded.
     pub fn coding(&self) -> BlockCoding {
         self.header.coding
