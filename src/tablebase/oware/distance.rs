@@ -13,7 +13,7 @@ use rayon::prelude::*;
 
 use super::layers::{Layer, Layers};
 use super::resolve::{self, LayerSource, Source};
-use super::{TablebaseError, ruleset_dir, table_meta, table_path};
+use super::{TablebaseError, table_meta, table_path};
 use crate::error::WithPath;
 use crate::games::oware::Ruleset;
 use crate::index::oware as index;
@@ -208,15 +208,6 @@ fn distance_error(folder: &Path, error: DistanceError) -> TablebaseError {
             }
         }
     }
-}
-
-/// The ruleset folder's layers that have a value table but no distance
-/// table, among `0..=max_seeds`.
-pub fn missing(dir: &Path, rules: Ruleset, max_seeds: usize) -> Vec<usize> {
-    let folder = ruleset_dir(dir, rules);
-    (0..=max_seeds)
-        .filter(|&s| table_path(&folder, s).is_file() && !distance_path(&folder, s).is_file())
-        .collect()
 }
 
 /// Whether a layer kept this way has its values in memory or in a file

@@ -26,7 +26,7 @@ pub use build::{
 };
 pub use distance::{DistanceReport, distance_path};
 pub use check::{LayerChecked, VerifyOptions, decode_layers, export, import, verify};
-pub use probe::{MoveValue, OwareTablebase, PvEnd, PvStep};
+pub use probe::{MoveValue, OwareTablebase, PvEnd, PvStep, best_move, distance_by_moves};
 
 use super::FileError;
 use crate::error::{Cause, MissingTable, WithPath};
