@@ -24,8 +24,8 @@ pub use build::{
     BuildOptions, CHECKPOINT_EVERY, FIXED_BYTES, LayerPlan, build, build_on, plan_engine,
     plan_layer, scratch_dir,
 };
-pub use distance::{DistanceReport, distance_path};
 pub use check::{LayerChecked, VerifyOptions, decode_layers, export, import, verify};
+pub use distance::{DistanceReport, distance_path};
 pub use probe::{MoveValue, OwareTablebase, PvEnd, PvStep, best_move, distance_by_moves};
 
 use super::FileError;
