@@ -81,6 +81,12 @@ pub struct BuildOware {
     /// ranks see). Needs a binary built with `--features mpi`
     #[arg(long)]
     distributed: bool,
+    /// Do not find the distance tables (distance.N.mtb: the moves to the
+    /// capture that secures each value, which lines and play follow). By
+    /// default every layer built gets one, and a rerun adds those missing
+    /// to layers already built, without building their values again
+    #[arg(long)]
+    no_distances: bool,
 }
 
 /// An engine as `--engine` names it: its name with dashes for spaces.
@@ -192,6 +198,7 @@ fn build_options(args: &BuildOware, memory: u64) -> tb::BuildOptions {
         keep_raw: args.keep_raw,
         checkpoint_every: std::time::Duration::from_secs(args.checkpoint_every),
         engine: args.engine,
+        distances: !args.no_distances,
         ..tb::BuildOptions::new(args.max_seeds as usize, memory)
     }
 }
