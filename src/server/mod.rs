@@ -194,7 +194,7 @@ async fn engehe(State(state): Shared, uri: Uri, query: Pairs) -> Answer {
     p.finish()?;
     let tables = state.tables.engehe(config)?;
     probe(&state, move || {
-        EngeheAnswer::probe(&tables, &pos).map_err(tables::engehe_error)
+        EngeheAnswer::probe(&tables, &pos, PV_LIMIT).map_err(tables::engehe_error)
     })
     .await
 }

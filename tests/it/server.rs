@@ -183,7 +183,7 @@ fn api_answers_equal_query_json_for_every_game() {
     // The bulijo label of issue 12: the opponent's only moves never end.
     let (_, body) = server.get("/api/omweso?width=2&endless=illegal&pits=0,0,0,2,0,1,3,1");
     assert!(
-        body.starts_with(r#"{"moves":[{"path":[{"direction":"ccw","lap":0,"pit":3}],"result":{"points":1,"wins":"bulijo"},"value":{"moves":1,"result":"win"}}]"#),
+        body.starts_with(r#"{"distance":1,"moves":[{"distance":1,"path":[{"direction":"ccw","lap":0,"pit":3}],"result":{"points":1,"wins":"bulijo"},"value":{"moves":1,"result":"win"}}]"#),
         "{body}"
     );
 
