@@ -636,11 +636,13 @@ pub fn verify(args: VerifyOware) -> anyhow::Result<()> {
     };
     let start = std::time::Instant::now();
     let streamed = std::sync::Mutex::new(Vec::new());
+    let with_distances = std::sync::Mutex::new(0);
     tb::verify(dir, rules, &options, &|layer| {
         bar.inc(layer.positions);
         if layer.streamed > 0 {
             streamed.lock().unwrap().push(layer.seeds);
         }
+        *with_distances.lock().unwrap() += usize::from(layer.distances);
     })?;
     bar.finish_and_clear();
     let seconds = start.elapsed().as_secs_f64();
@@ -648,8 +650,12 @@ pub fn verify(args: VerifyOware) -> anyhow::Result<()> {
         .against
         .map(|a| format!(", identical to the files in {}", a.display()))
         .unwrap_or_default();
+    let distances = match with_distances.into_inner().unwrap() {
+        0 => String::new(),
+        n => format!("; the distance tables of {n} layers against their moves"),
+    };
     println!(
-        "{rules} layers 0..={max}: {total} positions verified in {seconds:.1} s ({:.2}M positions/s): headers, checksums and every value against its children{against}",
+        "{rules} layers 0..={max}: {total} positions verified in {seconds:.1} s ({:.2}M positions/s): headers, checksums and every value against its children{against}{distances}",
         total as f64 / seconds / 1e6
     );
     let streamed = streamed.into_inner().unwrap();

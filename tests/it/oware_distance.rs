@@ -118,3 +118,103 @@ fn awari_lines_reach_their_values_from_every_position_up_to_14_seeds() {
 fn abapa_lines_reach_their_values_from_every_position_up_to_14_seeds() {
     lines_reach_their_values(Ruleset::Abapa);
 }
+
+/// Rewrites layer `seeds`'s distance table with `options` and one distance
+/// changed by `change` at rank `rank`.
+fn rewrite_distances(
+    dir: &std::path::Path,
+    seeds: usize,
+    options: Option<String>,
+    rank: usize,
+    change: i16,
+) {
+    let path = distance_path(&tb::ruleset_dir(dir, Ruleset::Awari), seeds);
+    let table = Table::open(&path).unwrap();
+    let mut meta = table.meta().clone();
+    let mut distances = table.decode_all_wide().unwrap();
+    drop(table);
+    if let Some(options) = options {
+        meta.options = options;
+    }
+    distances[rank] += change;
+    mancala_tb::table::TableWriter::new(meta)
+        .write_wide(&path, &distances)
+        .unwrap();
+}
+
+#[test]
+fn distance_tables_of_other_values_or_inconsistent_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    tb::build(
+        dir.path(),
+        Ruleset::Awari,
+        &tb::BuildOptions::new(8, 1 << 30),
+        &Quiet,
+    )
+    .unwrap();
+    let folder = tb::ruleset_dir(dir.path(), Ruleset::Awari);
+    let values_crc = Table::open(folder.join("scores.8.mtb"))
+        .unwrap()
+        .payload_crc();
+    let board = [1, 1, 1, 1, 0, 0, 1, 1, 1, 1, 0, 0];
+    let tables = tb::OwareTablebase::open(dir.path(), Ruleset::Awari).unwrap();
+    assert!(tables.distance(&board).unwrap().is_some());
+
+    // Built from other values: refused on probing and by verify, naming both files.
+    let other = mancala_tb::table::distance_options("", values_crc ^ 1);
+    rewrite_distances(dir.path(), 8, Some(other), 0, 0);
+    let tables = tb::OwareTablebase::open(dir.path(), Ruleset::Awari).unwrap();
+    let error = tables.distance(&board).unwrap_err().to_string();
+    assert!(
+        error.contains("distance.8.mtb") && error.contains("scores.8.mtb"),
+        "{error}"
+    );
+    let verified = tb::verify(
+        dir.path(),
+        Ruleset::Awari,
+        &tb::VerifyOptions::new(8),
+        &|_| {},
+    );
+    assert!(verified.unwrap_err().to_string().contains("other values"));
+
+    // One distance off: verify names the table and the position.
+    let right = mancala_tb::table::distance_options("", values_crc);
+    let rank = (0..index::layer_size(8) as usize)
+        .find(|&r| tables.value(&index::unrank(8, r as u64)).unwrap() > 0)
+        .unwrap();
+    rewrite_distances(dir.path(), 8, Some(right), rank, 1);
+    let error = tb::verify(
+        dir.path(),
+        Ruleset::Awari,
+        &tb::VerifyOptions::new(8),
+        &|_| {},
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        error.contains("distance.8.mtb") && error.contains(&format!("rank {rank}")),
+        "{error}"
+    );
+
+    // A missing one: probes answer without distances, and a rerun adds it.
+    std::fs::remove_file(distance_path(&folder, 8)).unwrap();
+    let tables = tb::OwareTablebase::open(dir.path(), Ruleset::Awari).unwrap();
+    assert_eq!(tables.distance(&board).unwrap(), None);
+    assert_eq!(tables.layers_without_distances(), vec![8]);
+    tb::build(
+        dir.path(),
+        Ruleset::Awari,
+        &tb::BuildOptions::new(8, 1 << 30),
+        &Quiet,
+    )
+    .unwrap();
+    let tables = tb::OwareTablebase::open(dir.path(), Ruleset::Awari).unwrap();
+    assert!(tables.layers_without_distances().is_empty());
+    tb::verify(
+        dir.path(),
+        Ruleset::Awari,
+        &tb::VerifyOptions::new(8),
+        &|_| {},
+    )
+    .unwrap();
+}

@@ -14,8 +14,10 @@ use rayon::prelude::*;
 use super::layers::{Layer, Layers};
 use super::resolve::{self, LayerSource, Source};
 use super::{TablebaseError, table_meta, table_path};
+use std::convert::Infallible;
+
 use crate::error::WithPath;
-use crate::games::oware::Ruleset;
+use crate::games::oware::{self, Children, Ruleset};
 use crate::index::oware as index;
 use crate::solve::Progress;
 use crate::solve::array::BigArray;
@@ -23,6 +25,7 @@ use crate::solve::oware::distance::{self, DistanceError};
 use crate::table::{
     CAPTURE_DECIDES, Table, TableError, ValueEncoding, distance_options, distance_source,
 };
+use crate::tablebase::check::first_inconsistent;
 use crate::tablebase::{FileError, writers};
 
 /// Positions of a layer decoded or written at a time.
@@ -163,6 +166,69 @@ pub(super) fn open(
         });
     }
     Ok(Some(table))
+}
+
+/// Checks the distance table of layer `seeds`, if it has one, against
+/// the layer's `values` and its moves: its checksums, the value table it
+/// names, and each position's distance (ahead: 1 + the least distance of a
+/// value-keeping move, a capture counting 0; behind: 1 + the greatest; a
+/// draw and a finished game 0). The first position in rank order that
+/// differs is the error, at the distance table. Returns whether the layer
+/// has a distance table.
+pub(super) fn check_layer(
+    folder: &Path,
+    rules: Ruleset,
+    seeds: usize,
+    values: &[i8],
+) -> Result<bool, TablebaseError> {
+    let table = Table::open(table_path(folder, seeds))?;
+    let Some(distances) = open(folder, rules, seeds, &table)? else {
+        return Ok(false);
+    };
+    distances.verify()?;
+    let stored = distances.decode_all_wide()?;
+    let exits = exits(&table)?;
+    let bad = first_inconsistent::<_, Infallible>(values.len() as u64, 1 << 14, &|_| {}, |ranks| {
+        let mut board = oware::packed(&index::unrank(seeds, ranks.start));
+        for rank in ranks.start as usize..ranks.end as usize {
+            let value = values[rank];
+            let children = Children::of_packed(rules, board);
+            let expected = if value == 0 || children.is_empty() {
+                0
+            } else {
+                let exit = exits[rank / 64] >> (rank % 64) & 1 != 0;
+                let quiet = children.quiet().filter_map(|pit| {
+                    let child = index::rank_packed(children.packed_child(pit), seeds) as usize;
+                    (values[child] == -value).then(|| stored[child] as i32 + 1)
+                });
+                let keeping = quiet.chain(exit.then_some(1));
+                let best = if value > 0 {
+                    keeping.min()
+                } else {
+                    keeping.max()
+                };
+                best.unwrap_or(-1)
+            };
+            if i32::from(stored[rank]) != expected {
+                return Ok(Some(FileError::Inconsistent {
+                    rank: rank as u64,
+                    position: format!("{:?}", oware::unpacked(board)),
+                    stored: format!("distance {}", stored[rank]),
+                    expected: match expected {
+                        -1 => "no value-keeping move".into(),
+                        d => format!("distance {d}"),
+                    },
+                }));
+            }
+            index::next_packed(&mut board);
+        }
+        Ok(None)
+    });
+    match bad {
+        Ok(Some(error)) => Err(WithPath::new(distances.path(), error).into()),
+        Ok(None) => Ok(true),
+        Err(never) => match never {},
+    }
 }
 
 /// One bit a position of a value table: its value is that of its best
