@@ -755,7 +755,10 @@ impl BatchProber for OwareLines {
                     return Ok(p.value.to_string());
                 }
                 let moves: Vec<_> = p.moves.iter().map(OwareMove::from).collect();
-                let out = serde_json::json!({"pits": board, "value": p.value, "moves": moves});
+                let distance = tb::distance_by_moves(&p.moves);
+                let out = serde_json::json!({
+                    "pits": board, "value": p.value, "distance": distance, "moves": moves
+                });
                 Ok(out.to_string())
             })
             .collect())

@@ -90,6 +90,28 @@ impl OwareTablebase {
             .collect())
     }
 
+    /// The distance of each of `boards` ([`OwareTablebase::distance`]), in
+    /// their order, probed in parallel. A position whose layer has no
+    /// distance table, or is not built, gets its own error; a damaged table
+    /// fails the whole batch.
+    pub fn distances_many(
+        &self,
+        boards: &[Board],
+    ) -> Result<Vec<Result<u16, TablebaseError>>, TablebaseError> {
+        use rayon::prelude::*;
+        boards
+            .par_iter()
+            .map(|board| match self.distance(board) {
+                Ok(Some(distance)) => Ok(Ok(distance)),
+                Ok(None) => Ok(Err(self.missing_distances(oware::seeds(board)))),
+                Err(e @ (TablebaseError::Missing(_) | TablebaseError::TooManySeeds(_))) => {
+                    Ok(Err(e))
+                }
+                Err(e) => Err(e),
+            })
+            .collect()
+    }
+
     /// The number of layers that open from 0 up without a gap: those a
     /// batch reads. A damaged table among them fails.
     fn complete_layers(&self) -> Result<usize, TablebaseError> {

@@ -201,6 +201,20 @@ impl OwareTablebase {
         Ok(self.distance_at(seeds, rank)?.map(|d| d + 1))
     }
 
+    /// The error for a layer without its distance table: the table it needs
+    /// and the command that adds it.
+    pub fn missing_distances(&self, seeds: usize) -> TablebaseError {
+        let rules = self.rules;
+        TablebaseError::Missing(crate::error::MissingTable {
+            table: format!("the distance table of layer {seeds} of the {rules} tables"),
+            path: distance_path(&ruleset_dir(&self.dir, rules), seeds),
+            build_args: format!(
+                "oware --rules {rules} --max-seeds {seeds} --dir {}",
+                self.dir.display()
+            ),
+        })
+    }
+
     /// The error for layer `seeds` not built: the table it needs and the
     /// command that builds it.
     pub fn missing_layer(&self, seeds: usize) -> TablebaseError {
