@@ -82,6 +82,7 @@ pub fn play(args: PlayOware) -> anyhow::Result<()> {
         }
         start
     };
+    super::oware::warn_without_distances(&tables, &args.tables);
     let stdin = std::io::stdin();
     play_oware(
         &tables,
@@ -135,6 +136,7 @@ pub fn analyse(args: AnalyseOware) -> anyhow::Result<()> {
         None => args.moves.clone(),
     };
     let tables = OwareTablebase::open(&args.tables.dir, args.tables.rules)?;
+    super::oware::warn_without_distances(&tables, &args.tables);
     let analysis = analyse_oware(&tables, &start, &moves)?;
     if args.json {
         println!("{}", serde_json::to_string(&analysis)?);

@@ -64,7 +64,8 @@ function movesOf(game, answer) {
   const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
   return answer.moves.map((m) => {
     if (game === "oware") {
-      return { pit: m.pit, label: `pit ${m.pit} (captures ${m.captured})`, value: m.value, child: m.child, best: answer.best.includes(m.pit) };
+      const distance = m.distance == null ? "" : `, distance ${m.distance}`;
+      return { pit: m.pit, label: `pit ${m.pit} (captures ${m.captured}${distance})`, value: m.value, child: m.child, best: answer.best.includes(m.pit) };
     }
     if (game === "engehe") {
       const label = m.child ? `hole ${m.hole} (captures ${m.captured})` : `hole ${m.hole} (never ends: void)`;
@@ -151,7 +152,8 @@ function drawPv(pos, answer) {
   document.getElementById("pv-section").hidden = line.positions.length <= 1;
   pv.forEach((s) => {
     const li = document.createElement("li");
-    li.textContent = pos.game === "oware" ? `pit ${s.pit}, captures ${s.captured} (${describe(s.value).text})` : `${pathText(s.path)} (${describe(s.value).text})`;
+    const distance = s.distance == null ? "" : `, distance ${s.distance}`;
+    li.textContent = pos.game === "oware" ? `pit ${s.pit}, captures ${s.captured} (${describe(s.value).text}${distance})` : `${pathText(s.path)} (${describe(s.value).text})`;
     list.append(li);
   });
   document.getElementById("pv-at").textContent = `move ${line.at} of ${line.positions.length - 1}`;
@@ -207,7 +209,8 @@ async function show(pos) {
   const d = describe(answer.value);
   document.getElementById("mover").textContent = `player ${pos.turn} to move:`;
   const value = document.getElementById("value");
-  value.textContent = d.text;
+  const secured = answer.distance > 0 ? `, secured in ${answer.distance} moves` : "";
+  value.textContent = d.text + secured;
   value.className = d.cls;
   status.textContent = moves.length === 0 ? "no legal move: the game is over" : note;
   if (!line) line = { positions: pvPositions(pos, answer), at: 0 };
