@@ -464,7 +464,7 @@ fn secured(value: i8, distance: Option<u16>) -> String {
         (_, Some(0)) => "; the game is over".into(),
         (_, Some(1)) => "; secured by this move's capture".into(),
         (v, Some(d)) if v > 0 => format!("; the mover secures it in {d} moves"),
-        (_, Some(d)) => format!("; the opponent secures it in {d} moves at the latest"),
+        (_, Some(d)) => format!("; the opponent secures it in {d} moves, the mover delaying"),
     }
 }
 

@@ -85,10 +85,14 @@ fn query_and_stats_answer_in_text_and_json() {
     assert!(out.status.success(), "{}", stderr(&out));
     let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
     assert_eq!(json["value"], -1);
+    // Two moves to the end of the game: the opponent's seed stays home and
+    // the mover, without seeds, cannot move.
+    assert_eq!(json["distance"], 2);
     assert_eq!(
         json["moves"],
-        serde_json::json!([{"pit": 5, "captured": 0, "child": [1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], "value": -1}])
+        serde_json::json!([{"pit": 5, "captured": 0, "child": [1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], "distance": 2, "value": -1}])
     );
+    assert_eq!(json["pv"][1]["distance"], 1);
     assert_eq!(
         json["pv"][1]["board"],
         serde_json::json!([0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0])
