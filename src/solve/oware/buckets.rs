@@ -143,10 +143,8 @@ impl<'a, L: LowerLayers> Deferred<'a, L> {
 
     /// Keeps the values of the next positions of the sweep, in rank order.
     pub fn keep(&mut self, values: &[i8]) -> ScratchResult<()> {
-        // SAFETY: i8 and u8 have the same layout.
-        let bytes = unsafe { std::slice::from_raw_parts(values.as_ptr().cast(), values.len()) };
         let path = self.dir.join("kept");
-        self.kept.write_all(bytes).at(&path)
+        self.kept.write_all(bytemuck::cast_slice(values)).at(&path)
     }
 
     /// Answers every bucket, one read of its range each.
@@ -243,9 +241,7 @@ impl Answers {
     /// The next `values.len()` kept values, each the best of itself and
     /// `captured − answer` over the deferred captures of its position.
     pub fn next_part(&mut self, values: &mut [i8]) -> ScratchResult<()> {
-        // SAFETY: i8 and u8 have the same layout.
-        let bytes =
-            unsafe { std::slice::from_raw_parts_mut(values.as_mut_ptr().cast(), values.len()) };
+        let bytes = bytemuck::cast_slice_mut(values);
         let dir = &self.dir;
         self.kept
             .read_exact(bytes)
