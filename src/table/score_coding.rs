@@ -34,7 +34,7 @@ pub const STREAM_LEN: usize = 512;
 const MAX_OWN_CONTEXTS: usize = 64;
 /// Largest block: its streams' end offsets are `u16`s (at most 10 bits a
 /// value plus 23 bytes a stream stays below 64 Ki bytes).
-pub const MAX_BLOCK_SIZE: u32 = 1 << 15;
+pub const MAX_CONTEXT_BLOCK_SIZE: u32 = 1 << 15;
 
 /// How a context coding codes its streams (see
 /// [`BlockCoding::streams`](super::BlockCoding::streams)).

@@ -211,7 +211,7 @@ impl TableWriter {
         let block_size = self.resolved_block_size();
         let max = match self.coding.streams() {
             None => MAX_BLOCK_SIZE,
-            Some(_) => score_coding::MAX_BLOCK_SIZE,
+            Some(_) => score_coding::MAX_CONTEXT_BLOCK_SIZE,
         };
         if block_size == 0 || block_size > max {
             return Err(TableError::InvalidInput {

@@ -38,7 +38,7 @@ const BUFFER: usize = 1 << 13;
 /// lower layer above 13 streamed).
 pub const DEFERRED_BYTES_PER_POSITION: f64 = 6.0;
 /// Lookups of a bucket answered at once.
-const BATCH: usize = 1 << 20;
+const ANSWER_BATCH: usize = 1 << 20;
 
 /// One bucket: ranks `first .. first + len` of lower layer `seeds`.
 #[derive(Clone, Copy, Debug)]
@@ -169,8 +169,8 @@ impl<'a, L: LowerLayers> Deferred<'a, L> {
         }
         let largest = buckets.iter().map(|b| b.len).max().unwrap_or(0);
         let mut values = vec![0i8; largest as usize];
-        let mut offsets = vec![0u8; 4 * BATCH];
-        let mut answers = vec![0u8; BATCH];
+        let mut offsets = vec![0u8; 4 * ANSWER_BATCH];
+        let mut answers = vec![0u8; ANSWER_BATCH];
         for (b, bucket) in buckets.iter().enumerate() {
             let values = &mut values[..bucket.len as usize];
             lower

@@ -1,7 +1,8 @@
 //! A layer's engine state saved at a threshold boundary, so that a killed
-//! build resumes there. Both engines use it: the in-memory engine saves its
-//! values and states, the out-of-core engine its states and bits (its scratch
-//! files by then are complete).
+//! build resumes there. Every engine uses it: the in-memory engine saves its
+//! values and states, the out-of-core engine its states and bits, the
+//! compact engine its codes (the scratch files of the last two by then are
+//! complete).
 //!
 //! The file: a header naming the engine, the layer and the next threshold,
 //! the arrays in this machine's byte order, and a CRC-32 of all before it.

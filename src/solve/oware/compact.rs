@@ -31,7 +31,7 @@ use std::sync::{Arc, Mutex};
 use rayon::prelude::*;
 
 use super::rank_stream::{self, RankReader, RankWriter, STREAM_BYTES, ScratchResult};
-use super::scratch::{Scratch, Streamed, set_up_exits, solve_streamed};
+use super::scratch::{Scratch, ScratchEngine, set_up_exits, solve_streamed};
 use super::set_up::{LowerLayers, PART_BYTES};
 use super::{Config, Engine, EngineError, prefetch};
 use crate::error::{PathContext, WithPath};
@@ -54,7 +54,7 @@ const WON: u64 = 0b10;
 const LOST: u64 = 0b11;
 const CODE: u64 = 0b11;
 /// Codes per word.
-const PER_WORD: usize = 32;
+const CODES_PER_WORD: usize = 32;
 
 /// The sizes of the buffers between memory and the scratch files.
 #[derive(Clone, Copy, Debug)]
@@ -89,7 +89,7 @@ const SEED_BATCH: usize = 1 << 20;
 const SEED_CHUNK: usize = 1 << 12;
 /// Resolved positions whose parents are gathered together, so that their
 /// codes are fetched from memory in parallel.
-const BATCH: usize = 16;
+const PARENT_BATCH: usize = 16;
 /// The most bits a pass of the records' sort sorts by.
 const RADIX_BITS: u32 = 11;
 
@@ -179,21 +179,22 @@ struct Codes {
 impl Codes {
     fn new(len: usize) -> io::Result<Codes> {
         Ok(Codes {
-            words: BigArray::zeroed(len.div_ceil(PER_WORD))?,
+            words: BigArray::zeroed(len.div_ceil(CODES_PER_WORD))?,
         })
     }
 
     #[inline]
     fn get(&self, rank: usize) -> u64 {
-        (self.words[rank / PER_WORD].load(Ordering::SeqCst) >> (2 * (rank % PER_WORD))) & CODE
+        (self.words[rank / CODES_PER_WORD].load(Ordering::SeqCst) >> (2 * (rank % CODES_PER_WORD)))
+            & CODE
     }
 
     /// Changes the code of `rank` from one that `from` accepts to `to`;
     /// returns whether it did.
     #[inline]
     fn change(&self, rank: usize, from: impl Fn(u64) -> bool, to: u64) -> bool {
-        let shift = 2 * (rank % PER_WORD);
-        self.words[rank / PER_WORD]
+        let shift = 2 * (rank % CODES_PER_WORD);
+        self.words[rank / CODES_PER_WORD]
             .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |w| {
                 from((w >> shift) & CODE).then(|| (w & !(CODE << shift)) | (to << shift))
             })
@@ -202,7 +203,7 @@ impl Codes {
 
     #[inline]
     fn prefetch(&self, rank: usize) {
-        prefetch(&self.words[rank / PER_WORD]);
+        prefetch(&self.words[rank / CODES_PER_WORD]);
     }
 
     /// How many positions are resolved.
@@ -230,7 +231,7 @@ struct Resolved {
     lost: bool,
 }
 
-impl Streamed for Compact {
+impl ScratchEngine for Compact {
     const ENGINE: Engine = Engine::Compact;
 
     fn arrays(&self) -> Vec<&[u8]> {
@@ -435,7 +436,7 @@ impl Pass<'_> {
         let layer = self.layer;
         while !w.stack.is_empty() {
             w.parents.clear();
-            for _ in 0..BATCH {
+            for _ in 0..PARENT_BATCH {
                 let Some(child) = w.stack.pop() else { break };
                 oware::for_each_unmove(layer.rules, child.board, |parent, pit| {
                     let rank = index::rank_packed(parent, layer.seeds) as usize;

@@ -12,14 +12,19 @@
 //! each edge is walked once backwards. Positions never resolved are draws
 //! (perpetual play, or a best line worth exactly 0).
 //!
-//! Two engines share the set-up pass ([`set_up`]), the states and the
-//! propagation ([`states`]):
+//! Three engines ([`Engine`]) share the set-up pass ([`set_up`]):
 //! - [`solve_layer`], in memory: one value byte per position (the best
 //!   exit while unresolved, the result afterwards) and a 4-bit state, 1.5
 //!   bytes in all; the fast path where the layer fits.
 //! - [`out_of_core::solve_layer`]: only the state and one bit per position in
 //!   memory (0.625 bytes), exits and results streamed through scratch
 //!   files in rank order; for layers larger than memory.
+//! - [`compact::solve_layer`]: two bits a position in memory, the rest
+//!   streamed like the out-of-core engine's; for layers larger still.
+//!
+//! The first two share the 4-bit states and their propagation ([`states`]);
+//! the two that stream share the scratch files and the steps around their
+//! own ([`scratch`]).
 //!
 //! In memory, phases alternate so that no value byte is ever shared with a writer: the
 //! threshold scan owns its chunk of values and states; the propagation only
@@ -43,7 +48,9 @@ use crate::solve::threshold::{self, Verdict};
 use checkpoint::Checkpoint;
 use outbox::Outbox;
 use propagate::propagate_threshold;
-use states::{COUNTER, Exits, FRESH, LOSS, LOW_BITS, NIBBLE, PENDING, PER_WORD, RESOLVED, States};
+use states::{
+    COUNTER, Exits, FRESH, LOSS, LOW_BITS, NIBBLE, PENDING, RESOLVED, STATES_PER_WORD, States,
+};
 
 mod buckets;
 mod checkpoint;
@@ -274,7 +281,7 @@ impl Layer {
     fn chunks_mut(&mut self) -> impl IndexedParallelIterator<Item = (&mut [i8], &mut [AtomicU64])> {
         self.values
             .par_chunks_mut(CHUNK)
-            .zip(self.states.words.par_chunks_mut(CHUNK / PER_WORD))
+            .zip(self.states.words.par_chunks_mut(CHUNK / STATES_PER_WORD))
     }
 
     /// Forward pass, `part` positions at a time: for every position, the
@@ -292,7 +299,7 @@ impl Layer {
         let parts = self
             .values
             .chunks_mut(part)
-            .zip(self.states.words.chunks_mut(part / PER_WORD));
+            .zip(self.states.words.chunks_mut(part / STATES_PER_WORD));
         for (p, (values, states)) in parts.enumerate() {
             let start = self.states.first + p * part;
             set_up::set_up_part(rules, seeds, start, values, states, lower, None)?;
@@ -308,7 +315,7 @@ impl Layer {
     /// `−t` with no move left, exactly `−t`.)
     fn scan_threshold(&mut self, t: i8) {
         self.chunks_mut().for_each(|(values, states)| {
-            for (values, word) in values.chunks_mut(PER_WORD).zip(states) {
+            for (values, word) in values.chunks_mut(STATES_PER_WORD).zip(states) {
                 let word = word.get_mut();
                 // Only values ±t (exits to seed) and fresh positions
                 // matter here; most groups hold neither.
@@ -348,7 +355,7 @@ impl Layer {
     fn finish(mut self, progress: Progress) -> SolvedLayer {
         self.chunks_mut().for_each(|(values, states)| {
             let mut draws = 0;
-            for (values, word) in values.chunks_mut(PER_WORD).zip(states) {
+            for (values, word) in values.chunks_mut(STATES_PER_WORD).zip(states) {
                 let word = word.get_mut();
                 for (slot, value) in values.iter_mut().enumerate() {
                     let shift = 4 * slot;
@@ -377,7 +384,7 @@ impl Layer {
 #[inline]
 fn candidates(values: &[i8], t: i8) -> u16 {
     #[cfg(target_arch = "x86_64")]
-    if let Ok(group) = <&[i8; PER_WORD]>::try_from(values) {
+    if let Ok(group) = <&[i8; STATES_PER_WORD]>::try_from(values) {
         // SAFETY: SSE2 is part of x86_64; the load reads the 16 bytes of `group`.
         return unsafe {
             use std::arch::x86_64::*;
@@ -444,8 +451,8 @@ impl SolvedLayer {
                 let first = range.start + c * CHUNK;
                 for (i, (m, &v)) in marked.iter_mut().zip(values).enumerate() {
                     let rank = first + i;
-                    let state = self.states[rank / PER_WORD].load(Ordering::Relaxed)
-                        >> (4 * (rank % PER_WORD));
+                    let state = self.states[rank / STATES_PER_WORD].load(Ordering::Relaxed)
+                        >> (4 * (rank % STATES_PER_WORD));
                     *m = if state & EXIT != 0 { mark } else { v };
                 }
             });
@@ -480,7 +487,7 @@ mod tests {
         // Every value, in groups of 16 and in a last short one.
         let values: Vec<i8> = (i8::MIN..=i8::MAX).chain([5, -5, 6]).collect();
         for t in [1, 5, 47] {
-            for group in values.chunks(PER_WORD) {
+            for group in values.chunks(STATES_PER_WORD) {
                 let expected = (group.iter().enumerate())
                     .filter(|&(_, &v)| [t, -t].contains(&v))
                     .fold(0u16, |bits, (slot, _)| bits | 1 << slot);

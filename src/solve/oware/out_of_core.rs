@@ -23,10 +23,10 @@ use rayon::prelude::*;
 use super::outbox::Outbox;
 use super::propagate::propagate_threshold;
 use super::rank_stream::{RankReader, RankWriter, STREAM_BYTES, encode};
-use super::scratch::{Scratch, Streamed, set_up_exits, solve_streamed};
+use super::scratch::{Scratch, ScratchEngine, set_up_exits, solve_streamed};
 use super::set_up::{LowerLayers, PART_BYTES};
 use super::states::{
-    COUNTER, Exits, FRESH, LOSS, LOW_BITS, NIBBLE, PENDING, PER_WORD, RESOLVED, States,
+    COUNTER, Exits, FRESH, LOSS, LOW_BITS, NIBBLE, PENDING, RESOLVED, STATES_PER_WORD, States,
 };
 use super::{Config, Engine, EngineError, prefetch};
 use crate::distributed::Alone;
@@ -54,7 +54,7 @@ const RECORD_WORDS: usize = 1 << 10;
 const RECORD_WINDOW: usize = 2;
 /// The most bytes a part's positions take encoded: their gaps are shorter
 /// than the part, 2^14 ranks, so each entry takes at most 3 bytes.
-const RECORD_PART_BYTES: usize = RECORD_WORDS * PER_WORD * 3;
+const RECORD_PART_BYTES: usize = RECORD_WORDS * STATES_PER_WORD * 3;
 
 /// Fixed memory besides, for `threads` workers: the larger of the open
 /// scratch streams of the set-up and the final pass (one per exit size and
@@ -102,7 +102,7 @@ struct OutOfCore {
     closed_lose: BigArray<AtomicU64>,
 }
 
-impl Streamed for OutOfCore {
+impl ScratchEngine for OutOfCore {
     const ENGINE: Engine = Engine::OutOfCore;
 
     fn arrays(&self) -> Vec<&[u8]> {
@@ -211,7 +211,7 @@ impl OutOfCore {
             let parts: Vec<Recorded> = words
                 .par_chunks_mut(RECORD_WORDS)
                 .enumerate()
-                .map(|(p, words)| settle(words, w * window + p * RECORD_WORDS))
+                .map(|(p, words)| record_fresh(words, w * window + p * RECORD_WORDS))
                 .collect();
             for part in parts {
                 if let Some(first) = part.first {
@@ -233,9 +233,9 @@ struct Recorded {
     last: u64,
 }
 
-/// Settles the positions of `words` (word `first_word` on) resolved at the
-/// threshold, and returns them.
-fn settle(words: &mut [AtomicU64], first_word: usize) -> Recorded {
+/// Records the positions of `words` (word `first_word` on) resolved at the
+/// threshold (`FRESH`), marks them `RESOLVED`, and returns them.
+fn record_fresh(words: &mut [AtomicU64], first_word: usize) -> Recorded {
     let mut part = Recorded {
         first: None,
         rest: Vec::new(),
@@ -249,7 +249,7 @@ fn settle(words: &mut [AtomicU64], first_word: usize) -> Recorded {
             fresh &= fresh - 1;
             let state = (*word >> shift) & NIBBLE;
             debug_assert_eq!(state & PENDING, 0);
-            let rank = ((first_word + w) * PER_WORD) as u64 + u64::from(shift / 4);
+            let rank = ((first_word + w) * STATES_PER_WORD) as u64 + u64::from(shift / 4);
             let lost = state & LOSS != 0;
             match part.first {
                 None => (part.first, part.last) = (Some((rank, lost)), rank),

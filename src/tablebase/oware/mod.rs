@@ -10,11 +10,12 @@
 
 mod batch;
 mod build;
-mod check;
 mod layers;
 pub mod plan;
 mod probe;
+mod published;
 mod resolve;
+mod verify;
 
 use std::path::{Path, PathBuf};
 
@@ -23,8 +24,9 @@ pub use build::{
     BuildOptions, CHECKPOINT_EVERY, FIXED_BYTES, LayerPlan, build, build_on, plan_engine,
     plan_layer, scratch_dir,
 };
-pub use check::{LayerChecked, VerifyOptions, decode_layers, export, import, verify};
 pub use probe::{MoveValue, OwareTablebase, PvEnd, PvStep};
+pub use published::{export, import};
+pub use verify::{LayerChecked, VerifyOptions, decode_layers, verify};
 
 use super::FileError;
 use crate::error::{Cause, MissingTable, WithPath};

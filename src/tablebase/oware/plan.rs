@@ -111,7 +111,7 @@ pub struct Calibration {
     /// Positions per second of that layer in memory.
     pub in_memory: f64,
     /// Positions per second of that layer out of core.
-    pub bounded: f64,
+    pub out_of_core: f64,
     /// Positions per second of that layer in the compact engine.
     pub compact: f64,
 }
@@ -135,18 +135,18 @@ pub fn calibrate(rules: Ruleset, seeds: usize) -> Result<Calibration, TablebaseE
             Ok(index::layer_size(seeds) as f64 / seconds)
         };
         let in_memory = time(BuildOptions::new(seeds, roomy))?;
-        // The least budget of the bounded engine, with room for parts.
+        // The least budget of the out-of-core engine, with room for parts.
         let tight = |engine| BuildOptions {
             engine: Some(engine),
             ..BuildOptions::new(seeds, tight_budget(engine, seeds))
         };
-        let bounded = time(tight(Engine::OutOfCore))?;
+        let out_of_core = time(tight(Engine::OutOfCore))?;
         let compact = time(tight(Engine::Compact))?;
         Ok(Calibration {
             seeds,
             threads: rayon::current_num_threads(),
             in_memory,
-            bounded,
+            out_of_core,
             compact,
         })
     })();
@@ -317,8 +317,8 @@ pub struct LayerProjection {
 /// [`Assumptions`] with the constants of this module, and in words.
 #[derive(Clone, Debug, Serialize)]
 pub struct StatedAssumptions {
-    /// [`Calibration::bounded`].
-    pub bounded_rate: f64,
+    /// [`Calibration::out_of_core`].
+    pub out_of_core_rate: f64,
     /// [`Calibration::compact`].
     pub compact_rate: f64,
     /// [`Calibration::seeds`].
@@ -374,7 +374,7 @@ impl From<&Assumptions> for StatedAssumptions {
                 c.seeds,
                 c.threads,
                 c.in_memory / 1e6,
-                c.bounded / 1e6,
+                c.out_of_core / 1e6,
                 c.compact / 1e6
             ),
             format!(
@@ -436,7 +436,7 @@ impl From<&Assumptions> for StatedAssumptions {
             );
         }
         StatedAssumptions {
-            bounded_rate: c.bounded,
+            out_of_core_rate: c.out_of_core,
             compact_rate: c.compact,
             calibration_seeds: c.seeds,
             calibration_threads: c.threads,
@@ -519,7 +519,7 @@ pub fn project(max_seeds: usize, assumptions: &Assumptions) -> Result<Projection
             };
             let rate = match plan.engine {
                 Engine::InMemory => in_memory,
-                Engine::OutOfCore => in_memory * c.bounded / c.in_memory,
+                Engine::OutOfCore => in_memory * c.out_of_core / c.in_memory,
                 Engine::Compact => in_memory * c.compact / c.in_memory,
             } * speedup(plan.engine, a.threads)
                 / speedup(plan.engine, c.threads)
@@ -689,7 +689,7 @@ mod tests {
                 seeds: 16,
                 threads: 2,
                 in_memory: 10e6,
-                bounded: 5e6,
+                out_of_core: 5e6,
                 compact: 2.5e6,
             },
             threads: 2,
@@ -861,7 +861,7 @@ mod tests {
                     seeds: 10,
                     threads: 1,
                     in_memory: 1e6,
-                    bounded: 1e6,
+                    out_of_core: 1e6,
                     compact: 1e6,
                 },
                 threads: 1,
