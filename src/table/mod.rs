@@ -34,7 +34,7 @@ mod writer;
 pub use block::TableValue;
 pub use error::TableError;
 pub use header::{
-    BlockCoding, CAPTURE_DECIDES, MAGIC, TableMeta, VERSION, ValueEncoding, distance_options,
+    BlockCoding, CAPTURE_DECIDES, TableMeta, VERSION, ValueEncoding, distance_options,
     distance_source,
 };
 pub use reader::{DEFAULT_CACHE_BLOCKS, Table};

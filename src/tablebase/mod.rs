@@ -8,6 +8,8 @@ mod file_error;
 pub mod omweso;
 pub mod oware;
 mod report;
+// The explicit engine's layer files, which the tests write directly.
+#[doc(hidden)]
 pub mod store;
 mod writers;
 

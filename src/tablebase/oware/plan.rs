@@ -24,23 +24,23 @@ use crate::tablebase::Quiet;
 /// growing by about 0.0014 a layer from 21 to 26): what the largest
 /// layers, which make up most of a build's tables, reach near 48 seeds if
 /// that growth goes on.
-pub const TABLE_BYTES_PER_POSITION: f64 = 0.40;
+pub(crate) const TABLE_BYTES_PER_POSITION: f64 = 0.40;
 /// Peak bytes of an out-of-core layer's scratch files per position (exits by
 /// size and positions by threshold; measured 1.36 on awari layer 18).
-pub const SCRATCH_BYTES_PER_POSITION: f64 = 1.4;
+pub(crate) const SCRATCH_BYTES_PER_POSITION: f64 = 1.4;
 /// How the rate of the engines falls with the layer size `P` where no
 /// build recorded it: as `P^−RATE_EXPONENT`, up to [`RATE_FALL_ENDS`].
 /// Random accesses miss the caches more as the layer grows (docs/scale.md,
 /// "What limits the rate").
-pub const RATE_EXPONENT: f64 = 0.23;
+const RATE_EXPONENT: f64 = 0.23;
 /// The layer beyond whose size the rate no longer falls: there every random
 /// access of the propagation already misses the caches. The quiet build of
 /// 0..=32 here (2 threads, in memory, 2026-12-01) ran layers 27 to 32 at
 /// 2.79–2.95 M positions/s, after a fall from 9 M at layer 20.
-pub const RATE_FALL_ENDS: usize = 27;
+const RATE_FALL_ENDS: usize = 27;
 /// How many of the largest recorded layers the fall beyond them is fitted
 /// to: the fall steepens with the size, so the largest say most.
-pub const FITTED_LAYERS: usize = 4;
+const FITTED_LAYERS: usize = 4;
 /// Smallest layer whose recorded rate is fitted (smaller layers are
 /// dominated by fixed costs).
 const FIT_MIN_POSITIONS: u64 = 100_000_000;
@@ -49,11 +49,11 @@ const FIT_MIN_POSITIONS: u64 = 100_000_000;
 /// squares) to awari layer 22 built with 1 to 16 threads on a 16-core
 /// machine (`scripts/thread-scaling.sh`, 2026-12-04; docs/scale.md,
 /// "Threads").
-pub const SERIAL_SHARES: [f64; 3] = [0.033, 0.13, 0.085];
+const SERIAL_SHARES: [f64; 3] = [0.033, 0.13, 0.085];
 
 /// How many times as fast as one thread `threads` threads build a layer
 /// with `engine`.
-pub fn speedup(engine: Engine, threads: usize) -> f64 {
+fn speedup(engine: Engine, threads: usize) -> f64 {
     let serial = SERIAL_SHARES[match engine {
         Engine::InMemory => 0,
         Engine::OutOfCore => 1,
@@ -65,36 +65,36 @@ pub fn speedup(engine: Engine, threads: usize) -> f64 {
 /// Share of a node's rate kept when `K` nodes share a layer (waiting at the
 /// end of each round, the table written by one rank): an assumption; the
 /// MPI build on this 2-core machine cannot measure it (README, Measured).
-pub const NODE_EFFICIENCY: f64 = 0.7;
+const NODE_EFFICIENCY: f64 = 0.7;
 /// Bytes a distributed build sends per position when every parent update
 /// goes to another rank: one 8-byte notice per non-capturing edge walked.
 /// Measured: 12.5–13.2 bytes per position sent at 2 ranks, 16.4–18.0 at 3
 /// (awari layers 15–18, 2026-11-30), i.e. 2 + 22 × (R − 1) / R.
-pub const NOTICE_BYTES_PER_POSITION: f64 = 22.0;
+const NOTICE_BYTES_PER_POSITION: f64 = 22.0;
 /// Bytes per position of the values gathered for the table (values and
 /// marks).
-pub const GATHER_BYTES_PER_POSITION: f64 = 2.0;
+const GATHER_BYTES_PER_POSITION: f64 = 2.0;
 /// Seconds per position to decode a stored table block, per thread
 /// (zstd, awari layers 22 and 26: 4.0 and 3.6 ns measured here quiet on one
 /// thread, 2026-11-30).
-pub const DECODE_SECONDS_PER_POSITION: f64 = 4e-9;
+const DECODE_SECONDS_PER_POSITION: f64 = 4e-9;
 /// Bytes the out-of-core engine reads and writes in its scratch files per
 /// position of the layer (exits, positions by threshold, the table
 /// written): 1.85 read and 2.76 written, measured at awari layer 20 with
 /// the lower layers in memory (`read(2)` and `write(2)`, 2026-12-02).
-pub const OUT_OF_CORE_IO_BYTES_PER_POSITION: f64 = 4.6;
+const OUT_OF_CORE_IO_BYTES_PER_POSITION: f64 = 4.6;
 /// The same for the compact engine, whose runs of resolved positions are
 /// written, merged and read as well: 2.98 read and 3.90 written.
-pub const COMPACT_IO_BYTES_PER_POSITION: f64 = 6.9;
+const COMPACT_IO_BYTES_PER_POSITION: f64 = 6.9;
 /// Sequential disk bandwidth per node assumed (a workstation's NVMe disk),
 /// for the lower layers streamed and the set-up's deferred lookups.
-pub const DISK_BYTES_PER_SECOND: f64 = 1e9;
+const DISK_BYTES_PER_SECOND: f64 = 1e9;
 /// Network bandwidth per node assumed (10 Gbit/s Ethernet); messages are
 /// assumed not to overlap computation.
-pub const NETWORK_BYTES_PER_SECOND: f64 = 1.25e9;
+const NETWORK_BYTES_PER_SECOND: f64 = 1.25e9;
 
 /// Bytes the ranks of a build on `ranks` send each other per position.
-pub fn sent_bytes_per_position(ranks: usize) -> f64 {
+fn sent_bytes_per_position(ranks: usize) -> f64 {
     match ranks {
         0 | 1 => 0.0,
         r => GATHER_BYTES_PER_POSITION + NOTICE_BYTES_PER_POSITION * (r - 1) as f64 / r as f64,
@@ -175,8 +175,8 @@ pub struct RecordedRates {
     /// thread, by seeds.
     layers: Vec<(usize, u64, f64)>,
     /// `b` of the fall `P^−b` beyond the largest recorded layer: the
-    /// least-squares slope (log–log) of the [`FITTED_LAYERS`] largest
-    /// layers of at least 100 M positions, [`RATE_EXPONENT`] if fewer than
+    /// least-squares slope (log–log) of the `FITTED_LAYERS` largest
+    /// layers of at least 100 M positions, `RATE_EXPONENT` if fewer than
     /// two; at least 0.
     pub exponent: f64,
     /// Whether `exponent` was fitted.
@@ -257,7 +257,7 @@ fn slope(points: &[(f64, f64)]) -> f64 {
 pub struct Assumptions {
     /// The rates measured here.
     pub calibration: Calibration,
-    /// Threads per node of the projected build; rates scale by [`speedup`].
+    /// Threads per node of the projected build; rates scale by `speedup`.
     pub threads: usize,
     /// Nodes sharing each layer.
     pub nodes: usize,
@@ -325,11 +325,11 @@ pub struct StatedAssumptions {
     pub calibration_seeds: usize,
     /// [`Calibration::threads`].
     pub calibration_threads: usize,
-    /// [`DECODE_SECONDS_PER_POSITION`].
+    /// `DECODE_SECONDS_PER_POSITION`.
     pub decode_seconds_per_position: f64,
     /// The set-up's deferred bytes per position (`DEFERRED_BYTES_PER_POSITION`).
     pub deferred_bytes_per_position: f64,
-    /// [`DISK_BYTES_PER_SECOND`].
+    /// `DISK_BYTES_PER_SECOND`.
     pub disk_bytes_per_second: f64,
     /// [`Assumptions::disk`].
     pub disk_limit_bytes: Option<u64>,
@@ -339,27 +339,27 @@ pub struct StatedAssumptions {
     pub lower_cache_bytes: u64,
     /// [`Assumptions::memory`].
     pub memory_bytes: u64,
-    /// [`NETWORK_BYTES_PER_SECOND`].
+    /// `NETWORK_BYTES_PER_SECOND`.
     pub network_bytes_per_second: f64,
-    /// [`NODE_EFFICIENCY`].
+    /// `NODE_EFFICIENCY`.
     pub node_efficiency: f64,
     /// [`Assumptions::nodes`].
     pub nodes: usize,
-    /// [`RATE_EXPONENT`].
+    /// `RATE_EXPONENT`.
     pub rate_exponent: f64,
-    /// [`RATE_FALL_ENDS`].
+    /// `RATE_FALL_ENDS`.
     pub rate_fall_ends_seeds: usize,
     /// [`RecordedRates::exponent`], if rates were recorded.
     pub recorded_rate_exponent: Option<f64>,
     /// The layers whose in-memory rates were recorded here.
     pub recorded_seeds: Vec<usize>,
-    /// [`SCRATCH_BYTES_PER_POSITION`].
+    /// `SCRATCH_BYTES_PER_POSITION`.
     pub scratch_bytes_per_position: f64,
-    /// [`sent_bytes_per_position`] of [`Assumptions::nodes`].
+    /// `sent_bytes_per_position` of [`Assumptions::nodes`].
     pub sent_bytes_per_position: f64,
     /// All of it in sentences, as `plan oware` lists it.
     pub stated: Vec<String>,
-    /// [`TABLE_BYTES_PER_POSITION`].
+    /// `TABLE_BYTES_PER_POSITION`.
     pub table_bytes_per_position: f64,
     /// [`Assumptions::threads`].
     pub threads: usize,
