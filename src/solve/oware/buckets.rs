@@ -34,8 +34,8 @@ const MAX_BUCKETS: u64 = 256;
 const BUFFER: usize = 1 << 13;
 /// Peak bytes of a sweep's files per position swept: the kept value (1),
 /// and per lookup (about one a position) its offset in the bucket (4), the
-/// asker (about 1) and the bucket (2). Measured: 5.1 (awari layer 20, every
-/// lower layer above 13 streamed).
+/// asker (about 1) and the bucket (2). `scripts/engine-footprint.sh DIR 20`
+/// measures it (its compact run streams the lower layers it cannot keep).
 pub const DEFERRED_BYTES_PER_POSITION: f64 = 6.0;
 /// Lookups of a bucket answered at once.
 const ANSWER_BATCH: usize = 1 << 20;

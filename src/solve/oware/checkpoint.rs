@@ -20,15 +20,10 @@ use crate::games::oware::Ruleset;
 
 const MAGIC: &[u8; 8] = b"MTBCKPT1";
 
-/// The checkpoint of `engine` in a layer's scratch folder. The engines use
-/// separate files, so a build that changes engine (a new `--memory`) starts
-/// the layer afresh rather than misreading the other's state.
+/// The checkpoint of `engine` in a layer's scratch folder
+/// ([`Engine::checkpoint_file`]).
 pub fn checkpoint_path(scratch: &Path, engine: Engine) -> PathBuf {
-    scratch.join(match engine {
-        Engine::InMemory => "checkpoint.in-memory",
-        Engine::OutOfCore => "checkpoint",
-        Engine::Compact => "checkpoint.compact",
-    })
+    scratch.join(engine.checkpoint_file())
 }
 
 /// The checkpoint file of one layer and engine, and when it is due.

@@ -55,6 +55,7 @@ use states::{
 mod buckets;
 mod checkpoint;
 pub mod compact;
+mod engine;
 pub mod out_of_core;
 mod outbox;
 mod propagate;
@@ -65,6 +66,7 @@ mod states;
 
 pub use buckets::{DEFERRED_BYTES_PER_POSITION, Deferred};
 pub use checkpoint::checkpoint_path;
+pub use engine::Engine;
 pub use outbox::OUTBOX_BYTES;
 pub use set_up::{Lookup, LowerLayers, PART_BYTES, set_up_layer};
 
@@ -89,59 +91,6 @@ pub enum EngineError<E: std::error::Error + 'static> {
     #[error(transparent)]
     Lower(E),
 }
-
-/// The engine that builds a layer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Engine {
-    /// The whole layer's values and states in memory (`solve_layer`).
-    InMemory,
-    /// States in memory, the rest streamed through scratch files
-    /// (`out_of_core::solve_layer`).
-    OutOfCore,
-    /// Two bits a position in memory, the rest streamed
-    /// (`compact::solve_layer`).
-    Compact,
-}
-
-impl Engine {
-    /// The name a checkpoint's header gives the engine (kept from before
-    /// the engines were renamed, so that saved checkpoints still load).
-    fn checkpoint_name(self) -> &'static str {
-        match self {
-            Engine::InMemory => "InMemory",
-            Engine::OutOfCore => "Bounded",
-            Engine::Compact => "Compact",
-        }
-    }
-}
-
-impl std::str::FromStr for Engine {
-    type Err = String;
-
-    /// An engine as [`Display`](std::fmt::Display) writes it.
-    fn from_str(text: &str) -> Result<Engine, String> {
-        match text {
-            "in memory" => Ok(Engine::InMemory),
-            "out of core" => Ok(Engine::OutOfCore),
-            "compact" => Ok(Engine::Compact),
-            _ => Err(format!("unknown engine {text:?}")),
-        }
-    }
-}
-
-impl std::fmt::Display for Engine {
-    /// As users read it: the progress line, the summary, `build-times.tsv`.
-    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str(match self {
-            Engine::InMemory => "in memory",
-            Engine::OutOfCore => "out of core",
-            Engine::Compact => "compact",
-        })
-    }
-}
-
-/// Bytes of memory the in-memory engine takes per position of the layer.
-pub const IN_MEMORY_BYTES_PER_POSITION: f64 = 1.5;
 
 /// How an engine runs.
 #[derive(Clone, Debug)]
@@ -207,7 +156,7 @@ where
     let share = distributed::share(size, transport.rank(), transport.ranks(), CHUNK);
     let memory = |source| EngineError::Memory {
         seeds,
-        bytes: (share.len() as f64 * IN_MEMORY_BYTES_PER_POSITION) as u64,
+        bytes: (share.len() as f64 * Engine::InMemory.bytes_per_position()) as u64,
         source,
     };
     let mut layer = Layer {

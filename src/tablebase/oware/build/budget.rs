@@ -6,9 +6,7 @@ use super::BuildOptions;
 use super::placement::{Place, placement};
 use crate::distributed;
 use crate::index::oware as index;
-use crate::solve::oware::{
-    CHUNK, Engine, IN_MEMORY_BYTES_PER_POSITION, PART_BYTES, compact, out_of_core,
-};
+use crate::solve::oware::{CHUNK, Engine};
 use crate::tablebase::oware::TablebaseError;
 
 /// Largest part of a layer set up (or written) at once while the lower
@@ -29,8 +27,6 @@ const STREAMING_BREAK_EVEN: u64 = 300;
 /// writer's batches, decoded blocks in flight, scratch buffers (the
 /// set-up's buckets among them).
 pub const FIXED_BYTES: u64 = 48 << 20;
-/// Bytes per position of an in-memory part: its set-up.
-const IN_MEMORY_PART_BYTES: u64 = PART_BYTES;
 
 /// The lower layers a set-up reads most: two and three seeds below (most
 /// captures take 2 or 3).
@@ -64,7 +60,7 @@ pub fn plan_share(seeds: usize, positions: u64, budget: u64) -> Result<LayerPlan
         _ => u64::MAX,
     };
     let mut least: Option<TablebaseError> = None;
-    for engine in [Engine::InMemory, Engine::OutOfCore, Engine::Compact] {
+    for engine in Engine::ALL {
         match plan_engine(engine, seeds, positions, budget) {
             Ok(plan) => return Ok(plan),
             // At small layers the compact engine's buffers outweigh the
@@ -103,23 +99,10 @@ pub fn plan_engine(
         (chunks > 0).then(|| (chunks as usize * CHUNK).min(rounded.max(CHUNK)).min(cap))
     };
     // Memory the engine takes whatever its parts, and per position of a part.
-    let (base, part_bytes) = match engine {
-        Engine::InMemory => (
-            (positions as f64 * IN_MEMORY_BYTES_PER_POSITION) as u64,
-            IN_MEMORY_PART_BYTES,
-        ),
-        Engine::OutOfCore => (
-            (positions as f64 * out_of_core::BYTES_PER_POSITION) as u64
-                + out_of_core::fixed_bytes(seeds, rayon::current_num_threads()),
-            out_of_core::PART_BYTES_PER_POSITION,
-        ),
-        Engine::Compact => (
-            (positions as f64 * compact::BYTES_PER_POSITION) as u64
-                + compact::fixed_bytes(seeds, rayon::current_num_threads()),
-            compact::PART_BYTES_PER_POSITION,
-        ),
-    };
-    let base = base + FIXED_BYTES;
+    let base = (positions as f64 * engine.bytes_per_position()) as u64
+        + engine.fixed_bytes(seeds, rayon::current_num_threads())
+        + FIXED_BYTES;
+    let part_bytes = engine.part_bytes_per_position();
     match budget
         .checked_sub(base)
         .and_then(|room| part(room, part_bytes))
@@ -220,7 +203,7 @@ impl Budget {
                 seeds,
                 ranks: self.ranks,
                 budget: self.memory,
-                needed: (positions as f64 * IN_MEMORY_BYTES_PER_POSITION) as u64
+                needed: (positions as f64 * Engine::InMemory.bytes_per_position()) as u64
                     + FIXED_BYTES
                     + buffers,
             });

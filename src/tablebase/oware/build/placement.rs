@@ -10,7 +10,6 @@ use super::budget::{Budget, FIXED_BYTES, LayerPlan};
 use super::remove_file;
 use crate::error::PathContext;
 use crate::index::oware as index;
-use crate::solve::oware::Engine;
 use crate::table::Table;
 use crate::table::raw::{self, RawLayer, RawWriter};
 use crate::tablebase::FileError;
@@ -33,9 +32,9 @@ fn residence_order(seeds: usize) -> impl Iterator<Item = usize> {
 /// streamed if the engine streams its exits (its set-up defers lookups),
 /// else stored (read from their tables).
 pub(crate) fn placement(seeds: usize, plan: &LayerPlan, budget: &Budget) -> Vec<Place> {
-    let rest = match plan.engine {
-        Engine::OutOfCore | Engine::Compact => Place::Streamed,
-        Engine::InMemory => Place::Stored,
+    let rest = match plan.engine.streams() {
+        true => Place::Streamed,
+        false => Place::Stored,
     };
     place_within(
         seeds,
@@ -172,11 +171,11 @@ pub(crate) fn create_dir(dir: &Path) -> Result<(), TablebaseError> {
 /// above.
 pub(super) fn retain(seeds: usize, plan: &LayerPlan, budget: &Budget, lower: &Layers) -> bool {
     let positions = index::layer_size(seeds);
-    let during = match plan.engine {
-        // The values array is the engine's own.
-        Engine::InMemory => plan.engine_bytes,
+    let during = match plan.engine.streams() {
         // The engine's states are freed before the final pass.
-        Engine::OutOfCore | Engine::Compact => positions + plan.part as u64 * 4 + FIXED_BYTES,
+        true => positions + plan.part as u64 * 4 + FIXED_BYTES,
+        // The values array is the engine's own.
+        false => plan.engine_bytes,
     };
     lower.resident_bytes() + during.max(positions) <= budget.memory && seeds + 2 <= budget.max_seeds
 }
