@@ -11,7 +11,7 @@
 //! checks it, then decodes only up to its value), runs four lanes a stream
 //! and ends each lane in a tail coded without renormalising; codings 1 to
 //! 3 are the read-only layouts of `legacy.rs`. Why each choice, as
-//! measured: `docs/benchmarks.md` ("The context coding"); the bytes:
+//! measured: `docs/format.md` ("Why the context coding is what it is"); the bytes:
 //! `docs/format.md`.
 
 use std::ops::Range;
