@@ -8,7 +8,7 @@ use std::io::{BufRead, Write};
 use serde::Serialize;
 
 use mancala_tb::games::oware::{self, Board};
-use mancala_tb::tablebase::oware::{MoveValue, OwareTablebase, TablebaseError};
+use mancala_tb::tablebase::oware::{MoveValue, OwareTablebase, TablebaseError, best_move};
 
 /// Errors of playing and analysing.
 #[derive(Debug, thiserror::Error)]
@@ -230,10 +230,7 @@ pub fn play_oware(
             writeln!(out, "you play pit {pit}: value {:+} ({verdict})", m.value)?;
             m
         } else {
-            let m = *options
-                .iter()
-                .max_by_key(|m| (m.value, m.captured, std::cmp::Reverse(m.pit)))
-                .expect("options are not empty");
+            let m = *best_move(&options).expect("options are not empty");
             writeln!(out, "computer plays pit {}: value {:+}", m.pit, m.value)?;
             m
         };

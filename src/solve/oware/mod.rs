@@ -55,6 +55,7 @@ use states::{
 mod buckets;
 mod checkpoint;
 pub mod compact;
+pub mod distance;
 mod engine;
 pub mod out_of_core;
 mod outbox;
