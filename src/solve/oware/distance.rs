@@ -88,7 +88,11 @@ pub fn solve_layer(
     })?;
     let distances = Distances { words, len: size };
     let chunks = size.div_ceil(CHUNK);
-    let marks = || (0..chunks).map(|_| AtomicBool::new(false)).collect::<Vec<_>>();
+    let marks = || {
+        (0..chunks)
+            .map(|_| AtomicBool::new(false))
+            .collect::<Vec<_>>()
+    };
     // The chunks holding positions of the level being walked, and of the next.
     let (mut level, mut next) = (marks(), marks());
     let pass = Pass {

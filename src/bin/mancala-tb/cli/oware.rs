@@ -443,7 +443,9 @@ pub fn query(args: QueryOware) -> anyhow::Result<()> {
         } else {
             ""
         };
-        let distance = m.distance.map_or(String::new(), |d| format!(", distance {d}"));
+        let distance = m
+            .distance
+            .map_or(String::new(), |d| format!(", distance {d}"));
         println!(
             "  pit {}: {:+} (captures {}{distance}){mark}",
             m.pit, m.value, m.captured
@@ -494,7 +496,13 @@ fn layer_list(layers: &[usize]) -> String {
     }
     let text: Vec<String> = ranges
         .iter()
-        .map(|&(a, b)| if a == b { a.to_string() } else { format!("{a}-{b}") })
+        .map(|&(a, b)| {
+            if a == b {
+                a.to_string()
+            } else {
+                format!("{a}-{b}")
+            }
+        })
         .collect();
     text.join(", ")
 }
@@ -508,7 +516,9 @@ fn print_pv(rules: Ruleset, answer: &OwareAnswer) {
     println!("principal variation (position after each move, next mover's pits first):");
     for (i, step) in answer.pv.iter().enumerate() {
         let pits: Vec<String> = step.board.iter().map(|p| p.to_string()).collect();
-        let distance = step.distance.map_or(String::new(), |d| format!(", distance {d}"));
+        let distance = step
+            .distance
+            .map_or(String::new(), |d| format!(", distance {d}"));
         println!(
             "  {:>3}. {} pit {} captures {:>2} (value {:+}{distance})  {}",
             i + 1,

@@ -158,7 +158,10 @@ fn print_distances(reports: &[LayerReport], written: &[DistanceReport]) {
         .iter()
         .map(|d| format!("{}: {}", d.seeds, d.longest))
         .collect();
-    println!("longest line to a capture, moves, by layer: {}", longest.join(", "));
+    println!(
+        "longest line to a capture, moves, by layer: {}",
+        longest.join(", ")
+    );
 }
 
 fn print_summary(reports: &[LayerReport], plans: &[(usize, LayerPlan, u64)]) {
