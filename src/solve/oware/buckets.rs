@@ -20,8 +20,8 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 
 use super::EngineError;
+use super::lower::LowerLayers;
 use super::rank_stream::{RankReader, RankWriter, ScratchResult};
-use super::set_up::LowerLayers;
 use crate::error::{PathContext, WithPath};
 use crate::index::oware as index;
 

@@ -30,23 +30,15 @@ use std::sync::{Arc, Mutex};
 
 use rayon::prelude::*;
 
+use super::lower::LowerLayers;
 use super::rank_stream::{self, RankReader, RankWriter, STREAM_BYTES, ScratchResult};
 use super::scratch::{Scratch, ScratchEngine, set_up_exits, solve_streamed};
-use super::set_up::{LowerLayers, PART_BYTES};
 use super::{Config, Engine, EngineError, prefetch};
 use crate::error::{PathContext, WithPath};
 use crate::games::oware::{self, Packed, Ruleset, SIDE};
 use crate::index::oware as index;
 use crate::solve::Progress;
 use crate::solve::array::BigArray;
-
-/// Bytes of memory per position of the layer: its two-bit code.
-pub const BYTES_PER_POSITION: f64 = 0.25;
-
-/// Bytes of memory per position of a part of the set-up: its lookups, its
-/// exit, its counters (computed by the shared set-up, not kept), and in the
-/// final pass its values, exits and marked values.
-pub const PART_BYTES_PER_POSITION: u64 = PART_BYTES + 3;
 
 const OPEN: u64 = 0b00;
 const CLOSED: u64 = 0b01;
@@ -115,7 +107,7 @@ pub fn fixed_bytes(seeds: usize, threads: usize) -> u64 {
     let thresholds = (threads * worker + shared) as u64 + merges;
     // The exit streams count one stream of each threshold.
     let runs = (seeds * (kept_runs - 1)) as u64 * STREAM_BYTES;
-    let codes = (index::layer_size(seeds) as f64 * BYTES_PER_POSITION) as u64;
+    let codes = (index::layer_size(seeds) as f64 * Engine::Compact.bytes_per_position()) as u64;
     2 * (seeds as u64 + 1) * STREAM_BYTES + thresholds.max(runs.saturating_sub(codes))
 }
 
@@ -159,7 +151,7 @@ where
         limits,
         codes: Codes::new(size).map_err(|source| EngineError::Memory {
             seeds,
-            bytes: (size as f64 * BYTES_PER_POSITION) as u64,
+            bytes: (size as f64 * Engine::Compact.bytes_per_position()) as u64,
             source,
         })?,
     };

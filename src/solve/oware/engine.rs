@@ -3,11 +3,12 @@
 //! writes to scratch files and reads back, how its checkpoint is named and
 //! how its rate scales with threads. The budget, the placement of the lower
 //! layers, the disk check, `plan` and the checkpoints read them here, so an
-//! engine added is a variant here and its `solve_layer`
-//! (docs/scale.md says why each figure is what it is).
+//! engine added is a variant here and its `solve_layer` (docs/scale.md says
+//! why each figure is what it is). The engines' modules depend on this one,
+//! not the other way: the one fact that needs their buffers,
+//! `Engine::fixed_bytes`, is beside the dispatch to them (`mod.rs`).
 
-use super::set_up::PART_BYTES;
-use super::{compact, out_of_core};
+use super::lower::PART_BYTES;
 
 /// The engine that builds a layer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -32,30 +33,21 @@ impl Engine {
     pub fn bytes_per_position(self) -> f64 {
         match self {
             Engine::InMemory => 1.5,
-            Engine::OutOfCore => out_of_core::BYTES_PER_POSITION,
-            Engine::Compact => compact::BYTES_PER_POSITION,
+            Engine::OutOfCore => 0.625,
+            Engine::Compact => 0.25,
         }
     }
 
     /// Bytes of memory per position of a part of the set-up (and of the
     /// final pass of the engines that stream): the part's lookups into the
-    /// lower layers, and for the streaming engines its exits and values.
+    /// lower layers; out of core also its exits, or in the final pass its
+    /// values, exits and marked values; compact one byte more (its
+    /// counters, computed by the shared set-up, not kept).
     pub fn part_bytes_per_position(self) -> u64 {
         match self {
             Engine::InMemory => PART_BYTES,
-            Engine::OutOfCore => out_of_core::PART_BYTES_PER_POSITION,
-            Engine::Compact => compact::PART_BYTES_PER_POSITION,
-        }
-    }
-
-    /// Bytes of memory the engine takes beside its arrays and parts for
-    /// layer `seeds` on `threads` workers: stream buffers, and the compact
-    /// engine's stacks, records and merges.
-    pub fn fixed_bytes(self, seeds: usize, threads: usize) -> u64 {
-        match self {
-            Engine::InMemory => 0,
-            Engine::OutOfCore => out_of_core::fixed_bytes(seeds, threads),
-            Engine::Compact => compact::fixed_bytes(seeds, threads),
+            Engine::OutOfCore => PART_BYTES + 2,
+            Engine::Compact => PART_BYTES + 3,
         }
     }
 

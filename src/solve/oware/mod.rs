@@ -57,6 +57,7 @@ mod checkpoint;
 pub mod compact;
 pub mod distance;
 mod engine;
+mod lower;
 pub mod out_of_core;
 mod outbox;
 mod propagate;
@@ -68,8 +69,9 @@ mod states;
 pub use buckets::{DEFERRED_BYTES_PER_POSITION, Deferred};
 pub use checkpoint::checkpoint_path;
 pub use engine::Engine;
+pub use lower::{Lookup, LowerLayers, PART_BYTES};
 pub use outbox::OUTBOX_BYTES;
-pub use set_up::{Lookup, LowerLayers, PART_BYTES, set_up_layer};
+pub use set_up::set_up_layer;
 
 /// Positions per parallel work unit (a multiple of 16: one state word holds 16).
 pub const CHUNK: usize = 1 << 15;
@@ -91,6 +93,19 @@ pub enum EngineError<E: std::error::Error + 'static> {
     Scratch(#[from] WithPath<io::Error>),
     #[error(transparent)]
     Lower(E),
+}
+
+impl Engine {
+    /// Bytes of memory the engine takes beside its arrays and parts for
+    /// layer `seeds` on `threads` workers: stream buffers, and the compact
+    /// engine's stacks, records and merges (its other facts: `engine.rs`).
+    pub fn fixed_bytes(self, seeds: usize, threads: usize) -> u64 {
+        match self {
+            Engine::InMemory => 0,
+            Engine::OutOfCore => out_of_core::fixed_bytes(seeds, threads),
+            Engine::Compact => compact::fixed_bytes(seeds, threads),
+        }
+    }
 }
 
 /// How an engine runs.

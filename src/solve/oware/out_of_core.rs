@@ -20,11 +20,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
+use super::lower::LowerLayers;
 use super::outbox::Outbox;
 use super::propagate::propagate_threshold;
 use super::rank_stream::{RankReader, RankWriter, STREAM_BYTES, encode};
 use super::scratch::{Scratch, ScratchEngine, set_up_exits, solve_streamed};
-use super::set_up::{LowerLayers, PART_BYTES};
 use super::states::{
     COUNTER, Exits, FRESH, LOSS, LOW_BITS, NIBBLE, PENDING, RESOLVED, STATES_PER_WORD, States,
 };
@@ -36,13 +36,6 @@ use crate::index::oware as index;
 use crate::solve::Progress;
 use crate::solve::array::BigArray;
 use crate::solve::threshold::{self, Verdict};
-
-/// Bytes of memory per position of the layer: a 4-bit state and one bit.
-pub const BYTES_PER_POSITION: f64 = 0.625;
-
-/// Bytes of memory per position of a part: its exits and its set-up, or in
-/// the final pass its values, exits and marked values.
-pub const PART_BYTES_PER_POSITION: u64 = PART_BYTES + 2;
 
 /// Exits of a threshold read from their file at once.
 const SEED_BATCH: usize = 1 << 16;
@@ -85,7 +78,7 @@ where
     let size = index::layer_size(seeds) as usize;
     let memory = |source| EngineError::Memory {
         seeds,
-        bytes: (size as f64 * BYTES_PER_POSITION) as u64,
+        bytes: (size as f64 * Engine::OutOfCore.bytes_per_position()) as u64,
         source,
     };
     let layer = OutOfCore {

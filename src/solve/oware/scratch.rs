@@ -14,8 +14,9 @@ use std::sync::atomic::{AtomicI8, AtomicU64, Ordering};
 use rayon::prelude::*;
 
 use super::checkpoint::Checkpoint;
+use super::lower::LowerLayers;
 use super::rank_stream::{RankReader, RankWriter, ScratchResult};
-use super::set_up::{LowerLayers, set_up_layer};
+use super::set_up::set_up_layer;
 use super::{CHUNK, Config, Engine, EngineError};
 use crate::error::PathContext;
 use crate::games::oware::Ruleset;
