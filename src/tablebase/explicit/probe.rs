@@ -3,8 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
+use super::store::Stored;
 use super::{ExplicitGame, ExplicitTbError, LayerFile, seeds, too_many};
-use crate::tablebase::store::Stored;
 
 /// The tables of one game configuration in a tablebase folder.
 pub struct ExplicitTablebase<G> {

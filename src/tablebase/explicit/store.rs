@@ -10,10 +10,10 @@
 use std::io;
 use std::path::Path;
 
-use super::FileError;
-use super::explicit::ExplicitTbError;
+use super::ExplicitTbError;
 use crate::error::WithPath;
 use crate::table::{self, TableError, TableMeta, ValueEncoding};
+use crate::tablebase::FileError;
 
 /// First bytes of a file in the retired uncompressed two-byte format.
 const RETIRED_MAGIC: &[u8; 4] = b"MTBX";
@@ -63,7 +63,7 @@ pub enum Values<'a> {
 
 /// Writes a complete table holding `meta`.
 pub fn write(path: &Path, meta: &Meta, values: Values) -> Result<(), ExplicitTbError> {
-    let writer = super::writers::explicit_build(meta.table_meta());
+    let writer = crate::tablebase::writers::explicit_build(meta.table_meta());
     match values {
         Values::I8(v) if !meta.wide => Ok(writer.write(path, v)?),
         Values::I16(v) if meta.wide => Ok(writer.write_wide(path, v)?),
