@@ -95,15 +95,27 @@ pub enum EngineError<E: std::error::Error + 'static> {
     Lower(E),
 }
 
+/// The facts of an engine that need its buffers' sizes, beside the
+/// dispatch to the engines (its other facts: `engine.rs`).
 impl Engine {
-    /// Bytes of memory the engine takes beside its arrays and parts for
-    /// layer `seeds` on `threads` workers: stream buffers, and the compact
-    /// engine's stacks, records and merges (its other facts: `engine.rs`).
-    pub fn fixed_bytes(self, seeds: usize, threads: usize) -> u64 {
+    /// The least memory the engine takes for layer `seeds` beside its
+    /// arrays and parts, whatever the threads: its stream buffers and the
+    /// least of its other buffers.
+    pub fn fixed_bytes(self, seeds: usize) -> u64 {
         match self {
             Engine::InMemory => 0,
-            Engine::OutOfCore => out_of_core::fixed_bytes(seeds, threads),
-            Engine::Compact => compact::fixed_bytes(seeds, threads),
+            Engine::OutOfCore => out_of_core::fixed_bytes(seeds),
+            Engine::Compact => compact::fixed_bytes(seeds),
+        }
+    }
+
+    /// Memory beyond [`Engine::fixed_bytes`] that the engine's buffers take
+    /// on `threads` workers with memory to spare (given less, they shrink).
+    pub fn buffer_bytes(self, seeds: usize, threads: usize) -> u64 {
+        match self {
+            Engine::InMemory => 0,
+            Engine::OutOfCore => out_of_core::buffer_bytes(seeds, threads),
+            Engine::Compact => compact::buffer_bytes(seeds, threads),
         }
     }
 }
@@ -126,6 +138,13 @@ pub struct Config {
     /// much time since the layer began or was last saved, and resume from a
     /// saved one; `None`: neither.
     pub checkpoint_every: Option<Duration>,
+    /// Memory the buffers of an engine that streams its exits may take
+    /// beyond its arrays and parts, whatever the threads (at least its
+    /// least: [`compact::LEAST_BUFFER_BYTES`],
+    /// [`out_of_core::LEAST_BUFFER_BYTES`]); the buffers that exist per
+    /// thread shrink, or are shared, to fit. `u64::MAX`: as large as they
+    /// are with memory to spare. The in-memory engine has none.
+    pub buffer_bytes: u64,
 }
 
 /// Solves layer `seeds` in memory, resuming from its checkpoint in

@@ -22,8 +22,8 @@ use std::path::{Path, PathBuf};
 
 pub use batch::Probed;
 pub use build::{
-    BuildOptions, CHECKPOINT_EVERY, FIXED_BYTES, LayerPlan, build, build_on, plan_engine,
-    plan_layer, scratch_dir,
+    BuildOptions, CHECKPOINT_EVERY, FIXED_BYTES, LayerPlan, build, build_on, least_bytes,
+    plan_engine, plan_layer, scratch_dir,
 };
 pub use distance::{DistanceReport, distance_path};
 pub use probe::{MoveValue, OwareTablebase, PvEnd, PvStep, best_move, distance_by_moves};
@@ -453,6 +453,7 @@ mod tests {
                     sweep: usize::MAX,
                     scratch: std::env::temp_dir(),
                     checkpoint_every: None,
+                    buffer_bytes: 0,
                 };
                 let solved = engine::solve_layer(rules, seeds, &tables, &config, &|_| {}).unwrap();
                 let mut marked = vec![0; solved.values().len()];

@@ -289,6 +289,8 @@ fn check_layer(
         sweep: (free as f64 / engine::DEFERRED_BYTES_PER_POSITION) as usize,
         scratch: scratch.to_path_buf(),
         checkpoint_every: None,
+        // Only the set-up runs: no threshold's buffers.
+        buffer_bytes: 0,
     };
     let out = |start: usize, exits: &[i8]| {
         let first = start as u64;

@@ -325,7 +325,7 @@ pub struct PlanOware {
     #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(8..=22))]
     calibrate_seeds: u32,
     /// Print JSON: {"layers": [{"seeds", "positions", "mode", "memory_bytes",
-    /// "disk_bytes", "sweeps", "seconds"}, ...], "positions", "peak_memory_bytes",
+    /// "least_memory_bytes", "disk_bytes", "sweeps", "seconds"}, ...], "positions", "peak_memory_bytes",
     /// "disk_bytes", "seconds", "assumptions": {...}}
     #[arg(long)]
     json: bool,
@@ -360,16 +360,17 @@ pub fn plan(args: PlanOware) -> anyhow::Result<()> {
         return Ok(());
     }
     println!(
-        "{:>5} {:>15} {:<11} {:>12} {:>12} {:>6} {:>12}",
-        "seeds", "positions", "mode", "memory", "disk", "sweeps", "time"
+        "{:>5} {:>15} {:<11} {:>12} {:>12} {:>12} {:>6} {:>12}",
+        "seeds", "positions", "mode", "memory", "least", "disk", "sweeps", "time"
     );
     for l in &plan.layers {
         println!(
-            "{:>5} {:>15} {:<11} {:>12} {:>12} {:>6} {:>12}",
+            "{:>5} {:>15} {:<11} {:>12} {:>12} {:>12} {:>6} {:>12}",
             l.seeds,
             l.positions,
             l.engine.to_string(),
             human_bytes(l.memory_bytes),
+            human_bytes(l.least_memory_bytes),
             human_bytes(l.disk_bytes),
             l.sweeps,
             duration(l.seconds)

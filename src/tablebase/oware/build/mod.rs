@@ -20,7 +20,7 @@ mod lock;
 mod placement;
 
 pub(super) use budget::{Budget, MAX_PART};
-pub use budget::{FIXED_BYTES, LayerPlan, plan_engine, plan_layer};
+pub use budget::{FIXED_BYTES, LayerPlan, least_bytes, plan_engine, plan_layer};
 pub(super) use placement::{
     Place, create_dir, lower_cache_dir, place_lower_layers, place_within, placement,
 };
@@ -326,6 +326,7 @@ impl Run<'_> {
             sweep,
             scratch: scratch.clone(),
             checkpoint_every: Some(options.checkpoint_every),
+            buffer_bytes: plan.buffer_bytes,
         };
         let values = match plan.engine {
             Engine::InMemory => {
@@ -391,6 +392,7 @@ impl Run<'_> {
             sweep: usize::MAX,
             scratch: scratch_dir(self.folder, seeds),
             checkpoint_every: None,
+            buffer_bytes: plan.buffer_bytes,
         };
         let solved = engine::solve_share(
             self.rules,
