@@ -9,6 +9,7 @@
 //! compress far better than their values.
 
 mod batch;
+mod budget;
 mod build;
 mod distance;
 mod layers;
@@ -21,10 +22,8 @@ mod verify;
 use std::path::{Path, PathBuf};
 
 pub use batch::Probed;
-pub use build::{
-    BuildOptions, CHECKPOINT_EVERY, FIXED_BYTES, LayerPlan, build, build_on, least_bytes,
-    plan_engine, plan_layer, scratch_dir,
-};
+pub use budget::{FIXED_BYTES, LayerPlan, least_bytes, plan_engine, plan_layer};
+pub use build::{BuildOptions, CHECKPOINT_EVERY, build, build_on, scratch_dir};
 pub use distance::{DistanceReport, distance_path};
 pub use probe::{MoveValue, OwareTablebase, PvEnd, PvStep, best_move, distance_by_moves};
 pub use published::{export, import};

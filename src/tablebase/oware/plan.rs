@@ -8,8 +8,11 @@ use std::time::Instant;
 
 use serde::{Serialize, Serializer};
 
-use super::build::disk::{deferred_bytes, has_raw_copy, layer_bytes, sweep_within};
-use super::build::{Budget, BuildOptions, LayerPlan, Place, least_bytes, placement, plan_engine};
+use super::budget::disk::{
+    TABLE_BYTES_PER_POSITION, deferred_bytes, has_raw_copy, layer_bytes, sweep_within,
+};
+use super::budget::{Budget, LayerPlan, Place, least_bytes, placement, plan_engine};
+use super::build::BuildOptions;
 use super::{BuildTime, TablebaseError, build, ruleset_dir, table_path};
 use crate::error::PathContext;
 use crate::games::oware::{MAX_SEEDS, Ruleset};
@@ -19,11 +22,6 @@ use crate::solve::oware::Engine;
 use crate::tablebase::FileError;
 use crate::tablebase::Quiet;
 
-/// Bytes of a finished table per position, for every layer: what the
-/// largest layers, which make up most of a build's tables, reach near 48
-/// seeds if the growth per layer of the built ones goes on. `mancala-tb
-/// info DIR` prints each table's bytes per position.
-pub(crate) const TABLE_BYTES_PER_POSITION: f64 = 0.40;
 /// How the rate of the engines falls with the layer size `P` where no
 /// build recorded it: as `P^−RATE_EXPONENT`, up to [`RATE_FALL_ENDS`]:
 /// random accesses miss the caches more as the layer grows. The slope
@@ -570,7 +568,7 @@ fn node_budget(max_seeds: usize, a: &Assumptions) -> Budget {
         lower_cache: a.lower_cache,
         ..BuildOptions::new(max_seeds, a.memory)
     };
-    Budget::new(&options, a.nodes)
+    options.budget(a.nodes)
 }
 
 /// How the node with the largest share of layer `seeds` builds it under

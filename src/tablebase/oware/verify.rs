@@ -7,10 +7,8 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
-use super::build::{
-    Budget, BuildOptions, FIXED_BYTES, MAX_PART, Place, create_dir, lock, place_lower_layers,
-    place_within, remove_dir,
-};
+use super::budget::{FIXED_BYTES, MAX_PART, Place, place_within};
+use super::build::{BuildOptions, create_dir, lock, place_lower_layers, remove_dir};
 use super::layers::{Layer, Layers};
 use super::resolve::{LayerSource, Source};
 use super::{TablebaseError, missing_layer, open_table, ruleset_dir, table_path};
@@ -135,13 +133,11 @@ pub fn verify(
     for seeds in (0..=max_seeds).rev() {
         parts[seeds] = check_part(seeds, options.memory)?;
     }
-    let budget = Budget::new(
-        &BuildOptions {
-            lower_cache: options.lower_cache,
-            ..BuildOptions::new(max_seeds, options.memory)
-        },
-        1,
-    );
+    let budget = BuildOptions {
+        lower_cache: options.lower_cache,
+        ..BuildOptions::new(max_seeds, options.memory)
+    }
+    .budget(1);
     let places: Vec<Vec<Place>> = (0..=max_seeds)
         .map(|s| {
             let room = options.memory - check_bytes(s, parts[s]);

@@ -12,7 +12,12 @@ use crate::solve::oware::{DEFERRED_BYTES_PER_POSITION, Engine};
 use crate::tablebase::FileError;
 use crate::tablebase::oware::TablebaseError;
 use crate::tablebase::oware::layers::{Layer, Layers};
-use crate::tablebase::oware::plan::TABLE_BYTES_PER_POSITION;
+
+/// Bytes of a finished table per position, for every layer: what the
+/// largest layers, which make up most of a build's tables, reach near 48
+/// seeds if the growth per layer of the built ones goes on. `mancala-tb
+/// info DIR` prints each table's bytes per position.
+pub(crate) const TABLE_BYTES_PER_POSITION: f64 = 0.40;
 
 /// Whether layer `seeds` gets a raw copy as it is built (if its values do
 /// not stay in memory): when a layer above reads it and the build is not
@@ -50,7 +55,7 @@ pub(crate) fn sweep_within(room: u64, seeds: usize, part: usize) -> Option<u64> 
 /// layer's own files ([`layer_bytes`]) and, if its set-up defers lookups,
 /// their files for at least a part. Returns the positions the set-up may
 /// sweep before it answers them: as many as the disk left holds.
-pub(super) fn check(
+pub(crate) fn check(
     folder: &Path,
     seeds: usize,
     plan: &LayerPlan,

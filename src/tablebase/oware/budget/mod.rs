@@ -1,13 +1,18 @@
-//! The engine and the parts a memory budget allows for a layer.
+//! What a layer's build costs and what the budget allows: the engine and its
+//! parts in memory (here), where the lower layers go ([`places`]) and the
+//! disk it takes ([`disk`]). The build, `verify` and `plan` all decide with
+//! these; none of them is needed here.
 
 use std::ops::Range;
 
-use super::BuildOptions;
-use super::placement::{Place, placement};
+pub(crate) mod disk;
+mod places;
+
 use crate::distributed;
 use crate::index::oware as index;
 use crate::solve::oware::{CHUNK, Engine};
 use crate::tablebase::oware::TablebaseError;
+pub(crate) use places::{Place, place_within, placement};
 
 /// Largest part of a layer set up (or written) at once while the lower
 /// layers it reads most fit in memory beside it; else parts grow up to a
@@ -193,21 +198,6 @@ pub(crate) struct Budget {
 }
 
 impl Budget {
-    /// The budget of each of `ranks` processes building with `options`.
-    pub fn new(options: &BuildOptions, ranks: usize) -> Budget {
-        Budget {
-            max_seeds: options.max_seeds,
-            memory: options.memory,
-            lower_cache: match ranks {
-                1 => options.lower_cache,
-                _ => 0,
-            },
-            ranks,
-            outbox_bytes: options.outbox_bytes,
-            engine: options.engine,
-        }
-    }
-
     /// The positions of layer `seeds` that process `rank` holds.
     pub fn share(&self, seeds: usize, rank: usize) -> Range<usize> {
         distributed::share(index::layer_size(seeds) as usize, rank, self.ranks, CHUNK)
@@ -271,11 +261,14 @@ mod tests {
     use super::*;
 
     fn budget(max_seeds: usize, memory: u64) -> Budget {
-        let options = BuildOptions {
+        Budget {
+            max_seeds,
+            memory,
             lower_cache: 0,
-            ..BuildOptions::new(max_seeds, memory)
-        };
-        Budget::new(&options, 1)
+            ranks: 1,
+            outbox_bytes: crate::solve::oware::OUTBOX_BYTES,
+            engine: None,
+        }
     }
 
     /// An engine's least budget is its arrays and a constant, whatever the
