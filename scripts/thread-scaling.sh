@@ -6,7 +6,8 @@
 # every round). Prints each run's layer time (from the build's
 # build-times.tsv) and wall time, then per engine and thread count the
 # median layer time, M positions/s, the speed-up over the fewest threads and
-# the efficiency (speed-up / threads). Every run's table must be
+# the efficiency (speed-up / threads), and per engine the serial share of
+# Amdahl's law fitted to the medians (plan.rs's SERIAL_SHARE). Every run's table must be
 # byte-identical to the first run's, or the script fails.
 #
 #   scripts/thread-scaling.sh BIN LAYER "ENGINES" "THREADS" [ROUNDS]
@@ -73,6 +74,15 @@ for engine in $engines; do
                 if (i == 1) { base = m; base_t = t }
                 speedup = base / m
                 printf "%s\t%s\t%.2f\t%.2f\t%.2f\t%.2f\n", e, t, m, positions / m / 1e6, speedup, speedup / (t / base_t)
+                x[i] = 1 / t; y[i] = m; sx += x[i]; sy += y[i]
+            }
+            # Amdahl: T(t) = a + b / t by least squares; the serial share
+            # is a / (a + b), what plan.rs calls SERIAL_SHARE.
+            if (n >= 2) {
+                mx = sx / n; my = sy / n
+                for (i = 1; i <= n; i++) { sxy += (x[i] - mx) * (y[i] - my); sxx += (x[i] - mx) ^ 2 }
+                b = sxy / sxx; a = my - b * mx
+                printf "%s\tserial share (Amdahl, least squares)\t%.3f\n", e, a / (a + b)
             }
         }'
 done

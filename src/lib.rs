@@ -2,12 +2,12 @@
 //! mancala-tb: perfect-play tablebases for mancala games, built by retrograde analysis.
 //!
 //! Layout: [`games`] holds the rules engines, [`index`] ranks positions into table
-//! order, [`solve`] holds the retrograde engines, [`table`] the on-disk formats and
+//! order, `solve` holds the retrograde engines, [`table`] the on-disk formats and
 //! [`tablebase`] building and probing folders of tables. What is for people
-//! belongs to the `mancala-tb` binary (`src/main.rs`): the command line
-//! (`src/cli/`), the HTTP server and board page (`src/server/`), and what
-//! both show (`answer.rs`, `play.rs`, `plot.rs`, `probe_lines.rs`); so the
-//! library needs none of their crates (clap, plotters, serde_json, axum):
+//! belongs to the `mancala-tb` binary, in its own folder `src/bin/mancala-tb/`:
+//! the command line (`cli/`), the HTTP server and board page (`server/`), and
+//! what both show (`answer.rs`, `play.rs`, `plot.rs`, `probe_lines.rs`); so
+//! the library needs none of their crates (clap, plotters, serde_json, axum):
 //! `cargo doc --lib --no-default-features`.
 //!
 //! Where to start (the most used items are also at the crate root):
@@ -28,10 +28,15 @@ pub mod distributed;
 pub mod error;
 pub mod games;
 pub mod index;
-pub mod memory;
-pub mod solve;
 pub mod table;
 pub mod tablebase;
+
+// Not the API: the binary's sizes and free memory (`memory`), and the
+// engines under the tablebases (`solve`), which the tests drive directly.
+#[doc(hidden)]
+pub mod memory;
+#[doc(hidden)]
+pub mod solve;
 
 pub use error::{Cause, MissingTable, WithPath};
 pub use tablebase::engehe::EngeheTablebase;

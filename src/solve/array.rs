@@ -5,19 +5,9 @@
 use std::io;
 use std::marker::PhantomData;
 use std::ops::{Deref, DerefMut};
-use std::sync::atomic::{AtomicU16, AtomicU64};
 
+use bytemuck::Zeroable;
 use memmap2::MmapMut;
-
-/// Types for which all-zero bytes are a valid value.
-///
-/// # Safety
-/// Implement only for such types.
-pub unsafe trait Zeroable {}
-// SAFETY: zero is a valid i8, AtomicU16 and AtomicU64.
-unsafe impl Zeroable for i8 {}
-unsafe impl Zeroable for AtomicU16 {}
-unsafe impl Zeroable for AtomicU64 {}
 
 /// A fixed-length array of `T` in its own anonymous memory map, zeroed by
 /// the system; it derefs to a slice.

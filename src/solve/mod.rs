@@ -2,7 +2,7 @@
 //! `explicit` (the explicit graph engine), with the decision rules both use
 //! (`threshold`) and their large arrays (`array`).
 
-pub mod array;
+pub(crate) mod array;
 pub mod explicit;
 pub(crate) mod oware;
 pub(crate) mod threshold;

@@ -18,7 +18,7 @@ pub enum TableError {
     #[error(transparent)]
     Io(io::Error),
 
-    /// The file does not start with [`MAGIC`](super::MAGIC).
+    /// The file does not start with the magic of a table (`docs/format.md`).
     #[error("not a mancala-tb table (bad magic)")]
     NotATable,
 

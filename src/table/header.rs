@@ -2,7 +2,6 @@
 //! decoding and every consistency check a reader needs before trusting offsets.
 
 use super::error::TableError;
-use super::score_coding::{StreamCheck, Streams};
 
 /// First bytes of every table file. PNG-style: the high byte and the CR/LF/^Z
 /// catch files mangled by text-mode transfers.
@@ -88,21 +87,6 @@ impl BlockCoding {
             BlockCoding::ScoreContextCrc => "context-2",
             BlockCoding::ScoreContextCrc4 => "context-3",
             BlockCoding::ScoreContextTails => "context-4",
-        }
-    }
-
-    /// How a context coding codes its streams; `None` for zstd. Codings
-    /// 1 to 3 are read only (`legacy`).
-    pub fn streams(self) -> Option<Streams> {
-        match self {
-            BlockCoding::Zstd => None,
-            BlockCoding::ScoreContextTails => Some(Streams {
-                check: StreamCheck::PlacedCrc,
-                lanes: 4,
-                scale_bits: 9,
-                tails: true,
-            }),
-            old => Some(super::legacy::streams(old)),
         }
     }
 }

@@ -1,6 +1,8 @@
 //! Block codings 1 to 3, which builds wrote before coding 4: read only.
-//! Tables of those codings still open and probe as they did, through the
-//! same decoder as coding 4 with their own stream layouts (below); nothing
+//! This module tests that tables of those codings still open and probe as
+//! they did, through the
+//! same decoder as coding 4 with their own stream layouts
+//! ([`BlockCoding::streams`](super::BlockCoding::streams)); nothing
 //! writes them ([`TableWriter`](super::TableWriter) writes zstd or coding
 //! 4). The layouts, byte by byte: `docs/format.md`.
 //!
@@ -9,25 +11,6 @@
 //! bytes, but two lanes at a scale of 2¹⁰ (larger slot tables, twice the
 //! steps to a value); coding 3 has coding 4's four lanes, scale and placed
 //! CRCs, without the tails that save 6 bytes a stream.
-
-use super::header::BlockCoding;
-use super::score_coding::{StreamCheck, Streams};
-
-/// The stream layout of read-only coding `coding` (1 to 3).
-pub(super) fn streams(coding: BlockCoding) -> Streams {
-    let (check, lanes, scale_bits) = match coding {
-        BlockCoding::ScoreContext => (StreamCheck::End, 2, 10),
-        BlockCoding::ScoreContextCrc => (StreamCheck::Crc, 2, 10),
-        BlockCoding::ScoreContextCrc4 => (StreamCheck::PlacedCrc, 4, 9),
-        current => unreachable!("{current:?} is not a read-only context coding"),
-    };
-    Streams {
-        check,
-        lanes,
-        scale_bits,
-        tails: false,
-    }
-}
 
 #[cfg(test)]
 mod tests {

@@ -7,7 +7,8 @@
 //! The byte-level layout, every field and coding: `docs/format.md`. Writers
 //! write zstd blocks or, for one-byte scores, the context coding of
 //! `score_coding.rs` (coding 4); tables of the older codings 1 to 3 read
-//! through `legacy.rs`.
+//! through the same decoder with their own stream layouts
+//! ([`BlockCoding::streams`]), and `legacy.rs` tests that they still do.
 //!
 //! A reader checks the magic, the version, the header CRC and that the sizes
 //! agree before trusting any offset, and each block's CRC when decoding it
@@ -24,6 +25,7 @@ mod block;
 mod cache;
 mod error;
 mod header;
+#[cfg(test)]
 mod legacy;
 mod rans;
 pub mod raw;
@@ -34,7 +36,7 @@ mod writer;
 pub use block::TableValue;
 pub use error::TableError;
 pub use header::{
-    BlockCoding, CAPTURE_DECIDES, MAGIC, TableMeta, VERSION, ValueEncoding, distance_options,
+    BlockCoding, CAPTURE_DECIDES, TableMeta, VERSION, ValueEncoding, distance_options,
     distance_source,
 };
 pub use reader::{DEFAULT_CACHE_BLOCKS, Table};

@@ -80,8 +80,7 @@ impl RawLayer {
     /// Every value, in rank order.
     pub fn values(&self) -> &[i8] {
         match &self.map {
-            // SAFETY: i8 and u8 have the same layout.
-            Some(map) => unsafe { std::slice::from_raw_parts(map.as_ptr().cast(), map.len()) },
+            Some(map) => bytemuck::cast_slice(map),
             None => &[],
         }
     }
@@ -98,9 +97,7 @@ impl RawLayer {
 pub fn write_layer(path: &Path, values: &[i8]) -> Result<(), WithPath<RawError>> {
     let tmp = super::temp_path(path);
     write_atomically(path, &tmp, |file| {
-        // SAFETY: i8 and u8 have the same layout.
-        let bytes = unsafe { std::slice::from_raw_parts(values.as_ptr().cast(), values.len()) };
-        file.write_all(bytes)
+        file.write_all(bytemuck::cast_slice(values))
     })
 }
 
@@ -127,9 +124,9 @@ impl RawWriter {
     /// Appends the next values in rank order.
     pub fn push(&mut self, values: &[i8]) -> Result<(), WithPath<RawError>> {
         let out = self.out.as_mut().expect("pushed after finish");
-        // SAFETY: i8 and u8 have the same size and alignment.
-        let bytes = unsafe { std::slice::from_raw_parts(values.as_ptr().cast(), values.len()) };
-        out.write_all(bytes).map_err(RawError::Io).at(&self.tmp)
+        out.write_all(bytemuck::cast_slice(values))
+            .map_err(RawError::Io)
+            .at(&self.tmp)
     }
 
     /// Syncs the file, renames it to its name and syncs the folder.

@@ -10,14 +10,16 @@
 //! write, leads each stream with a CRC-32 of its place and bytes (a probe
 //! checks it, then decodes only up to its value), runs four lanes a stream
 //! and ends each lane in a tail coded without renormalising; codings 1 to
-//! 3 are the read-only layouts of `legacy.rs`. Why each choice, as
-//! measured: `docs/benchmarks.md` ("The context coding"); the bytes:
-//! `docs/format.md`.
+//! 3 are read only, with their own stream layouts
+//! ([`BlockCoding::streams`]; `legacy.rs` tests that their tables still
+//! read). Why each choice, as measured: `docs/format.md` ("Why the context
+//! coding is what it is"); the bytes: `docs/format.md`.
 
 use std::ops::Range;
 
 use rayon::prelude::*;
 
+use super::header::BlockCoding;
 use super::rans::{self, Decoder, Decoding, Encoder, MAX_STATES, SlotOrder, Step, Tables};
 
 /// Largest seed count of the alphabet: symbols stay below 256.
@@ -34,7 +36,7 @@ pub const STREAM_LEN: usize = 512;
 const MAX_OWN_CONTEXTS: usize = 64;
 /// Largest block: its streams' end offsets are `u16`s (at most 10 bits a
 /// value plus 23 bytes a stream stays below 64 Ki bytes).
-pub const MAX_BLOCK_SIZE: u32 = 1 << 15;
+pub const MAX_CONTEXT_BLOCK_SIZE: u32 = 1 << 15;
 
 /// How a context coding codes its streams (see
 /// [`BlockCoding::streams`](super::BlockCoding::streams)).
@@ -52,6 +54,28 @@ pub struct Streams {
     /// [`choose_tails`]); the distributions' slots then go to the likeliest
     /// symbols first ([`SlotOrder::ByFrequency`]).
     pub tails: bool,
+}
+
+impl BlockCoding {
+    /// How a context coding codes its streams; `None` for zstd. Codings 1
+    /// to 3 are read only: coding 1 checks a stream by its end, coding 2 by
+    /// a CRC of its bytes, coding 3 by a CRC of its place and bytes; only
+    /// coding 4 ends its lanes in tails.
+    pub fn streams(self) -> Option<Streams> {
+        let (check, lanes, scale_bits, tails) = match self {
+            BlockCoding::Zstd => return None,
+            BlockCoding::ScoreContext => (StreamCheck::End, 2, 10, false),
+            BlockCoding::ScoreContextCrc => (StreamCheck::Crc, 2, 10, false),
+            BlockCoding::ScoreContextCrc4 => (StreamCheck::PlacedCrc, 4, 9, false),
+            BlockCoding::ScoreContextTails => (StreamCheck::PlacedCrc, 4, 9, true),
+        };
+        Some(Streams {
+            check,
+            lanes,
+            scale_bits,
+            tails,
+        })
+    }
 }
 
 /// What vouches for a stream's bytes.

@@ -211,7 +211,7 @@ impl TableWriter {
         let block_size = self.resolved_block_size();
         let max = match self.coding.streams() {
             None => MAX_BLOCK_SIZE,
-            Some(_) => score_coding::MAX_BLOCK_SIZE,
+            Some(_) => score_coding::MAX_CONTEXT_BLOCK_SIZE,
         };
         if block_size == 0 || block_size > max {
             return Err(TableError::InvalidInput {
@@ -427,9 +427,7 @@ impl<F: Fn(usize, &mut [i8]) + Sync> Values for Filled<F> {
     }
     fn read<'a>(&'a self, range: Range<usize>, buffer: &'a mut Vec<u8>) -> &'a [u8] {
         buffer.resize(range.len(), 0);
-        // SAFETY: `i8` and `u8` have the same size and alignment, and every
-        // bit pattern is valid for both.
-        let values = unsafe { &mut *(buffer.as_mut_slice() as *mut [u8] as *mut [i8]) };
+        let values = bytemuck::cast_slice_mut(buffer.as_mut_slice());
         (self.fill)(range.start, values);
         buffer
     }

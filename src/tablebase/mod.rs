@@ -8,9 +8,11 @@ mod file_error;
 pub mod omweso;
 pub mod oware;
 mod report;
-pub mod store;
 mod writers;
 
 pub use explicit::{Built, Checked, DistanceReport, DistanceTables, ExplicitTbError};
+// The explicit engine's layer files, which the tests write directly.
+#[doc(hidden)]
+pub use explicit::store;
 pub use file_error::FileError;
 pub use report::{BuildObserver, LayerReport, Outcomes, Quiet, outcomes};

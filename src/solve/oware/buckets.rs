@@ -20,8 +20,8 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 
 use super::EngineError;
+use super::lower::LowerLayers;
 use super::rank_stream::{RankReader, RankWriter, ScratchResult};
-use super::set_up::LowerLayers;
 use crate::error::{PathContext, WithPath};
 use crate::index::oware as index;
 
@@ -34,11 +34,11 @@ const MAX_BUCKETS: u64 = 256;
 const BUFFER: usize = 1 << 13;
 /// Peak bytes of a sweep's files per position swept: the kept value (1),
 /// and per lookup (about one a position) its offset in the bucket (4), the
-/// asker (about 1) and the bucket (2). Measured: 5.1 (awari layer 20, every
-/// lower layer above 13 streamed).
+/// asker (about 1) and the bucket (2). `scripts/engine-footprint.sh DIR 20`
+/// measures it (its compact run streams the lower layers it cannot keep).
 pub const DEFERRED_BYTES_PER_POSITION: f64 = 6.0;
 /// Lookups of a bucket answered at once.
-const BATCH: usize = 1 << 20;
+const ANSWER_BATCH: usize = 1 << 20;
 
 /// One bucket: ranks `first .. first + len` of lower layer `seeds`.
 #[derive(Clone, Copy, Debug)]
@@ -143,10 +143,8 @@ impl<'a, L: LowerLayers> Deferred<'a, L> {
 
     /// Keeps the values of the next positions of the sweep, in rank order.
     pub fn keep(&mut self, values: &[i8]) -> ScratchResult<()> {
-        // SAFETY: i8 and u8 have the same layout.
-        let bytes = unsafe { std::slice::from_raw_parts(values.as_ptr().cast(), values.len()) };
         let path = self.dir.join("kept");
-        self.kept.write_all(bytes).at(&path)
+        self.kept.write_all(bytemuck::cast_slice(values)).at(&path)
     }
 
     /// Answers every bucket, one read of its range each.
@@ -171,8 +169,8 @@ impl<'a, L: LowerLayers> Deferred<'a, L> {
         }
         let largest = buckets.iter().map(|b| b.len).max().unwrap_or(0);
         let mut values = vec![0i8; largest as usize];
-        let mut offsets = vec![0u8; 4 * BATCH];
-        let mut answers = vec![0u8; BATCH];
+        let mut offsets = vec![0u8; 4 * ANSWER_BATCH];
+        let mut answers = vec![0u8; ANSWER_BATCH];
         for (b, bucket) in buckets.iter().enumerate() {
             let values = &mut values[..bucket.len as usize];
             lower
@@ -243,9 +241,7 @@ impl Answers {
     /// The next `values.len()` kept values, each the best of itself and
     /// `captured − answer` over the deferred captures of its position.
     pub fn next_part(&mut self, values: &mut [i8]) -> ScratchResult<()> {
-        // SAFETY: i8 and u8 have the same layout.
-        let bytes =
-            unsafe { std::slice::from_raw_parts_mut(values.as_mut_ptr().cast(), values.len()) };
+        let bytes = bytemuck::cast_slice_mut(values);
         let dir = &self.dir;
         self.kept
             .read_exact(bytes)

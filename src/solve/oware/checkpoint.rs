@@ -1,7 +1,8 @@
 //! A layer's engine state saved at a threshold boundary, so that a killed
-//! build resumes there. Both engines use it: the in-memory engine saves its
-//! values and states, the out-of-core engine its states and bits (its scratch
-//! files by then are complete).
+//! build resumes there. Every engine uses it: the in-memory engine saves its
+//! values and states, the out-of-core engine its states and bits, the
+//! compact engine its codes (the scratch files of the last two by then are
+//! complete).
 //!
 //! The file: a header naming the engine, the layer and the next threshold,
 //! the arrays in this machine's byte order, and a CRC-32 of all before it.
@@ -19,15 +20,10 @@ use crate::games::oware::Ruleset;
 
 const MAGIC: &[u8; 8] = b"MTBCKPT1";
 
-/// The checkpoint of `engine` in a layer's scratch folder. The engines use
-/// separate files, so a build that changes engine (a new `--memory`) starts
-/// the layer afresh rather than misreading the other's state.
+/// The checkpoint of `engine` in a layer's scratch folder
+/// ([`Engine::checkpoint_file`]).
 pub fn checkpoint_path(scratch: &Path, engine: Engine) -> PathBuf {
-    scratch.join(match engine {
-        Engine::InMemory => "checkpoint.in-memory",
-        Engine::OutOfCore => "checkpoint",
-        Engine::Compact => "checkpoint.compact",
-    })
+    scratch.join(engine.checkpoint_file())
 }
 
 /// The checkpoint file of one layer and engine, and when it is due.

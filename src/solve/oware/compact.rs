@@ -30,9 +30,9 @@ use std::sync::{Arc, Mutex};
 
 use rayon::prelude::*;
 
+use super::lower::LowerLayers;
 use super::rank_stream::{self, RankReader, RankWriter, STREAM_BYTES, ScratchResult};
-use super::scratch::{Scratch, Streamed, set_up_exits, solve_streamed};
-use super::set_up::{LowerLayers, PART_BYTES};
+use super::scratch::{Scratch, ScratchEngine, set_up_exits, solve_streamed};
 use super::{Config, Engine, EngineError, prefetch};
 use crate::error::{PathContext, WithPath};
 use crate::games::oware::{self, Packed, Ruleset, SIDE};
@@ -40,21 +40,13 @@ use crate::index::oware as index;
 use crate::solve::Progress;
 use crate::solve::array::BigArray;
 
-/// Bytes of memory per position of the layer: its two-bit code.
-pub const BYTES_PER_POSITION: f64 = 0.25;
-
-/// Bytes of memory per position of a part of the set-up: its lookups, its
-/// exit, its counters (computed by the shared set-up, not kept), and in the
-/// final pass its values, exits and marked values.
-pub const PART_BYTES_PER_POSITION: u64 = PART_BYTES + 3;
-
 const OPEN: u64 = 0b00;
 const CLOSED: u64 = 0b01;
 const WON: u64 = 0b10;
 const LOST: u64 = 0b11;
 const CODE: u64 = 0b11;
 /// Codes per word.
-const PER_WORD: usize = 32;
+const CODES_PER_WORD: usize = 32;
 
 /// The sizes of the buffers between memory and the scratch files.
 #[derive(Clone, Copy, Debug)]
@@ -116,7 +108,7 @@ pub const LEAST_BUFFER_BYTES: u64 = 1 << 20;
 const SEED_CHUNK: usize = 1 << 12;
 /// Resolved positions whose parents are gathered together, so that their
 /// codes are fetched from memory in parallel.
-const BATCH: usize = 16;
+const PARENT_BATCH: usize = 16;
 /// The most bits a pass of the records' sort sorts by.
 const RADIX_BITS: u32 = 11;
 
@@ -187,7 +179,7 @@ impl Limits {
 
 /// The codes' bytes of layer `seeds`.
 fn codes_bytes(seeds: usize) -> u64 {
-    (index::layer_size(seeds) as f64 * BYTES_PER_POSITION) as u64
+    (index::layer_size(seeds) as f64 * Engine::Compact.bytes_per_position()) as u64
 }
 
 /// The exit streams: one stream of each exit size and of each threshold
@@ -262,7 +254,7 @@ where
         limits,
         codes: Codes::new(size).map_err(|source| EngineError::Memory {
             seeds,
-            bytes: (size as f64 * BYTES_PER_POSITION) as u64,
+            bytes: (size as f64 * Engine::Compact.bytes_per_position()) as u64,
             source,
         })?,
     };
@@ -282,21 +274,22 @@ struct Codes {
 impl Codes {
     fn new(len: usize) -> io::Result<Codes> {
         Ok(Codes {
-            words: BigArray::zeroed(len.div_ceil(PER_WORD))?,
+            words: BigArray::zeroed(len.div_ceil(CODES_PER_WORD))?,
         })
     }
 
     #[inline]
     fn get(&self, rank: usize) -> u64 {
-        (self.words[rank / PER_WORD].load(Ordering::SeqCst) >> (2 * (rank % PER_WORD))) & CODE
+        (self.words[rank / CODES_PER_WORD].load(Ordering::SeqCst) >> (2 * (rank % CODES_PER_WORD)))
+            & CODE
     }
 
     /// Changes the code of `rank` from one that `from` accepts to `to`;
     /// returns whether it did.
     #[inline]
     fn change(&self, rank: usize, from: impl Fn(u64) -> bool, to: u64) -> bool {
-        let shift = 2 * (rank % PER_WORD);
-        self.words[rank / PER_WORD]
+        let shift = 2 * (rank % CODES_PER_WORD);
+        self.words[rank / CODES_PER_WORD]
             .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |w| {
                 from((w >> shift) & CODE).then(|| (w & !(CODE << shift)) | (to << shift))
             })
@@ -305,7 +298,7 @@ impl Codes {
 
     #[inline]
     fn prefetch(&self, rank: usize) {
-        prefetch(&self.words[rank / PER_WORD]);
+        prefetch(&self.words[rank / CODES_PER_WORD]);
     }
 
     /// How many positions are resolved.
@@ -333,7 +326,7 @@ struct Resolved {
     lost: bool,
 }
 
-impl Streamed for Compact {
+impl ScratchEngine for Compact {
     const ENGINE: Engine = Engine::Compact;
 
     fn arrays(&self) -> Vec<&[u8]> {
@@ -538,7 +531,7 @@ impl Pass<'_> {
         let layer = self.layer;
         while !w.stack.is_empty() {
             w.parents.clear();
-            for _ in 0..BATCH {
+            for _ in 0..PARENT_BATCH {
                 let Some(child) = w.stack.pop() else { break };
                 oware::for_each_unmove(layer.rules, child.board, |parent, pit| {
                     let rank = index::rank_packed(parent, layer.seeds) as usize;

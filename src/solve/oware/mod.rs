@@ -12,14 +12,19 @@
 //! each edge is walked once backwards. Positions never resolved are draws
 //! (perpetual play, or a best line worth exactly 0).
 //!
-//! Two engines share the set-up pass ([`set_up`]), the states and the
-//! propagation ([`states`]):
+//! Three engines ([`Engine`]) share the set-up pass ([`set_up`]):
 //! - [`solve_layer`], in memory: one value byte per position (the best
 //!   exit while unresolved, the result afterwards) and a 4-bit state, 1.5
 //!   bytes in all; the fast path where the layer fits.
 //! - [`out_of_core::solve_layer`]: only the state and one bit per position in
 //!   memory (0.625 bytes), exits and results streamed through scratch
 //!   files in rank order; for layers larger than memory.
+//! - [`compact::solve_layer`]: two bits a position in memory, the rest
+//!   streamed like the out-of-core engine's; for layers larger still.
+//!
+//! The first two share the 4-bit states and their propagation ([`states`]);
+//! the two that stream share the scratch files and the steps around their
+//! own ([`scratch`]).
 //!
 //! In memory, phases alternate so that no value byte is ever shared with a writer: the
 //! threshold scan owns its chunk of values and states; the propagation only
@@ -43,12 +48,16 @@ use crate::solve::threshold::{self, Verdict};
 use checkpoint::Checkpoint;
 use outbox::Outbox;
 use propagate::propagate_threshold;
-use states::{COUNTER, Exits, FRESH, LOSS, LOW_BITS, NIBBLE, PENDING, PER_WORD, RESOLVED, States};
+use states::{
+    COUNTER, Exits, FRESH, LOSS, LOW_BITS, NIBBLE, PENDING, RESOLVED, STATES_PER_WORD, States,
+};
 
 mod buckets;
 mod checkpoint;
 pub mod compact;
 pub mod distance;
+mod engine;
+mod lower;
 pub mod out_of_core;
 mod outbox;
 mod propagate;
@@ -59,8 +68,10 @@ mod states;
 
 pub use buckets::{DEFERRED_BYTES_PER_POSITION, Deferred};
 pub use checkpoint::checkpoint_path;
+pub use engine::Engine;
+pub use lower::{Lookup, LowerLayers, PART_BYTES};
 pub use outbox::OUTBOX_BYTES;
-pub use set_up::{Lookup, LowerLayers, PART_BYTES, set_up_layer};
+pub use set_up::set_up_layer;
 
 /// Positions per parallel work unit (a multiple of 16: one state word holds 16).
 pub const CHUNK: usize = 1 << 15;
@@ -84,58 +95,30 @@ pub enum EngineError<E: std::error::Error + 'static> {
     Lower(E),
 }
 
-/// The engine that builds a layer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Engine {
-    /// The whole layer's values and states in memory (`solve_layer`).
-    InMemory,
-    /// States in memory, the rest streamed through scratch files
-    /// (`out_of_core::solve_layer`).
-    OutOfCore,
-    /// Two bits a position in memory, the rest streamed
-    /// (`compact::solve_layer`).
-    Compact,
-}
-
+/// The facts of an engine that need its buffers' sizes, beside the
+/// dispatch to the engines (its other facts: `engine.rs`).
 impl Engine {
-    /// The name a checkpoint's header gives the engine (kept from before
-    /// the engines were renamed, so that saved checkpoints still load).
-    fn checkpoint_name(self) -> &'static str {
+    /// The least memory the engine takes for layer `seeds` beside its
+    /// arrays and parts, whatever the threads: its stream buffers and the
+    /// least of its other buffers.
+    pub fn fixed_bytes(self, seeds: usize) -> u64 {
         match self {
-            Engine::InMemory => "InMemory",
-            Engine::OutOfCore => "Bounded",
-            Engine::Compact => "Compact",
+            Engine::InMemory => 0,
+            Engine::OutOfCore => out_of_core::fixed_bytes(seeds),
+            Engine::Compact => compact::fixed_bytes(seeds),
+        }
+    }
+
+    /// Memory beyond [`Engine::fixed_bytes`] that the engine's buffers take
+    /// on `threads` workers with memory to spare (given less, they shrink).
+    pub fn buffer_bytes(self, seeds: usize, threads: usize) -> u64 {
+        match self {
+            Engine::InMemory => 0,
+            Engine::OutOfCore => out_of_core::buffer_bytes(seeds, threads),
+            Engine::Compact => compact::buffer_bytes(seeds, threads),
         }
     }
 }
-
-impl std::str::FromStr for Engine {
-    type Err = String;
-
-    /// An engine as [`Display`](std::fmt::Display) writes it.
-    fn from_str(text: &str) -> Result<Engine, String> {
-        match text {
-            "in memory" => Ok(Engine::InMemory),
-            "out of core" => Ok(Engine::OutOfCore),
-            "compact" => Ok(Engine::Compact),
-            _ => Err(format!("unknown engine {text:?}")),
-        }
-    }
-}
-
-impl std::fmt::Display for Engine {
-    /// As users read it: the progress line, the summary, `build-times.tsv`.
-    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str(match self {
-            Engine::InMemory => "in memory",
-            Engine::OutOfCore => "out of core",
-            Engine::Compact => "compact",
-        })
-    }
-}
-
-/// Bytes of memory the in-memory engine takes per position of the layer.
-pub const IN_MEMORY_BYTES_PER_POSITION: f64 = 1.5;
 
 /// How an engine runs.
 #[derive(Clone, Debug)]
@@ -208,7 +191,7 @@ where
     let share = distributed::share(size, transport.rank(), transport.ranks(), CHUNK);
     let memory = |source| EngineError::Memory {
         seeds,
-        bytes: (share.len() as f64 * IN_MEMORY_BYTES_PER_POSITION) as u64,
+        bytes: (share.len() as f64 * Engine::InMemory.bytes_per_position()) as u64,
         source,
     };
     let mut layer = Layer {
@@ -282,7 +265,7 @@ impl Layer {
     fn chunks_mut(&mut self) -> impl IndexedParallelIterator<Item = (&mut [i8], &mut [AtomicU64])> {
         self.values
             .par_chunks_mut(CHUNK)
-            .zip(self.states.words.par_chunks_mut(CHUNK / PER_WORD))
+            .zip(self.states.words.par_chunks_mut(CHUNK / STATES_PER_WORD))
     }
 
     /// Forward pass, `part` positions at a time: for every position, the
@@ -300,7 +283,7 @@ impl Layer {
         let parts = self
             .values
             .chunks_mut(part)
-            .zip(self.states.words.chunks_mut(part / PER_WORD));
+            .zip(self.states.words.chunks_mut(part / STATES_PER_WORD));
         for (p, (values, states)) in parts.enumerate() {
             let start = self.states.first + p * part;
             set_up::set_up_part(rules, seeds, start, values, states, lower, None)?;
@@ -316,7 +299,7 @@ impl Layer {
     /// `−t` with no move left, exactly `−t`.)
     fn scan_threshold(&mut self, t: i8) {
         self.chunks_mut().for_each(|(values, states)| {
-            for (values, word) in values.chunks_mut(PER_WORD).zip(states) {
+            for (values, word) in values.chunks_mut(STATES_PER_WORD).zip(states) {
                 let word = word.get_mut();
                 // Only values ±t (exits to seed) and fresh positions
                 // matter here; most groups hold neither.
@@ -356,7 +339,7 @@ impl Layer {
     fn finish(mut self, progress: Progress) -> SolvedLayer {
         self.chunks_mut().for_each(|(values, states)| {
             let mut draws = 0;
-            for (values, word) in values.chunks_mut(PER_WORD).zip(states) {
+            for (values, word) in values.chunks_mut(STATES_PER_WORD).zip(states) {
                 let word = word.get_mut();
                 for (slot, value) in values.iter_mut().enumerate() {
                     let shift = 4 * slot;
@@ -385,7 +368,7 @@ impl Layer {
 #[inline]
 fn candidates(values: &[i8], t: i8) -> u16 {
     #[cfg(target_arch = "x86_64")]
-    if let Ok(group) = <&[i8; PER_WORD]>::try_from(values) {
+    if let Ok(group) = <&[i8; STATES_PER_WORD]>::try_from(values) {
         // SAFETY: SSE2 is part of x86_64; the load reads the 16 bytes of `group`.
         return unsafe {
             use std::arch::x86_64::*;
@@ -452,8 +435,8 @@ impl SolvedLayer {
                 let first = range.start + c * CHUNK;
                 for (i, (m, &v)) in marked.iter_mut().zip(values).enumerate() {
                     let rank = first + i;
-                    let state = self.states[rank / PER_WORD].load(Ordering::Relaxed)
-                        >> (4 * (rank % PER_WORD));
+                    let state = self.states[rank / STATES_PER_WORD].load(Ordering::Relaxed)
+                        >> (4 * (rank % STATES_PER_WORD));
                     *m = if state & EXIT != 0 { mark } else { v };
                 }
             });
@@ -488,7 +471,7 @@ mod tests {
         // Every value, in groups of 16 and in a last short one.
         let values: Vec<i8> = (i8::MIN..=i8::MAX).chain([5, -5, 6]).collect();
         for t in [1, 5, 47] {
-            for group in values.chunks(PER_WORD) {
+            for group in values.chunks(STATES_PER_WORD) {
                 let expected = (group.iter().enumerate())
                     .filter(|&(_, &v)| [t, -t].contains(&v))
                     .fold(0u16, |bits, (slot, _)| bits | 1 << slot);

@@ -20,13 +20,13 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
+use super::lower::LowerLayers;
 use super::outbox::Outbox;
 use super::propagate::propagate_threshold;
 use super::rank_stream::{RankReader, RankWriter, STREAM_BYTES, encode};
-use super::scratch::{Scratch, Streamed, set_up_exits, solve_streamed};
-use super::set_up::{LowerLayers, PART_BYTES};
+use super::scratch::{Scratch, ScratchEngine, set_up_exits, solve_streamed};
 use super::states::{
-    COUNTER, Exits, FRESH, LOSS, LOW_BITS, NIBBLE, PENDING, PER_WORD, RESOLVED, States,
+    COUNTER, Exits, FRESH, LOSS, LOW_BITS, NIBBLE, PENDING, RESOLVED, STATES_PER_WORD, States,
 };
 use super::{Config, Engine, EngineError, prefetch};
 use crate::distributed::Alone;
@@ -36,13 +36,6 @@ use crate::index::oware as index;
 use crate::solve::Progress;
 use crate::solve::array::BigArray;
 use crate::solve::threshold::{self, Verdict};
-
-/// Bytes of memory per position of the layer: a 4-bit state and one bit.
-pub const BYTES_PER_POSITION: f64 = 0.625;
-
-/// Bytes of memory per position of a part: its exits and its set-up, or in
-/// the final pass its values, exits and marked values.
-pub const PART_BYTES_PER_POSITION: u64 = PART_BYTES + 2;
 
 /// Exits of a threshold read from their file at once.
 const SEED_BATCH: usize = 1 << 16;
@@ -54,7 +47,7 @@ const RECORD_WORDS: usize = 1 << 10;
 const RECORD_WINDOW: usize = 2;
 /// The most bytes a part's positions take encoded: their gaps are shorter
 /// than the part, 2^14 ranks, so each entry takes at most 3 bytes.
-const RECORD_PART_BYTES: usize = RECORD_WORDS * PER_WORD * 3;
+const RECORD_PART_BYTES: usize = RECORD_WORDS * STATES_PER_WORD * 3;
 
 /// The least memory of a threshold's buffers, whatever the threads: a
 /// batch of exits, or a window of recorded parts (as many parts as fit,
@@ -108,7 +101,7 @@ where
     let size = index::layer_size(seeds) as usize;
     let memory = |source| EngineError::Memory {
         seeds,
-        bytes: (size as f64 * BYTES_PER_POSITION) as u64,
+        bytes: (size as f64 * Engine::OutOfCore.bytes_per_position()) as u64,
         source,
     };
     let layer = OutOfCore {
@@ -128,7 +121,7 @@ struct OutOfCore {
     buffer_bytes: u64,
 }
 
-impl Streamed for OutOfCore {
+impl ScratchEngine for OutOfCore {
     const ENGINE: Engine = Engine::OutOfCore;
 
     fn arrays(&self) -> Vec<&[u8]> {
@@ -241,7 +234,7 @@ impl OutOfCore {
             let parts: Vec<Recorded> = words
                 .par_chunks_mut(RECORD_WORDS)
                 .enumerate()
-                .map(|(p, words)| settle(words, w * window + p * RECORD_WORDS))
+                .map(|(p, words)| record_fresh(words, w * window + p * RECORD_WORDS))
                 .collect();
             for part in parts {
                 if let Some(first) = part.first {
@@ -263,9 +256,9 @@ struct Recorded {
     last: u64,
 }
 
-/// Settles the positions of `words` (word `first_word` on) resolved at the
-/// threshold, and returns them.
-fn settle(words: &mut [AtomicU64], first_word: usize) -> Recorded {
+/// Records the positions of `words` (word `first_word` on) resolved at the
+/// threshold (`FRESH`), marks them `RESOLVED`, and returns them.
+fn record_fresh(words: &mut [AtomicU64], first_word: usize) -> Recorded {
     let mut part = Recorded {
         first: None,
         rest: Vec::new(),
@@ -279,7 +272,7 @@ fn settle(words: &mut [AtomicU64], first_word: usize) -> Recorded {
             fresh &= fresh - 1;
             let state = (*word >> shift) & NIBBLE;
             debug_assert_eq!(state & PENDING, 0);
-            let rank = ((first_word + w) * PER_WORD) as u64 + u64::from(shift / 4);
+            let rank = ((first_word + w) * STATES_PER_WORD) as u64 + u64::from(shift / 4);
             let lost = state & LOSS != 0;
             match part.first {
                 None => (part.first, part.last) = (Some((rank, lost)), rank),

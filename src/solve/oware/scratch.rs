@@ -14,8 +14,9 @@ use std::sync::atomic::{AtomicI8, AtomicU64, Ordering};
 use rayon::prelude::*;
 
 use super::checkpoint::Checkpoint;
+use super::lower::LowerLayers;
 use super::rank_stream::{RankReader, RankWriter, ScratchResult};
-use super::set_up::{LowerLayers, set_up_layer};
+use super::set_up::set_up_layer;
 use super::{CHUNK, Config, Engine, EngineError};
 use crate::error::PathContext;
 use crate::games::oware::Ruleset;
@@ -25,7 +26,7 @@ use crate::solve::threshold::{self, NO_EXIT, Verdict};
 
 /// An engine that keeps a few arrays in memory and the rest in scratch
 /// files: what it does at each step of [`solve_streamed`].
-pub trait Streamed {
+pub trait ScratchEngine {
     /// Names its checkpoint.
     const ENGINE: Engine;
     /// The arrays a checkpoint saves.
@@ -57,7 +58,7 @@ pub trait Streamed {
 /// the position's best exit replaced by `mark`. Removes the scratch files
 /// when done.
 #[allow(clippy::too_many_arguments)]
-pub fn solve_streamed<X: Streamed, L, E>(
+pub fn solve_streamed<X: ScratchEngine, L, E>(
     mut engine: X,
     rules: Ruleset,
     seeds: usize,

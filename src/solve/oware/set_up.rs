@@ -1,4 +1,4 @@
-//! The set-up pass of both engines: for each position of a part of the
+//! The set-up pass of the three engines: for each position of a part of the
 //! layer, the number of its non-capturing moves (its state's counter) and
 //! the best value its exits offer (captures, or the end of the game). The
 //! values of capture children are asked of the lower layers in one batch
@@ -10,50 +10,13 @@ use std::sync::atomic::AtomicU64;
 use rayon::prelude::*;
 
 use super::buckets::Deferred;
-use super::states::PER_WORD;
+use super::lower::{Lookup, LowerLayers, PART_BYTES};
+use super::states::STATES_PER_WORD;
 use super::{CHUNK, Config, EngineError};
 use crate::games::oware::{self, Ruleset};
 use crate::index::oware as index;
 use crate::solve::Progress;
 use crate::solve::threshold::NO_EXIT;
-
-/// A position of a lower layer whose value is asked for.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Lookup {
-    /// The rank of the position in its layer.
-    pub rank: u64,
-    /// The layer (seeds).
-    pub seeds: u8,
-    /// Filled in by [`LowerLayers::resolve`].
-    pub value: i8,
-    /// The asker's data: the seeds the capture took.
-    pub captured: i8,
-    /// The asker's data: where the answer goes.
-    pub slot: u32,
-}
-
-/// Peak bytes per position of a part's set-up: its lookups (16 bytes, more
-/// than one per position), the per-chunk lists they are gathered in, and
-/// the nodes of lookups into stored layers with their expansions. Measured
-/// at about 49 (awari layer 25 under `--memory 1G`, lower layers read from
-/// their tables); 64 leaves a margin.
-pub const PART_BYTES: u64 = 4 * size_of::<Lookup>() as u64;
-
-/// The values of the finished lower layers, asked for in batches.
-pub trait LowerLayers: Sync {
-    type Error: std::error::Error + Send + 'static;
-    /// Fills in the `value` of every lookup (in any order; the slice keeps
-    /// its order). Not asked of layers read in order.
-    fn resolve(&self, lookups: &mut [Lookup]) -> Result<(), Self::Error>;
-    /// Whether layer `seeds` is read only in order, a range at a time
-    /// ([`read_in_order`](Self::read_in_order)): lookups into it are
-    /// deferred to buckets.
-    fn in_order(&self, seeds: usize) -> bool;
-    /// The values of the positions `first .. first + values.len()` of a
-    /// layer read in order.
-    fn read_in_order(&self, seeds: usize, first: u64, values: &mut [i8])
-    -> Result<(), Self::Error>;
-}
 
 /// Sets up the positions `start .. start + exits.len()` of layer `seeds`
 /// (`start` a multiple of the engines' chunk): `exits[i]` gets the best exit
@@ -73,13 +36,13 @@ pub fn set_up_part<L: LowerLayers>(
     debug_assert!(start.is_multiple_of(CHUNK));
     let per_chunk: Vec<Vec<Lookup>> = exits
         .par_chunks_mut(CHUNK)
-        .zip(states.par_chunks_mut(CHUNK / PER_WORD))
+        .zip(states.par_chunks_mut(CHUNK / STATES_PER_WORD))
         .enumerate()
         .map(|(c, (exits, words))| {
             let mut lookups = Vec::with_capacity(exits.len());
             let first = start + c * CHUNK;
             let mut board = oware::packed(&index::unrank(seeds, first as u64));
-            for (w, (exits, word)) in exits.chunks_mut(PER_WORD).zip(words).enumerate() {
+            for (w, (exits, word)) in exits.chunks_mut(STATES_PER_WORD).zip(words).enumerate() {
                 let mut counters = 0u64;
                 for (slot, exit) in exits.iter_mut().enumerate() {
                     let children = oware::Children::of_packed(rules, board);
@@ -97,7 +60,7 @@ pub fn set_up_part<L: LowerLayers>(
                             seeds: rest as u8,
                             value: 0,
                             captured: captured as i8,
-                            slot: (w * PER_WORD + slot) as u32,
+                            slot: (w * STATES_PER_WORD + slot) as u32,
                         });
                     }
                     index::next_packed(&mut board);
@@ -191,7 +154,7 @@ where
     // Counters of an engine that does not keep them.
     let mut counters: Vec<AtomicU64> = match states {
         Some(_) => Vec::new(),
-        None => (0..exits.len().div_ceil(PER_WORD))
+        None => (0..exits.len().div_ceil(STATES_PER_WORD))
             .map(|_| AtomicU64::new(0))
             .collect(),
     };
@@ -204,9 +167,10 @@ where
             let exits = &mut exits[..part.min(size - start)];
             let words = match &mut states {
                 Some(states) => {
-                    &mut states[start / PER_WORD..(start + exits.len()).div_ceil(PER_WORD)]
+                    &mut states
+                        [start / STATES_PER_WORD..(start + exits.len()).div_ceil(STATES_PER_WORD)]
                 }
-                None => &mut counters[..exits.len().div_ceil(PER_WORD)],
+                None => &mut counters[..exits.len().div_ceil(STATES_PER_WORD)],
             };
             set_up_part(rules, seeds, start, exits, words, lower, deferred.as_mut())?;
             match &mut deferred {

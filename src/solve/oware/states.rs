@@ -34,7 +34,7 @@ pub const NIBBLE: u64 = 0b1111;
 /// Bit 0 of each of the 16 states of a word.
 pub const LOW_BITS: u64 = 0x1111_1111_1111_1111;
 /// States per word.
-pub const PER_WORD: usize = 16;
+pub const STATES_PER_WORD: usize = 16;
 
 /// What the propagation needs of a position's exits.
 pub trait Exits: Sync {
@@ -115,7 +115,7 @@ pub struct States {
 /// next scan of the pending bits.
 const STACK_LIMIT: usize = 1 << 16;
 /// Pending positions whose parents are told together.
-const BATCH: usize = 16;
+const PARENT_BATCH: usize = 16;
 /// Notices for other ranks a worker keeps before posting them.
 const REMOTE_BATCH: usize = 1 << 14;
 
@@ -127,7 +127,7 @@ impl States {
             seeds,
             first: share.start,
             len: share.len(),
-            words: BigArray::zeroed(share.len().div_ceil(PER_WORD))?,
+            words: BigArray::zeroed(share.len().div_ceil(STATES_PER_WORD))?,
             dirty: (0..share.len().div_ceil(CHUNK))
                 .map(|_| AtomicBool::new(false))
                 .collect(),
@@ -152,15 +152,17 @@ impl States {
     /// The state of the position of rank `rank`.
     #[inline]
     pub fn get(&self, rank: usize) -> u64 {
-        (self.words[rank / PER_WORD].load(Ordering::Relaxed) >> (4 * (rank % PER_WORD))) & NIBBLE
+        (self.words[rank / STATES_PER_WORD].load(Ordering::Relaxed)
+            >> (4 * (rank % STATES_PER_WORD)))
+            & NIBBLE
     }
 
     /// Sets the state of an unresolved position to `new` (no other thread
     /// may change its word meanwhile, or it uses atomics on the word).
     #[inline]
     pub fn set(&self, rank: usize, new: u64) {
-        let shift = 4 * (rank % PER_WORD);
-        let word = &self.words[rank / PER_WORD];
+        let shift = 4 * (rank % STATES_PER_WORD);
+        let word = &self.words[rank / STATES_PER_WORD];
         word.fetch_update(Ordering::AcqRel, Ordering::Acquire, |w| {
             Some((w & !(NIBBLE << shift)) | (new << shift))
         })
@@ -181,7 +183,7 @@ impl States {
     ) -> usize {
         let handled = AtomicUsize::new(0);
         let words = self.words.len();
-        let per_chunk = CHUNK / PER_WORD;
+        let per_chunk = CHUNK / STATES_PER_WORD;
         (0..words.div_ceil(per_chunk))
             .into_par_iter()
             .filter(|&c| self.dirty[c].swap(false, Ordering::Relaxed))
@@ -203,7 +205,7 @@ impl States {
                         // parallel, then tell them.
                         notices.clear();
                         let mut batch = 0;
-                        while batch < BATCH {
+                        while batch < PARENT_BATCH {
                             let (rank, board) = match stack.pop() {
                                 Some((rank, board)) => (rank, Some(board)),
                                 None => match scan.next() {
@@ -262,7 +264,7 @@ impl States {
                 remote.push(Notice::wire(layer_rank, lost));
                 return;
             }
-            prefetch(&self.words[rank / PER_WORD]);
+            prefetch(&self.words[rank / STATES_PER_WORD]);
             if !lost {
                 // Counting down to zero asks about the parent's exits.
                 exits.prefetch(rank);
@@ -297,10 +299,10 @@ impl States {
     /// share). Parents they resolve stay pending for the next scan.
     pub fn receive<X: Exits + ?Sized>(&self, exits: &X, notices: &[u64], t: i8) {
         notices.par_chunks(CHUNK).for_each(|notices| {
-            for group in notices.chunks(BATCH) {
+            for group in notices.chunks(PARENT_BATCH) {
                 for &code in group {
                     let rank = Notice::from_wire(code).0 - self.first;
-                    prefetch(&self.words[rank / PER_WORD]);
+                    prefetch(&self.words[rank / STATES_PER_WORD]);
                     exits.prefetch(rank);
                 }
                 for &code in group {
@@ -314,8 +316,8 @@ impl States {
     /// Clears the pending bit of a resolved position; returns whether it was
     /// lost, or `None` if it was not pending (or another worker took it).
     fn take_pending(&self, rank: usize) -> Option<bool> {
-        let shift = 4 * (rank % PER_WORD);
-        let word = &self.words[rank / PER_WORD];
+        let shift = 4 * (rank % STATES_PER_WORD);
+        let word = &self.words[rank / STATES_PER_WORD];
         let state = (word.load(Ordering::Acquire) >> shift) & NIBBLE;
         if state & (RESOLVED | PENDING) != RESOLVED | PENDING {
             return None;
@@ -327,8 +329,8 @@ impl States {
 
     /// Resolves an unresolved position as won at the current threshold.
     fn resolve_win(&self, rank: usize) -> bool {
-        let shift = 4 * (rank % PER_WORD);
-        let word = &self.words[rank / PER_WORD];
+        let shift = 4 * (rank % STATES_PER_WORD);
+        let word = &self.words[rank / STATES_PER_WORD];
         word.fetch_update(Ordering::AcqRel, Ordering::Acquire, |w| {
             let state = (w >> shift) & NIBBLE;
             (state & RESOLVED == 0)
@@ -340,8 +342,8 @@ impl States {
     /// One more non-capturing child of this position is won: count it down;
     /// with none left and no exit better than −t the position is lost at −t.
     fn count_down<X: Exits + ?Sized>(&self, exits: &X, rank: usize, t: i8) -> bool {
-        let shift = 4 * (rank % PER_WORD);
-        let word = &self.words[rank / PER_WORD];
+        let shift = 4 * (rank % STATES_PER_WORD);
+        let word = &self.words[rank / STATES_PER_WORD];
         let mut lost = false;
         let updated = word.fetch_update(Ordering::AcqRel, Ordering::Acquire, |w| {
             let state = (w >> shift) & NIBBLE;
@@ -395,6 +397,6 @@ impl Iterator for PendingScan<'_> {
         }
         let slot = self.pending.trailing_zeros() as usize / 4;
         self.pending &= self.pending - 1;
-        Some((self.word - 1) * PER_WORD + slot)
+        Some((self.word - 1) * STATES_PER_WORD + slot)
     }
 }

@@ -1,11 +1,11 @@
 //! One layer's table file: where it is, what its header says, how its
 //! positions are numbered, and what to tell a user who has not built it.
 
+use super::store::{self, Meta, Stored, Values};
 use crate::error::{MissingTable, PathContext, WithPath};
 use crate::index::stars_bars::StarsBars;
 use crate::table::TableError;
 use crate::tablebase::FileError;
-use crate::tablebase::store::{self, Meta, Stored, Values};
 use std::path::PathBuf;
 
 use super::ExplicitTbError;

@@ -13,6 +13,7 @@ mod check;
 mod error;
 mod layer_file;
 mod probe;
+pub mod store;
 
 use std::fmt;
 use std::ops::{ControlFlow, Range, RangeInclusive};

@@ -3,8 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
+use super::store::Stored;
 use super::{ExplicitGame, ExplicitTbError, LayerFile, seeds, too_many};
-use crate::tablebase::store::Stored;
 
 /// One built layer: its file, its values and its distance table if any.
 struct OpenLayer {

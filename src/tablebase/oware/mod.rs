@@ -9,24 +9,25 @@
 //! compress far better than their values.
 
 mod batch;
+mod budget;
 mod build;
-mod check;
 mod distance;
 mod layers;
 pub mod plan;
 mod probe;
+mod published;
 mod resolve;
+mod verify;
 
 use std::path::{Path, PathBuf};
 
 pub use batch::Probed;
-pub use build::{
-    BuildOptions, CHECKPOINT_EVERY, FIXED_BYTES, LayerPlan, build, build_on, least_bytes,
-    plan_engine, plan_layer, scratch_dir,
-};
-pub use check::{LayerChecked, VerifyOptions, decode_layers, export, import, verify};
+pub use budget::{FIXED_BYTES, LayerPlan, least_bytes, plan_engine, plan_layer};
+pub use build::{BuildOptions, CHECKPOINT_EVERY, build, build_on, scratch_dir};
 pub use distance::{DistanceReport, distance_path};
 pub use probe::{MoveValue, OwareTablebase, PvEnd, PvStep, best_move, distance_by_moves};
+pub use published::{export, import};
+pub use verify::{LayerChecked, VerifyOptions, decode_layers, verify};
 
 use super::FileError;
 use crate::error::{Cause, MissingTable, WithPath};

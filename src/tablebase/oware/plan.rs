@@ -8,8 +8,11 @@ use std::time::Instant;
 
 use serde::{Serialize, Serializer};
 
-use super::build::disk::{deferred_bytes, has_raw_copy, layer_bytes, sweep_within};
-use super::build::{Budget, BuildOptions, LayerPlan, Place, least_bytes, placement, plan_engine};
+use super::budget::disk::{
+    TABLE_BYTES_PER_POSITION, deferred_bytes, has_raw_copy, layer_bytes, sweep_within,
+};
+use super::budget::{Budget, LayerPlan, Place, least_bytes, placement, plan_engine};
+use super::build::BuildOptions;
 use super::{BuildTime, TablebaseError, build, ruleset_dir, table_path};
 use crate::error::PathContext;
 use crate::games::oware::{MAX_SEEDS, Ruleset};
@@ -19,82 +22,52 @@ use crate::solve::oware::Engine;
 use crate::tablebase::FileError;
 use crate::tablebase::Quiet;
 
-/// Bytes of a finished table per position (block coding 4, awari
-/// measured 2026-12-01: 0.358 for ≤ 20, 0.367 for ≤ 26, 0.371 at 26,
-/// growing by about 0.0014 a layer from 21 to 26): what the largest
-/// layers, which make up most of a build's tables, reach near 48 seeds if
-/// that growth goes on.
-pub const TABLE_BYTES_PER_POSITION: f64 = 0.40;
-/// Peak bytes of an out-of-core layer's scratch files per position (exits by
-/// size and positions by threshold; measured 1.36 on awari layer 18).
-pub const SCRATCH_BYTES_PER_POSITION: f64 = 1.4;
 /// How the rate of the engines falls with the layer size `P` where no
-/// build recorded it: as `P^−RATE_EXPONENT`, up to [`RATE_FALL_ENDS`].
-/// Random accesses miss the caches more as the layer grows (docs/scale.md,
-/// "What limits the rate").
-pub const RATE_EXPONENT: f64 = 0.23;
+/// build recorded it: as `P^−RATE_EXPONENT`, up to [`RATE_FALL_ENDS`]:
+/// random accesses miss the caches more as the layer grows. The slope
+/// (log–log) of the layer rates `scripts/bench-oware.sh 26` records in its
+/// folder's `build-times.tsv`, from layer 20 on; `plan` fits the same to a
+/// folder's own records ([`RecordedRates`]).
+const RATE_EXPONENT: f64 = 0.23;
 /// The layer beyond whose size the rate no longer falls: there every random
-/// access of the propagation already misses the caches. The quiet build of
-/// 0..=32 here (2 threads, in memory, 2026-12-01) ran layers 27 to 32 at
-/// 2.79–2.95 M positions/s, after a fall from 9 M at layer 20.
-pub const RATE_FALL_ENDS: usize = 27;
+/// access of the propagation already misses the caches. The first layer of
+/// the flat run of rates in the `build-times.tsv` of
+/// `scripts/bench-oware.sh 32` (in memory).
+const RATE_FALL_ENDS: usize = 27;
 /// How many of the largest recorded layers the fall beyond them is fitted
 /// to: the fall steepens with the size, so the largest say most.
-pub const FITTED_LAYERS: usize = 4;
+const FITTED_LAYERS: usize = 4;
 /// Smallest layer whose recorded rate is fitted (smaller layers are
 /// dominated by fixed costs).
 const FIT_MIN_POSITIONS: u64 = 100_000_000;
-/// Share of a layer's one-thread time that more threads did not shorten, by
-/// engine (in memory, out of core, compact): Amdahl's law fitted (least
-/// squares) to awari layer 22 built with 1 to 16 threads on a 16-core
-/// machine (`scripts/thread-scaling.sh`, 2026-12-04; docs/scale.md,
-/// "Threads").
-pub const SERIAL_SHARES: [f64; 3] = [0.033, 0.13, 0.085];
-
-/// How many times as fast as one thread `threads` threads build a layer
-/// with `engine`.
-pub fn speedup(engine: Engine, threads: usize) -> f64 {
-    let serial = SERIAL_SHARES[match engine {
-        Engine::InMemory => 0,
-        Engine::OutOfCore => 1,
-        Engine::Compact => 2,
-    }];
-    1.0 / (serial + (1.0 - serial) / threads.max(1) as f64)
-}
-
 /// Share of a node's rate kept when `K` nodes share a layer (waiting at the
-/// end of each round, the table written by one rank): an assumption; the
-/// MPI build on this 2-core machine cannot measure it (README, Measured).
-pub const NODE_EFFICIENCY: f64 = 0.7;
+/// end of each round, the table written by one rank): an assumption, near
+/// the ratio `scripts/bench-mpi.sh 20 2 1` prints for 2 ranks of 1 thread
+/// against 1 process of 2 threads on one machine; many nodes on a real
+/// network are not measured.
+const NODE_EFFICIENCY: f64 = 0.7;
 /// Bytes a distributed build sends per position when every parent update
-/// goes to another rank: one 8-byte notice per non-capturing edge walked.
-/// Measured: 12.5–13.2 bytes per position sent at 2 ranks, 16.4–18.0 at 3
-/// (awari layers 15–18, 2026-11-30), i.e. 2 + 22 × (R − 1) / R.
-pub const NOTICE_BYTES_PER_POSITION: f64 = 22.0;
+/// goes to another rank: one 8-byte notice per non-capturing edge walked,
+/// about 2.75 edges a position. With [`GATHER_BYTES_PER_POSITION`], R ranks
+/// send `2 + 22 × (R − 1) / R`; `scripts/bench-mpi.sh` prints the bytes
+/// sent per position at 2 and 3 ranks.
+const NOTICE_BYTES_PER_POSITION: f64 = 22.0;
 /// Bytes per position of the values gathered for the table (values and
 /// marks).
-pub const GATHER_BYTES_PER_POSITION: f64 = 2.0;
-/// Seconds per position to decode a stored table block, per thread
-/// (zstd, awari layers 22 and 26: 4.0 and 3.6 ns measured here quiet on one
-/// thread, 2026-11-30).
-pub const DECODE_SECONDS_PER_POSITION: f64 = 4e-9;
-/// Bytes the out-of-core engine reads and writes in its scratch files per
-/// position of the layer (exits, positions by threshold, the table
-/// written): 1.85 read and 2.76 written, measured at awari layer 20 with
-/// the lower layers in memory (`read(2)` and `write(2)`, 2026-12-02).
-pub const OUT_OF_CORE_IO_BYTES_PER_POSITION: f64 = 4.6;
-/// The same for the compact engine, whose runs of resolved positions are
-/// written, merged and read as well: 2.98 read and 3.90 written.
-pub const COMPACT_IO_BYTES_PER_POSITION: f64 = 6.9;
+const GATHER_BYTES_PER_POSITION: f64 = 2.0;
+/// Seconds per position to decode a stored table block, per thread:
+/// `CODINGS=0 cargo bench --bench coding -- DIR 22 26` prints the time to
+/// decode every block of those layers (zstd; divide by their positions).
+const DECODE_SECONDS_PER_POSITION: f64 = 4e-9;
 /// Sequential disk bandwidth per node assumed (a workstation's NVMe disk),
 /// for the lower layers streamed and the set-up's deferred lookups.
-pub const DISK_BYTES_PER_SECOND: f64 = 1e9;
+const DISK_BYTES_PER_SECOND: f64 = 1e9;
 /// Network bandwidth per node assumed (10 Gbit/s Ethernet); messages are
 /// assumed not to overlap computation.
-pub const NETWORK_BYTES_PER_SECOND: f64 = 1.25e9;
+const NETWORK_BYTES_PER_SECOND: f64 = 1.25e9;
 
 /// Bytes the ranks of a build on `ranks` send each other per position.
-pub fn sent_bytes_per_position(ranks: usize) -> f64 {
+fn sent_bytes_per_position(ranks: usize) -> f64 {
     match ranks {
         0 | 1 => 0.0,
         r => GATHER_BYTES_PER_POSITION + NOTICE_BYTES_PER_POSITION * (r - 1) as f64 / r as f64,
@@ -111,7 +84,7 @@ pub struct Calibration {
     /// Positions per second of that layer in memory.
     pub in_memory: f64,
     /// Positions per second of that layer out of core.
-    pub bounded: f64,
+    pub out_of_core: f64,
     /// Positions per second of that layer in the compact engine.
     pub compact: f64,
 }
@@ -135,18 +108,18 @@ pub fn calibrate(rules: Ruleset, seeds: usize) -> Result<Calibration, TablebaseE
             Ok(index::layer_size(seeds) as f64 / seconds)
         };
         let in_memory = time(BuildOptions::new(seeds, roomy))?;
-        // The least budget of the bounded engine, with room for parts.
+        // The least budget of the out-of-core engine, with room for parts.
         let tight = |engine| BuildOptions {
             engine: Some(engine),
             ..BuildOptions::new(seeds, tight_budget(engine, seeds))
         };
-        let bounded = time(tight(Engine::OutOfCore))?;
+        let out_of_core = time(tight(Engine::OutOfCore))?;
         let compact = time(tight(Engine::Compact))?;
         Ok(Calibration {
             seeds,
             threads: rayon::current_num_threads(),
             in_memory,
-            bounded,
+            out_of_core,
             compact,
         })
     })();
@@ -175,8 +148,8 @@ pub struct RecordedRates {
     /// thread, by seeds.
     layers: Vec<(usize, u64, f64)>,
     /// `b` of the fall `P^−b` beyond the largest recorded layer: the
-    /// least-squares slope (log–log) of the [`FITTED_LAYERS`] largest
-    /// layers of at least 100 M positions, [`RATE_EXPONENT`] if fewer than
+    /// least-squares slope (log–log) of the `FITTED_LAYERS` largest
+    /// layers of at least 100 M positions, `RATE_EXPONENT` if fewer than
     /// two; at least 0.
     pub exponent: f64,
     /// Whether `exponent` was fitted.
@@ -191,7 +164,7 @@ impl RecordedRates {
             .iter()
             .filter(|t| t.engine == Engine::InMemory && t.ranks == 1 && t.seconds > 0.0)
             .map(|t| {
-                let rate = t.positions as f64 / t.seconds / speedup(Engine::InMemory, t.threads);
+                let rate = t.positions as f64 / t.seconds / Engine::InMemory.speedup(t.threads);
                 (t.seeds, t.positions, rate)
             })
             .collect();
@@ -219,7 +192,7 @@ impl RecordedRates {
     }
 
     /// Positions per second of layer `seeds` in memory on one thread (the
-    /// recorded rate over its threads' [`speedup`]): as
+    /// recorded rate over its threads' [`Engine::speedup`]): as
     /// recorded, or beyond the largest recorded layer its rate falling as
     /// `P^−exponent`; `None` below it where nothing was recorded.
     fn rate(&self, seeds: usize) -> Option<f64> {
@@ -257,7 +230,7 @@ fn slope(points: &[(f64, f64)]) -> f64 {
 pub struct Assumptions {
     /// The rates measured here.
     pub calibration: Calibration,
-    /// Threads per node of the projected build; rates scale by [`speedup`].
+    /// Threads per node of the projected build; rates scale by [`Engine::speedup`].
     pub threads: usize,
     /// Nodes sharing each layer.
     pub nodes: usize,
@@ -321,19 +294,19 @@ pub struct LayerProjection {
 /// [`Assumptions`] with the constants of this module, and in words.
 #[derive(Clone, Debug, Serialize)]
 pub struct StatedAssumptions {
-    /// [`Calibration::bounded`].
-    pub bounded_rate: f64,
+    /// [`Calibration::out_of_core`].
+    pub out_of_core_rate: f64,
     /// [`Calibration::compact`].
     pub compact_rate: f64,
     /// [`Calibration::seeds`].
     pub calibration_seeds: usize,
     /// [`Calibration::threads`].
     pub calibration_threads: usize,
-    /// [`DECODE_SECONDS_PER_POSITION`].
+    /// `DECODE_SECONDS_PER_POSITION`.
     pub decode_seconds_per_position: f64,
     /// The set-up's deferred bytes per position (`DEFERRED_BYTES_PER_POSITION`).
     pub deferred_bytes_per_position: f64,
-    /// [`DISK_BYTES_PER_SECOND`].
+    /// `DISK_BYTES_PER_SECOND`.
     pub disk_bytes_per_second: f64,
     /// [`Assumptions::disk`].
     pub disk_limit_bytes: Option<u64>,
@@ -343,27 +316,27 @@ pub struct StatedAssumptions {
     pub lower_cache_bytes: u64,
     /// [`Assumptions::memory`].
     pub memory_bytes: u64,
-    /// [`NETWORK_BYTES_PER_SECOND`].
+    /// `NETWORK_BYTES_PER_SECOND`.
     pub network_bytes_per_second: f64,
-    /// [`NODE_EFFICIENCY`].
+    /// `NODE_EFFICIENCY`.
     pub node_efficiency: f64,
     /// [`Assumptions::nodes`].
     pub nodes: usize,
-    /// [`RATE_EXPONENT`].
+    /// `RATE_EXPONENT`.
     pub rate_exponent: f64,
-    /// [`RATE_FALL_ENDS`].
+    /// `RATE_FALL_ENDS`.
     pub rate_fall_ends_seeds: usize,
     /// [`RecordedRates::exponent`], if rates were recorded.
     pub recorded_rate_exponent: Option<f64>,
     /// The layers whose in-memory rates were recorded here.
     pub recorded_seeds: Vec<usize>,
-    /// [`SCRATCH_BYTES_PER_POSITION`].
+    /// [`Engine::scratch_bytes_per_position`] out of core.
     pub scratch_bytes_per_position: f64,
-    /// [`sent_bytes_per_position`] of [`Assumptions::nodes`].
+    /// `sent_bytes_per_position` of [`Assumptions::nodes`].
     pub sent_bytes_per_position: f64,
     /// All of it in sentences, as `plan oware` lists it.
     pub stated: Vec<String>,
-    /// [`TABLE_BYTES_PER_POSITION`].
+    /// `TABLE_BYTES_PER_POSITION`.
     pub table_bytes_per_position: f64,
     /// [`Assumptions::threads`].
     pub threads: usize,
@@ -378,18 +351,18 @@ impl From<&Assumptions> for StatedAssumptions {
                 c.seeds,
                 c.threads,
                 c.in_memory / 1e6,
-                c.bounded / 1e6,
+                c.out_of_core / 1e6,
                 c.compact / 1e6
             ),
             format!(
-                "rates scale with threads ({} per node) as measured on 16 cores at layer 22: Amdahl's law with serial shares of {:.1}% in memory, {:.1}% out of core and {:.1}% compact (16 threads {:.1}, {:.1} and {:.1} times as fast as one); where no build recorded a layer, they fall from the calibration's as (layer size)^-{RATE_EXPONENT} up to layer {RATE_FALL_ENDS}'s size ({:.2}G positions) and stay flat beyond (measured here: flat from 27 to 32, in memory)",
+                "rates scale with threads ({} per node) by Amdahl's law with serial shares of {:.1}% in memory, {:.1}% out of core and {:.1}% compact (16 threads {:.1}, {:.1} and {:.1} times as fast as one); where no build recorded a layer, they fall from the calibration's as (layer size)^-{RATE_EXPONENT} up to layer {RATE_FALL_ENDS}'s size ({:.2}G positions) and stay flat beyond",
                 a.threads,
-                SERIAL_SHARES[0] * 100.0,
-                SERIAL_SHARES[1] * 100.0,
-                SERIAL_SHARES[2] * 100.0,
-                speedup(Engine::InMemory, 16),
-                speedup(Engine::OutOfCore, 16),
-                speedup(Engine::Compact, 16),
+                Engine::InMemory.serial_share() * 100.0,
+                Engine::OutOfCore.serial_share() * 100.0,
+                Engine::Compact.serial_share() * 100.0,
+                Engine::InMemory.speedup(16),
+                Engine::OutOfCore.speedup(16),
+                Engine::Compact.speedup(16),
                 index::layer_size(RATE_FALL_ENDS) as f64 / 1e9,
             ),
             format!(
@@ -399,7 +372,7 @@ impl From<&Assumptions> for StatedAssumptions {
                 NODE_EFFICIENCY * 100.0
             ),
             format!(
-                "between nodes: {:.1} bytes sent per position (2 + 22 x (K-1)/K, measured with 2 and 3 ranks here) over {:.0} Gbit/s per node, not overlapping computation",
+                "between nodes: {:.1} bytes sent per position (2 + 22 x (K-1)/K) over {:.0} Gbit/s per node, not overlapping computation",
                 sent_bytes_per_position(a.nodes),
                 NETWORK_BYTES_PER_SECOND * 8.0 / 1e9
             ),
@@ -409,7 +382,9 @@ impl From<&Assumptions> for StatedAssumptions {
                 DECODE_SECONDS_PER_POSITION * 1e9
             ),
             format!(
-                "lower layers neither kept nor cached are streamed where the engine streams its exits: raw copies on disk (1 byte/position), each read once in order by a layer's set-up, which writes and reads {DEFERRED_BYTES_PER_POSITION} bytes/position of deferred lookups; the engines' own scratch files take {OUT_OF_CORE_IO_BYTES_PER_POSITION} (out of core) and {COMPACT_IO_BYTES_PER_POSITION} (compact) bytes/position of reads and writes (measured at layer 20); all of it on {:.1} GB/s of sequential disk, not overlapping computation",
+                "lower layers neither kept nor cached are streamed where the engine streams its exits: raw copies on disk (1 byte/position), each read once in order by a layer's set-up, which writes and reads {DEFERRED_BYTES_PER_POSITION} bytes/position of deferred lookups; the engines' own scratch files take {} (out of core) and {} (compact) bytes/position of reads and writes; all of it on {:.1} GB/s of sequential disk, not overlapping computation",
+                Engine::OutOfCore.io_bytes_per_position(),
+                Engine::Compact.io_bytes_per_position(),
                 DISK_BYTES_PER_SECOND / 1e9
             ),
             format!(
@@ -441,7 +416,7 @@ impl From<&Assumptions> for StatedAssumptions {
             );
         }
         StatedAssumptions {
-            bounded_rate: c.bounded,
+            out_of_core_rate: c.out_of_core,
             compact_rate: c.compact,
             calibration_seeds: c.seeds,
             calibration_threads: c.threads,
@@ -462,7 +437,7 @@ impl From<&Assumptions> for StatedAssumptions {
                 .recorded
                 .as_ref()
                 .map_or_else(Vec::new, RecordedRates::seeds),
-            scratch_bytes_per_position: SCRATCH_BYTES_PER_POSITION,
+            scratch_bytes_per_position: Engine::OutOfCore.scratch_bytes_per_position(),
             sent_bytes_per_position: sent_bytes_per_position(a.nodes),
             stated,
             table_bytes_per_position: TABLE_BYTES_PER_POSITION,
@@ -475,21 +450,19 @@ impl From<&Assumptions> for StatedAssumptions {
 /// a small constant, whatever the threads.
 fn least_stated() -> String {
     use crate::memory::human_bytes;
-    use crate::solve::oware::{
-        CHUNK, IN_MEMORY_BYTES_PER_POSITION, PART_BYTES, compact, out_of_core,
-    };
+    use crate::solve::oware::{CHUNK, compact, out_of_core};
     let part = |bytes: u64| human_bytes(CHUNK as u64 * bytes);
     // A stream's buffer: the exit streams take two per exit size.
     let stream = (compact::fixed_bytes(1) - compact::fixed_bytes(0)) / 2;
     let per_thread = compact::buffer_bytes(26, 2) - compact::buffer_bytes(26, 1);
     format!(
         "an engine's least memory per node (`least`), whatever the threads: {} B/position in memory, {} out of core, {} compact, plus a part of {CHUNK} positions ({}, {}, {}), the {} reserve and, for the engines that stream their exits, their streams (2 x (n+1) x {} at layer n) and least buffers ({} out of core, {} compact); buffers that exist per thread take what the budget leaves beyond it (compact, with memory to spare: {} a thread) and below that shrink, or the threads share them",
-        IN_MEMORY_BYTES_PER_POSITION,
-        out_of_core::BYTES_PER_POSITION,
-        compact::BYTES_PER_POSITION,
-        part(PART_BYTES),
-        part(out_of_core::PART_BYTES_PER_POSITION),
-        part(compact::PART_BYTES_PER_POSITION),
+        Engine::InMemory.bytes_per_position(),
+        Engine::OutOfCore.bytes_per_position(),
+        Engine::Compact.bytes_per_position(),
+        part(Engine::InMemory.part_bytes_per_position()),
+        part(Engine::OutOfCore.part_bytes_per_position()),
+        part(Engine::Compact.part_bytes_per_position()),
         human_bytes(super::FIXED_BYTES),
         human_bytes(stream),
         human_bytes(out_of_core::LEAST_BUFFER_BYTES),
@@ -546,15 +519,15 @@ pub fn project(max_seeds: usize, assumptions: &Assumptions) -> Result<Projection
             // The in-memory rate with the calibration's threads; out of
             // core keeps the share of it the calibration measured.
             let in_memory = match a.recorded.as_ref().and_then(|r| r.rate(seeds)) {
-                Some(one_thread) => one_thread * speedup(Engine::InMemory, c.threads),
+                Some(one_thread) => one_thread * Engine::InMemory.speedup(c.threads),
                 None => c.in_memory * fall(reference, positions, RATE_EXPONENT),
             };
             let rate = match plan.engine {
                 Engine::InMemory => in_memory,
-                Engine::OutOfCore => in_memory * c.bounded / c.in_memory,
+                Engine::OutOfCore => in_memory * c.out_of_core / c.in_memory,
                 Engine::Compact => in_memory * c.compact / c.in_memory,
-            } * speedup(plan.engine, a.threads)
-                / speedup(plan.engine, c.threads)
+            } * plan.engine.speedup(a.threads)
+                / plan.engine.speedup(c.threads)
                 * nodes;
             let network = positions as f64 * sent_bytes_per_position(a.nodes)
                 / a.nodes as f64
@@ -562,7 +535,8 @@ pub fn project(max_seeds: usize, assumptions: &Assumptions) -> Result<Projection
             let disk = layer_disk(seeds, share, &plan, &places, &budget, tables, a.disk)?;
             let lower = read_lower(seeds, share, &plan, &places, disk.sweeps, a.threads);
             // The calibration's scratch files stayed in the page cache.
-            let scratch = share as f64 * engine_io_bytes(plan.engine) / DISK_BYTES_PER_SECOND;
+            let scratch =
+                share as f64 * plan.engine.io_bytes_per_position() / DISK_BYTES_PER_SECOND;
             let seconds = positions as f64 / rate + lower + scratch + network;
             tables += (positions as f64 * TABLE_BYTES_PER_POSITION) as u64;
             Ok(LayerProjection {
@@ -594,7 +568,7 @@ fn node_budget(max_seeds: usize, a: &Assumptions) -> Budget {
         lower_cache: a.lower_cache,
         ..BuildOptions::new(max_seeds, a.memory)
     };
-    Budget::new(&options, a.nodes)
+    options.budget(a.nodes)
 }
 
 /// How the node with the largest share of layer `seeds` builds it under
@@ -611,15 +585,6 @@ fn node_plan(
     let plan = budget.plan(seeds, share)?;
     let places = placement(seeds, &plan, budget);
     Ok((share, plan, places))
-}
-
-/// Bytes `engine` reads and writes in its scratch files per position.
-fn engine_io_bytes(engine: Engine) -> f64 {
-    match engine {
-        Engine::InMemory => 0.0,
-        Engine::OutOfCore => OUT_OF_CORE_IO_BYTES_PER_POSITION,
-        Engine::Compact => COMPACT_IO_BYTES_PER_POSITION,
-    }
 }
 
 /// The seconds a node with `threads` spends reading the lower layers for
@@ -722,7 +687,7 @@ mod tests {
                 seeds: 16,
                 threads: 2,
                 in_memory: 10e6,
-                bounded: 5e6,
+                out_of_core: 5e6,
                 compact: 2.5e6,
             },
             threads: 2,
@@ -760,7 +725,7 @@ mod tests {
         assert_eq!(stated["memory_bytes"], 1u64 << 30);
         assert_eq!(stated["calibration_seeds"], 16);
         assert_eq!(stated["sent_bytes_per_position"], 0.0);
-        assert_eq!(stated["stated"].as_array().unwrap().len(), 7);
+        assert_eq!(stated["stated"].as_array().unwrap().len(), 8);
         let keys: Vec<&String> = json.as_object().unwrap().keys().collect();
         // A layer 20 out of core in 150 MB streams the lower layers it
         // cannot keep: reads each once, and writes and reads its deferred
@@ -894,7 +859,7 @@ mod tests {
                     seeds: 10,
                     threads: 1,
                     in_memory: 1e6,
-                    bounded: 1e6,
+                    out_of_core: 1e6,
                     compact: 1e6,
                 },
                 threads: 1,
@@ -933,7 +898,7 @@ mod tests {
     }
 
     /// Recorded layers are projected at their recorded rate, taken to the
-    /// projection's threads by [`speedup`];
+    /// projection's threads by [`Engine::speedup`];
     /// beyond the largest, the rate falls as fitted to the largest; the
     /// calibration covers the rest.
     #[test]
@@ -982,7 +947,7 @@ mod tests {
             );
         };
         // Twice the threads of layers 22..=25, four times layer 10's.
-        let [one, two, four] = [1, 2, 4].map(|t| speedup(Engine::InMemory, t));
+        let [one, two, four] = [1, 2, 4].map(|t| Engine::InMemory.speedup(t));
         let twice = four / two;
         assert!(1.8 < twice && twice < 2.0, "{twice}");
         near(10, 5e6 * four / one);
@@ -999,7 +964,7 @@ mod tests {
             stated["recorded_seeds"],
             serde_json::json!([10, 22, 23, 24, 25])
         );
-        assert_eq!(stated["stated"].as_array().unwrap().len(), 8);
+        assert_eq!(stated["stated"].as_array().unwrap().len(), 9);
         assert!(
             stated["stated"][2]
                 .as_str()
@@ -1013,8 +978,8 @@ mod tests {
     }
 
     /// One thread is the unit; 16 threads run each engine as many times as
-    /// fast as measured on 16 cores (docs/scale.md, "Threads"), and twice
-    /// 16 threads gain less than 16 did.
+    /// fast as measured on 16 cores (benchsuite/runs/2026-12-04-xeon16),
+    /// and twice 16 threads gain less than 16 did.
     #[test]
     fn threads_speed_engines_up_as_measured() {
         for (engine, measured) in [
@@ -1022,10 +987,10 @@ mod tests {
             (Engine::OutOfCore, 5.3..5.5),
             (Engine::Compact, 5.6..7.1),
         ] {
-            assert_eq!(speedup(engine, 1), 1.0);
-            let sixteen = speedup(engine, 16);
+            assert_eq!(engine.speedup(1), 1.0);
+            let sixteen = engine.speedup(16);
             assert!(measured.contains(&sixteen), "{engine:?}: {sixteen}");
-            assert!(speedup(engine, 32) / sixteen < 2.0 * 0.9, "{engine:?}");
+            assert!(engine.speedup(32) / sixteen < 2.0 * 0.9, "{engine:?}");
         }
     }
 
@@ -1081,7 +1046,7 @@ mod tests {
         let rate = 5e6 * fall(index::layer_size(16), layer.positions, RATE_EXPONENT);
         let io = streamed as f64
             + 2.0 * p * DEFERRED_BYTES_PER_POSITION
-            + p * OUT_OF_CORE_IO_BYTES_PER_POSITION;
+            + p * Engine::OutOfCore.io_bytes_per_position();
         let expected = p / rate + io / DISK_BYTES_PER_SECOND;
         assert!(
             (layer.seconds / expected - 1.0).abs() < 1e-9,

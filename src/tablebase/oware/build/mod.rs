@@ -14,16 +14,12 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-mod budget;
-pub(super) mod disk;
 mod lock;
 mod placement;
 
-pub(super) use budget::{Budget, MAX_PART};
-pub use budget::{FIXED_BYTES, LayerPlan, least_bytes, plan_engine, plan_layer};
-pub(super) use placement::{
-    Place, create_dir, lower_cache_dir, place_lower_layers, place_within, placement,
-};
+pub(super) use placement::{create_dir, lower_cache_dir, place_lower_layers};
+
+use super::budget::{Budget, LayerPlan, MAX_PART, disk, placement};
 
 use super::distance::{self, distance_path};
 use super::layers::{Layer, Layers, allocate_resident};
@@ -88,6 +84,21 @@ impl BuildOptions {
             distances: true,
         }
     }
+
+    /// The budget of each of `ranks` processes building with these options.
+    pub(super) fn budget(&self, ranks: usize) -> Budget {
+        Budget {
+            max_seeds: self.max_seeds,
+            memory: self.memory,
+            lower_cache: match ranks {
+                1 => self.lower_cache,
+                _ => 0,
+            },
+            ranks,
+            outbox_bytes: self.outbox_bytes,
+            engine: self.engine,
+        }
+    }
 }
 
 /// Builds the layers `0..=options.max_seeds` of `rules` under `dir` (the
@@ -125,7 +136,7 @@ pub fn build_on<T: Transport>(
         0 => Some(lock(&folder)?),
         _ => None,
     };
-    let budget = Budget::new(options, transport.ranks());
+    let budget = options.budget(transport.ranks());
     let tables = (0..=options.max_seeds)
         .map(|seeds| open_table(&folder, rules, seeds))
         .collect::<Result<Vec<_>, _>>()?;

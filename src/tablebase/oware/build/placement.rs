@@ -1,74 +1,20 @@
-//! Where the finished lower layers are kept while a layer is built: in
-//! memory (resident), decoded into scratch files read through the page
-//! cache (cached) or only in order (streamed), or read from their tables
-//! (stored).
+//! Putting the finished lower layers where the budget places them
+//! (`budget::places`) while a layer is built: in memory (resident), decoded
+//! into scratch files read through the page cache (cached) or only in order
+//! (streamed), or read from their tables (stored).
 
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use super::budget::{Budget, FIXED_BYTES, LayerPlan};
 use super::remove_file;
 use crate::error::PathContext;
 use crate::index::oware as index;
-use crate::solve::oware::Engine;
 use crate::table::Table;
 use crate::table::raw::{self, RawLayer, RawWriter};
 use crate::tablebase::FileError;
+use crate::tablebase::oware::budget::{Budget, FIXED_BYTES, LayerPlan, Place};
 use crate::tablebase::oware::layers::{Layer, Layers, allocate_resident};
 use crate::tablebase::oware::{TablebaseError, resolve, table_path};
-
-/// The lower layers layer `seeds` reads most, first: two and three seeds
-/// below (most captures take 2 or 3), then the next layer's, then lower.
-fn residence_order(seeds: usize) -> impl Iterator<Item = usize> {
-    [2, 3, 1]
-        .into_iter()
-        .filter_map(move |d| seeds.checked_sub(d))
-        .chain((0..seeds.saturating_sub(3)).rev())
-}
-
-/// Where each lower layer of layer `seeds` goes (by seeds, `0..seeds`)
-/// when the layer is built as `plan` says: those it reads most first (in
-/// [`residence_order`]), resident while the memory the engine leaves holds
-/// them, then cached while the budget's scratch holds them; the rest
-/// streamed if the engine streams its exits (its set-up defers lookups),
-/// else stored (read from their tables).
-pub(crate) fn placement(seeds: usize, plan: &LayerPlan, budget: &Budget) -> Vec<Place> {
-    let rest = match plan.engine {
-        Engine::OutOfCore | Engine::Compact => Place::Streamed,
-        Engine::InMemory => Place::Stored,
-    };
-    place_within(
-        seeds,
-        budget.memory.saturating_sub(plan.engine_bytes),
-        budget,
-        rest,
-    )
-}
-
-/// [`placement`] with `room` bytes of memory for the resident layers, the
-/// layers neither memory nor the cache holds `rest`.
-pub(crate) fn place_within(seeds: usize, room: u64, budget: &Budget, rest: Place) -> Vec<Place> {
-    let (mut resident, mut cached) = (0, 0);
-    let mut places = vec![Place::Stored; seeds];
-    for s in residence_order(seeds) {
-        let bytes = index::layer_size(s);
-        // Captures take two seeds or more: layer `s` is read by layers
-        // `s + 2` and up.
-        if s + 2 > budget.max_seeds {
-            continue;
-        }
-        places[s] = if resident + bytes <= room {
-            resident += bytes;
-            Place::Resident
-        } else if cached + bytes <= budget.lower_cache {
-            cached += bytes;
-            Place::Cached
-        } else {
-            rest
-        };
-    }
-    places
-}
 
 /// Places the lower layers of the tables in `folder` at `places` (by
 /// seeds, as [`placement`] says), their raw copies in the folder `cache`.
@@ -137,15 +83,6 @@ pub(crate) fn place_lower_layers(
     Ok(())
 }
 
-/// Where a lower layer goes while a layer is built.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Place {
-    Resident,
-    Cached,
-    Streamed,
-    Stored,
-}
-
 /// The scratch folder of the cached and streamed lower layers (raw
 /// `scores.N` files).
 pub(crate) fn lower_cache_dir(folder: &Path) -> PathBuf {
@@ -156,7 +93,7 @@ pub(crate) fn lower_cache_dir(folder: &Path) -> PathBuf {
 /// kept in memory and a layer above reads it (cached or streamed): writing
 /// it as the values come costs less than decoding the table later.
 pub(super) fn raw_copy(folder: &Path, seeds: usize, budget: &Budget) -> Option<PathBuf> {
-    super::disk::has_raw_copy(seeds, budget)
+    crate::tablebase::oware::budget::disk::has_raw_copy(seeds, budget)
         .then(|| raw::layer_path(&lower_cache_dir(folder), seeds))
 }
 
@@ -172,11 +109,11 @@ pub(crate) fn create_dir(dir: &Path) -> Result<(), TablebaseError> {
 /// above.
 pub(super) fn retain(seeds: usize, plan: &LayerPlan, budget: &Budget, lower: &Layers) -> bool {
     let positions = index::layer_size(seeds);
-    let during = match plan.engine {
-        // The values array is the engine's own.
-        Engine::InMemory => plan.engine_bytes,
+    let during = match plan.engine.streams() {
         // The engine's states are freed before the final pass.
-        Engine::OutOfCore | Engine::Compact => positions + plan.part as u64 * 4 + FIXED_BYTES,
+        true => positions + plan.part as u64 * 4 + FIXED_BYTES,
+        // The values array is the engine's own.
+        false => plan.engine_bytes,
     };
     lower.resident_bytes() + during.max(positions) <= budget.memory && seeds + 2 <= budget.max_seeds
 }

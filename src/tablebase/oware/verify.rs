@@ -1,5 +1,5 @@
-//! Whole-layer work on built tables: decoding, checking every value against
-//! its children, and the published `scores.N` format.
+//! Whole-layer work on built tables: decoding them, and checking every value
+//! against its children (`verify`).
 
 use std::convert::Infallible;
 use std::ops::Range;
@@ -7,29 +7,25 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
-use super::build::{
-    Budget, BuildOptions, FIXED_BYTES, MAX_PART, Place, create_dir, lock, place_lower_layers,
-    place_within, remove_dir,
-};
+use super::budget::{FIXED_BYTES, MAX_PART, Place, place_within};
+use super::build::{BuildOptions, create_dir, lock, place_lower_layers, remove_dir};
 use super::distance;
 use super::layers::{Layer, Layers};
 use super::resolve::{LayerSource, Source};
-use super::{TablebaseError, missing_layer, open_table, ruleset_dir, table_meta, table_path};
+use super::{TablebaseError, missing_layer, open_table, ruleset_dir, table_path};
 use crate::error::{PathContext, WithPath};
 use crate::games::oware::{self, Board, MAX_SEEDS, Ruleset};
 use crate::index::oware as index;
 use crate::memory::free_disk;
 use crate::solve::oware::{self as engine, EngineError, LowerLayers, prefetch};
-use crate::table::ValueEncoding;
 use crate::table::raw::{self, RawLayer};
 use crate::tablebase::FileError;
 use crate::tablebase::check::first_inconsistent;
-use crate::tablebase::writers;
 
 /// Positions of a layer decoded at a time: blocks enough for every thread.
 const DECODE_BATCH: usize = 1 << 22;
 /// Positions of a layer checked at a time.
-const CHUNK: usize = 1 << 14;
+const CHECK_CHUNK: usize = 1 << 14;
 /// Memory per position of a part of the layer checked while lower layers
 /// are streamed: its best exits (1 byte), counters (half a byte) and
 /// set-up (the lookups of its captures), as a streaming engine's.
@@ -141,13 +137,11 @@ pub fn verify(
     for seeds in (0..=max_seeds).rev() {
         parts[seeds] = check_part(seeds, options.memory)?;
     }
-    let budget = Budget::new(
-        &BuildOptions {
-            lower_cache: options.lower_cache,
-            ..BuildOptions::new(max_seeds, options.memory)
-        },
-        1,
-    );
+    let budget = BuildOptions {
+        lower_cache: options.lower_cache,
+        ..BuildOptions::new(max_seeds, options.memory)
+    }
+    .budget(1);
     let places: Vec<Vec<Place>> = (0..=max_seeds)
         .map(|s| {
             let room = options.memory - check_bytes(s, parts[s]);
@@ -328,7 +322,7 @@ fn first_bad(
     size: u64,
     check: impl Fn(Range<u64>) -> Option<Inconsistent> + Sync,
 ) -> Option<Inconsistent> {
-    match first_inconsistent::<_, Infallible>(size, CHUNK as u64, &|_| {}, |r| Ok(check(r))) {
+    match first_inconsistent::<_, Infallible>(size, CHECK_CHUNK as u64, &|_| {}, |r| Ok(check(r))) {
         Ok(bad) => bad,
         Err(never) => match never {},
     }
@@ -413,38 +407,6 @@ fn compare_with_published(
             Err(WithPath::new(table_path(folder, seeds), error).into())
         }
     }
-}
-
-/// Writes layer `seeds` in the published format (one signed byte per
-/// position in rank order, no header) to `out`.
-pub fn export(dir: &Path, rules: Ruleset, seeds: usize, out: &Path) -> Result<(), TablebaseError> {
-    decode_layers(dir, rules, seeds, |s, values| match s == seeds {
-        true => Ok(raw::write_layer(out, values)?),
-        false => Ok(()),
-    })
-}
-
-/// Reads a published `scores.N` file (checking its size) into a compressed
-/// table of layer `seeds`; returns the table's path.
-pub fn import(
-    dir: &Path,
-    rules: Ruleset,
-    seeds: usize,
-    file: &Path,
-) -> Result<PathBuf, TablebaseError> {
-    let layer = RawLayer::open(file, index::layer_size(seeds))?;
-    let folder = ruleset_dir(dir, rules);
-    std::fs::create_dir_all(&folder)
-        .map_err(FileError::CreateDir)
-        .at(&folder)?;
-    let path = table_path(&folder, seeds);
-    if path.exists() {
-        return Err(WithPath::new(path, FileError::Exists).into());
-    }
-    // Stored as they are: the capture marks would need the lower layers.
-    writers::oware_import(table_meta(rules, seeds, ValueEncoding::Score))
-        .write(&path, layer.values())?;
-    Ok(path)
 }
 
 #[cfg(test)]

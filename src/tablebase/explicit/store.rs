@@ -14,10 +14,10 @@
 use std::io;
 use std::path::Path;
 
-use super::FileError;
-use super::explicit::ExplicitTbError;
+use super::ExplicitTbError;
 use crate::error::WithPath;
 use crate::table::{self, TableError, TableMeta, ValueEncoding};
+use crate::tablebase::FileError;
 
 /// First bytes of a file in the retired uncompressed two-byte format.
 const RETIRED_MAGIC: &[u8; 4] = b"MTBX";
@@ -79,7 +79,7 @@ pub enum Values<'a> {
 
 /// Writes a complete table holding `meta`.
 pub fn write(path: &Path, meta: &Meta, values: Values) -> Result<(), ExplicitTbError> {
-    let writer = super::writers::explicit_build(meta.table_meta());
+    let writer = crate::tablebase::writers::explicit_build(meta.table_meta());
     match values {
         Values::I8(v) if !meta.wide => Ok(writer.write(path, v)?),
         Values::I16(v) if meta.wide => Ok(writer.write_wide(path, v)?),
@@ -143,7 +143,8 @@ pub fn write_distances(
     values: &Stored,
     distances: &[i16],
 ) -> Result<(), ExplicitTbError> {
-    let writer = super::writers::explicit_build(meta.distance_meta(values.payload_crc()));
+    let writer =
+        crate::tablebase::writers::explicit_build(meta.distance_meta(values.payload_crc()));
     Ok(writer.write_wide(path, distances)?)
 }
 

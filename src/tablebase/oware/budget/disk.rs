@@ -8,18 +8,16 @@ use std::path::Path;
 use super::{Budget, LayerPlan, Place};
 use crate::error::PathContext;
 use crate::index::oware as index;
-use crate::solve::oware::{
-    DEFERRED_BYTES_PER_POSITION, Engine, IN_MEMORY_BYTES_PER_POSITION, compact, out_of_core,
-};
+use crate::solve::oware::{DEFERRED_BYTES_PER_POSITION, Engine};
 use crate::tablebase::FileError;
 use crate::tablebase::oware::TablebaseError;
 use crate::tablebase::oware::layers::{Layer, Layers};
-use crate::tablebase::oware::plan::{SCRATCH_BYTES_PER_POSITION, TABLE_BYTES_PER_POSITION};
 
-/// Peak bytes of a compact layer's scratch files per position: the
-/// out-of-core engine's exits and positions by threshold, and a
-/// threshold's runs before they are merged.
-const COMPACT_SCRATCH_BYTES_PER_POSITION: f64 = 2.0;
+/// Bytes of a finished table per position, for every layer: what the
+/// largest layers, which make up most of a build's tables, reach near 48
+/// seeds if the growth per layer of the built ones goes on. `mancala-tb
+/// info DIR` prints each table's bytes per position.
+pub(crate) const TABLE_BYTES_PER_POSITION: f64 = 0.40;
 
 /// Whether layer `seeds` gets a raw copy as it is built (if its values do
 /// not stay in memory): when a layer above reads it and the build is not
@@ -32,11 +30,7 @@ pub(crate) fn has_raw_copy(seeds: usize, budget: &Budget) -> bool {
 /// deferred lookups: its table, its raw copy (if `raw_copy`), its engine's
 /// scratch files and checkpoint.
 pub(crate) fn layer_bytes(seeds: usize, engine: Engine, raw_copy: bool) -> u64 {
-    let scratch = match engine {
-        Engine::InMemory => IN_MEMORY_BYTES_PER_POSITION,
-        Engine::OutOfCore => SCRATCH_BYTES_PER_POSITION + out_of_core::BYTES_PER_POSITION,
-        Engine::Compact => COMPACT_SCRATCH_BYTES_PER_POSITION + compact::BYTES_PER_POSITION,
-    };
+    let scratch = engine.scratch_bytes_per_position() + engine.checkpoint_bytes_per_position();
     let raw = if raw_copy { 1.0 } else { 0.0 };
     (index::layer_size(seeds) as f64 * (TABLE_BYTES_PER_POSITION + raw + scratch)) as u64
 }
@@ -61,7 +55,7 @@ pub(crate) fn sweep_within(room: u64, seeds: usize, part: usize) -> Option<u64> 
 /// layer's own files ([`layer_bytes`]) and, if its set-up defers lookups,
 /// their files for at least a part. Returns the positions the set-up may
 /// sweep before it answers them: as many as the disk left holds.
-pub(super) fn check(
+pub(crate) fn check(
     folder: &Path,
     seeds: usize,
     plan: &LayerPlan,

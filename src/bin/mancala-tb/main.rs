@@ -1,5 +1,5 @@
 //! The `mancala-tb` binary: parse the command line, run it, map errors to an exit code.
-//! What is for people belongs here, over the library: the command line (`cli`), the
+//! What is for people belongs in this folder, over the library: the command line (`cli`), the
 //! HTTP server (`server`, feature `server`), the JSON answers both give (`answer`),
 //! batch probing from text (`probe_lines`), play and analysis (`play`), plots (`plot`).
 

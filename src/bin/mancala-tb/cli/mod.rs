@@ -1,9 +1,9 @@
 //! Command-line front end, cut by game: `oware`, `engehe` and `omweso` hold
 //! each game's arguments and `run` functions, `info` the game-independent
 //! file listing, `shared` the progress bars, summaries and worker pool;
-//! `play` (play and analyse), `plot` and `serve` are the commands for people
-//! (their logic is in the library). This
-//! file holds the verb enums, which only route to those modules.
+//! `play` (play and analyse), `plot` and `serve` are the commands for people,
+//! over the binary's `play.rs`, `plot.rs` and `server/`. This file holds the
+//! verb enums, which only route to those modules.
 
 use clap::{Parser, Subcommand};
 

@@ -1,15 +1,18 @@
-//! The engine and the parts a memory budget allows for a layer.
+//! What a layer's build costs and what the budget allows: the engine and its
+//! parts in memory (here), where the lower layers go ([`places`]) and the
+//! disk it takes ([`disk`]). The build, `verify` and `plan` all decide with
+//! these; none of them is needed here.
 
 use std::ops::Range;
 
-use super::BuildOptions;
-use super::placement::{Place, placement};
+pub(crate) mod disk;
+mod places;
+
 use crate::distributed;
 use crate::index::oware as index;
-use crate::solve::oware::{
-    CHUNK, Engine, IN_MEMORY_BYTES_PER_POSITION, PART_BYTES, compact, out_of_core,
-};
+use crate::solve::oware::{CHUNK, Engine};
 use crate::tablebase::oware::TablebaseError;
+pub(crate) use places::{Place, place_within, placement};
 
 /// Largest part of a layer set up (or written) at once while the lower
 /// layers it reads most fit in memory beside it; else parts grow up to a
@@ -33,8 +36,6 @@ const PARALLEL_CHUNKS: usize = 2;
 /// writer's batches, decoded blocks in flight, scratch buffers (the
 /// set-up's buckets among them).
 pub const FIXED_BYTES: u64 = 48 << 20;
-/// Bytes per position of an in-memory part: its set-up.
-const IN_MEMORY_PART_BYTES: u64 = PART_BYTES;
 
 /// The lower layers a set-up reads most: two and three seeds below (most
 /// captures take 2 or 3).
@@ -72,7 +73,7 @@ pub fn plan_share(seeds: usize, positions: u64, budget: u64) -> Result<LayerPlan
         _ => u64::MAX,
     };
     let mut least: Option<TablebaseError> = None;
-    for engine in [Engine::InMemory, Engine::OutOfCore, Engine::Compact] {
+    for engine in Engine::ALL {
         match plan_engine(engine, seeds, positions, budget) {
             Ok(plan) => return Ok(plan),
             // At small layers the compact engine's buffers outweigh the
@@ -96,27 +97,11 @@ struct Needs {
 }
 
 fn needs(engine: Engine, seeds: usize, positions: u64) -> Needs {
-    let threads = rayon::current_num_threads();
-    let arrays = |bytes_per_position: f64| (positions as f64 * bytes_per_position) as u64;
-    match engine {
-        Engine::InMemory => Needs {
-            arrays: arrays(IN_MEMORY_BYTES_PER_POSITION),
-            fixed: 0,
-            part_bytes: IN_MEMORY_PART_BYTES,
-            buffers: 0,
-        },
-        Engine::OutOfCore => Needs {
-            arrays: arrays(out_of_core::BYTES_PER_POSITION),
-            fixed: out_of_core::fixed_bytes(seeds),
-            part_bytes: out_of_core::PART_BYTES_PER_POSITION,
-            buffers: out_of_core::buffer_bytes(seeds, threads),
-        },
-        Engine::Compact => Needs {
-            arrays: arrays(compact::BYTES_PER_POSITION),
-            fixed: compact::fixed_bytes(seeds),
-            part_bytes: compact::PART_BYTES_PER_POSITION,
-            buffers: compact::buffer_bytes(seeds, threads),
-        },
+    Needs {
+        arrays: (positions as f64 * engine.bytes_per_position()) as u64,
+        fixed: engine.fixed_bytes(seeds),
+        part_bytes: engine.part_bytes_per_position(),
+        buffers: engine.buffer_bytes(seeds, rayon::current_num_threads()),
     }
 }
 
@@ -213,21 +198,6 @@ pub(crate) struct Budget {
 }
 
 impl Budget {
-    /// The budget of each of `ranks` processes building with `options`.
-    pub fn new(options: &BuildOptions, ranks: usize) -> Budget {
-        Budget {
-            max_seeds: options.max_seeds,
-            memory: options.memory,
-            lower_cache: match ranks {
-                1 => options.lower_cache,
-                _ => 0,
-            },
-            ranks,
-            outbox_bytes: options.outbox_bytes,
-            engine: options.engine,
-        }
-    }
-
     /// The positions of layer `seeds` that process `rank` holds.
     pub fn share(&self, seeds: usize, rank: usize) -> Range<usize> {
         distributed::share(index::layer_size(seeds) as usize, rank, self.ranks, CHUNK)
@@ -274,7 +244,7 @@ impl Budget {
                 seeds,
                 ranks: self.ranks,
                 budget: self.memory,
-                needed: (positions as f64 * IN_MEMORY_BYTES_PER_POSITION) as u64
+                needed: (positions as f64 * Engine::InMemory.bytes_per_position()) as u64
                     + FIXED_BYTES
                     + buffers,
             });
@@ -291,11 +261,14 @@ mod tests {
     use super::*;
 
     fn budget(max_seeds: usize, memory: u64) -> Budget {
-        let options = BuildOptions {
+        Budget {
+            max_seeds,
+            memory,
             lower_cache: 0,
-            ..BuildOptions::new(max_seeds, memory)
-        };
-        Budget::new(&options, 1)
+            ranks: 1,
+            outbox_bytes: crate::solve::oware::OUTBOX_BYTES,
+            engine: None,
+        }
     }
 
     /// An engine's least budget is its arrays and a constant, whatever the
