@@ -13,7 +13,7 @@ use super::budget::disk::{
 };
 use super::budget::{Budget, LayerPlan, Place, least_bytes, placement, plan_engine};
 use super::build::BuildOptions;
-use super::{BuildTime, TablebaseError, build, ruleset_dir, table_path};
+use super::{BuildTime, TablebaseError, build, distance, ruleset_dir, table_path};
 use crate::error::PathContext;
 use crate::games::oware::{MAX_SEEDS, Ruleset};
 use crate::index::oware as index;
@@ -65,6 +65,13 @@ const DISK_BYTES_PER_SECOND: f64 = 1e9;
 /// Network bandwidth per node assumed (10 Gbit/s Ethernet); messages are
 /// assumed not to overlap computation.
 const NETWORK_BYTES_PER_SECOND: f64 = 1.25e9;
+
+/// The distance pass's time over the in-memory value build's of the same
+/// layers, threads alike: the median ratio `scripts/bench-distances.sh BIN
+/// 20` prints.
+const DISTANCE_SHARE: f64 = 1.0;
+/// Bytes of a distance table per position: `bench-distances.sh`'s.
+const DISTANCE_TABLE_BYTES_PER_POSITION: f64 = 0.46;
 
 /// Bytes the ranks of a build on `ranks` send each other per position.
 fn sent_bytes_per_position(ranks: usize) -> f64 {
@@ -245,6 +252,10 @@ pub struct Assumptions {
     /// Disk per node for the tables and the scratch files; `None`: as much
     /// as a layer needs, its deferred lookups swept at once.
     pub disk: Option<u64>,
+    /// Whether the build finds the distance tables (`build oware` without
+    /// `--no-distances`): those of every layer whose pass fits the memory,
+    /// in a build in one process.
+    pub distances: bool,
 }
 
 /// A projected build, as `plan oware --json` prints it. Fields here and
@@ -271,6 +282,10 @@ pub struct LayerProjection {
     /// Disk in use at the end of the layer's build, all nodes together:
     /// the tables so far plus the layer's scratch.
     pub disk_bytes: u64,
+    /// Wall time of the layer's distance pass (in `seconds` too); `None`
+    /// where the build finds no distance table (not asked, a pass larger
+    /// than the memory, or a distributed build).
+    pub distance_seconds: Option<f64>,
     /// The least memory per node its engine accepts, whatever the threads
     /// (its arrays, its fixed buffers, a part of one chunk and the
     /// reserve): the buffers that exist per thread shrink to fit it.
@@ -399,6 +414,13 @@ impl From<&Assumptions> for StatedAssumptions {
             ),
         ];
         stated.push(least_stated());
+        stated.push(match a.distances {
+            true => format!(
+                "distance tables for the layers whose pass fits the memory ({} bytes/position, its values decoded) in a build in one process: a pass takes {DISTANCE_SHARE} times the in-memory build's time of its layer and writes {DISTANCE_TABLE_BYTES_PER_POSITION} bytes/position of table",
+                distance::pass_bytes_per_position(false)
+            ),
+            false => "no distance tables (--no-distances)".into(),
+        });
         if let Some(r) = &a.recorded {
             let seeds = r.seeds();
             let fall = match r.fitted {
@@ -537,8 +559,17 @@ pub fn project(max_seeds: usize, assumptions: &Assumptions) -> Result<Projection
             // The calibration's scratch files stayed in the page cache.
             let scratch =
                 share as f64 * plan.engine.io_bytes_per_position() / DISK_BYTES_PER_SECOND;
+            let fits = distance::pass_bytes(seeds, false) <= a.memory;
+            let distance_seconds = (a.distances && a.nodes == 1 && fits).then(|| {
+                positions as f64 * DISTANCE_SHARE / in_memory / Engine::InMemory.speedup(a.threads)
+                    * Engine::InMemory.speedup(c.threads)
+            });
             let seconds = positions as f64 / rate + lower + scratch + network;
+            let seconds = seconds + distance_seconds.unwrap_or(0.0);
             tables += (positions as f64 * TABLE_BYTES_PER_POSITION) as u64;
+            if distance_seconds.is_some() {
+                tables += (positions as f64 * DISTANCE_TABLE_BYTES_PER_POSITION) as u64;
+            }
             Ok(LayerProjection {
                 seeds,
                 positions,
@@ -546,6 +577,7 @@ pub fn project(max_seeds: usize, assumptions: &Assumptions) -> Result<Projection
                 least_memory_bytes: least_bytes(plan.engine, seeds, share),
                 memory_bytes: plan.engine_bytes,
                 disk_bytes: disk.bytes,
+                distance_seconds,
                 sweeps: disk.sweeps,
                 seconds,
             })
@@ -696,7 +728,41 @@ mod tests {
             lower_cache: 0,
             recorded: None,
             disk: None,
+            distances: false,
         }
+    }
+
+    #[test]
+    fn distance_passes_are_counted_where_they_fit_the_memory() {
+        let memory = 256 << 20;
+        let with = project(
+            24,
+            &Assumptions {
+                distances: true,
+                ..assumptions(memory)
+            },
+        )
+        .unwrap();
+        let without = project(24, &assumptions(memory)).unwrap();
+        for (l, w) in with.layers.iter().zip(&without.layers) {
+            let fits = distance::pass_bytes(l.seeds, false) <= memory;
+            assert_eq!(l.distance_seconds.is_some(), fits, "layer {}", l.seeds);
+            let extra = l.distance_seconds.unwrap_or(0.0);
+            assert!((l.seconds - w.seconds - extra).abs() < 1e-9 * l.seconds.max(1.0));
+        }
+        // Layer 20 (80 M positions) fits 256 MiB, layer 24 (383 M) does not.
+        assert!(with.layers[20].distance_seconds.is_some());
+        assert!(with.layers[24].distance_seconds.is_none());
+        let nodes = project(
+            20,
+            &Assumptions {
+                distances: true,
+                nodes: 2,
+                ..assumptions(memory)
+            },
+        )
+        .unwrap();
+        assert!(nodes.layers.iter().all(|l| l.distance_seconds.is_none()));
     }
 
     #[test]
@@ -725,7 +791,7 @@ mod tests {
         assert_eq!(stated["memory_bytes"], 1u64 << 30);
         assert_eq!(stated["calibration_seeds"], 16);
         assert_eq!(stated["sent_bytes_per_position"], 0.0);
-        assert_eq!(stated["stated"].as_array().unwrap().len(), 8);
+        assert_eq!(stated["stated"].as_array().unwrap().len(), 9);
         let keys: Vec<&String> = json.as_object().unwrap().keys().collect();
         // A layer 20 out of core in 150 MB streams the lower layers it
         // cannot keep: reads each once, and writes and reads its deferred
@@ -864,6 +930,7 @@ mod tests {
                 },
                 threads: 1,
                 nodes: 1,
+                distances: false,
                 memory,
                 lower_cache,
                 recorded: None,
@@ -964,7 +1031,7 @@ mod tests {
             stated["recorded_seeds"],
             serde_json::json!([10, 22, 23, 24, 25])
         );
-        assert_eq!(stated["stated"].as_array().unwrap().len(), 9);
+        assert_eq!(stated["stated"].as_array().unwrap().len(), 10);
         assert!(
             stated["stated"][2]
                 .as_str()

@@ -325,10 +325,16 @@ pub struct PlanOware {
     #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(8..=22))]
     calibrate_seeds: u32,
     /// Print JSON: {"layers": [{"seeds", "positions", "mode", "memory_bytes",
-    /// "least_memory_bytes", "disk_bytes", "sweeps", "seconds"}, ...], "positions", "peak_memory_bytes",
+    /// "least_memory_bytes", "disk_bytes", "distance_seconds", "sweeps", "seconds"}, ...],
+    /// "positions", "peak_memory_bytes",
     /// "disk_bytes", "seconds", "assumptions": {...}}
     #[arg(long)]
     json: bool,
+    /// Project a build without distance tables (`build oware
+    /// --no-distances`); by default each layer whose distance pass fits
+    /// the memory gets one (column "distances": its time, in "time" too)
+    #[arg(long)]
+    no_distances: bool,
 }
 
 pub fn plan(args: PlanOware) -> anyhow::Result<()> {
@@ -353,6 +359,7 @@ pub fn plan(args: PlanOware) -> anyhow::Result<()> {
         lower_cache,
         recorded: tb::plan::RecordedRates::new(&tb::build_times(&args.dir, args.rules)?),
         disk: args.disk,
+        distances: !args.no_distances,
     };
     let plan = projected.install(|| tb::plan::project(args.max_seeds as usize, &assumptions))?;
     if args.json {
@@ -360,12 +367,12 @@ pub fn plan(args: PlanOware) -> anyhow::Result<()> {
         return Ok(());
     }
     println!(
-        "{:>5} {:>15} {:<11} {:>12} {:>12} {:>12} {:>6} {:>12}",
-        "seeds", "positions", "mode", "memory", "least", "disk", "sweeps", "time"
+        "{:>5} {:>15} {:<11} {:>12} {:>12} {:>12} {:>6} {:>12} {:>12}",
+        "seeds", "positions", "mode", "memory", "least", "disk", "sweeps", "distances", "time"
     );
     for l in &plan.layers {
         println!(
-            "{:>5} {:>15} {:<11} {:>12} {:>12} {:>12} {:>6} {:>12}",
+            "{:>5} {:>15} {:<11} {:>12} {:>12} {:>12} {:>6} {:>12} {:>12}",
             l.seeds,
             l.positions,
             l.engine.to_string(),
@@ -373,6 +380,7 @@ pub fn plan(args: PlanOware) -> anyhow::Result<()> {
             human_bytes(l.least_memory_bytes),
             human_bytes(l.disk_bytes),
             l.sweeps,
+            l.distance_seconds.map_or("-".into(), duration),
             duration(l.seconds)
         );
     }
