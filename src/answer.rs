@@ -9,7 +9,7 @@ use mancala_tb::games::engehe;
 use mancala_tb::games::omweso;
 use mancala_tb::games::oware::{self, Board};
 use mancala_tb::games::relay::Choice;
-use mancala_tb::tablebase::engehe::{EngeheTablebase, EngeheTbError};
+use mancala_tb::tablebase::engehe::{EngeheTablebase, EngeheTbError, MoveValue as EngeheMoveValue};
 use mancala_tb::tablebase::omweso::{
     MoveResult, MoveValue, OmwesoTablebase, OmwesoTbError, Value, Wdl,
 };
@@ -22,6 +22,10 @@ use mancala_tb::tablebase::oware::{
 pub struct OwareAnswer {
     /// The pits of the moves that keep the value.
     pub best: Vec<u8>,
+    /// The moves to the capture that secures the value (the side ahead
+    /// hurrying, the side behind delaying); 0 for a draw; null without a
+    /// distance table.
+    pub distance: Option<u16>,
     /// Every legal move in pit order (empty: the game is over).
     pub moves: Vec<OwareMove>,
     /// The principal variation: best moves from here, at most `pv_limit`.
@@ -40,6 +44,9 @@ pub struct OwareMove {
     pub captured: u8,
     /// The position after the move, seen from the next mover.
     pub child: Board,
+    /// The moves to the capture that secures its value (1 for a capture);
+    /// null without a distance table.
+    pub distance: Option<u16>,
     /// The pit sown from, `0..6` in the mover's row.
     pub pit: u8,
     /// Its value for the mover: `captured − value(child)`.
@@ -53,6 +60,9 @@ pub struct OwarePvStep {
     pub board: Board,
     /// Seeds captured.
     pub captured: u8,
+    /// The moves from the position it is played from to the capture that
+    /// secures the value; null without a distance table.
+    pub distance: Option<u16>,
     /// The pit sown from, `0..6` in the mover's row.
     pub pit: u8,
     /// The value of the move for the player making it.
@@ -64,6 +74,7 @@ impl From<&OwareMoveValue> for OwareMove {
         OwareMove {
             captured: m.captured,
             child: m.child,
+            distance: m.distance,
             pit: m.pit,
             value: m.value,
         }
@@ -79,6 +90,7 @@ impl OwareAnswer {
         pv_limit: usize,
     ) -> Result<OwareAnswer, TablebaseError> {
         let value = tables.value(board)?;
+        let distance = tables.distance(board)?;
         let moves: Vec<OwareMove> = tables
             .move_values(board)?
             .iter()
@@ -95,12 +107,14 @@ impl OwareAnswer {
             .map(|s| OwarePvStep {
                 board: s.board,
                 captured: s.captured,
+                distance: s.distance,
                 pit: s.pit,
                 value: s.value,
             })
             .collect();
         Ok(OwareAnswer {
             best,
+            distance,
             moves,
             pv,
             pv_end,
@@ -125,11 +139,16 @@ impl OwareAnswer {
     }
 }
 
-/// An En Gehé position's value and its moves.
+/// An En Gehé position's value, its moves and a principal variation.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct EngeheAnswer {
+    /// Moves to the capture that secures the value with best play (0 for a
+    /// draw or a finished game); null without a distance table.
+    pub distance: Option<u16>,
     /// Every legal move in hole order (empty: the game is over).
     pub moves: Vec<EngeheMove>,
+    /// The principal variation: best moves from here, at most `pv_limit`.
+    pub pv: Vec<EngeheMove>,
     /// The counters the mover's team gets from here on less the opponent's.
     pub value: i8,
 }
@@ -142,36 +161,59 @@ pub struct EngeheMove {
     /// The holes after the move, seen from the next mover; null when the
     /// move never ends.
     pub child: Option<Vec<u8>>,
+    /// Moves to the next capture (or the end) with best play after it, this
+    /// move included; null for a move to a drawn position or without a
+    /// distance table.
+    pub distance: Option<u16>,
     /// The hole sown from, `0..W` in the mover's row.
     pub hole: u8,
     /// Its value for the mover (0 for a never-ending move).
     pub value: i8,
 }
 
+impl From<&EngeheMoveValue> for EngeheMove {
+    fn from(m: &EngeheMoveValue) -> EngeheMove {
+        EngeheMove {
+            captured: m.captured,
+            child: m.child.map(|c| c.holes().to_vec()),
+            distance: m.distance,
+            hole: m.hole,
+            value: m.value,
+        }
+    }
+}
+
 impl EngeheAnswer {
-    /// Probes `pos`: its value and every move's.
+    /// Probes `pos`: its value and distance, every move's, and a principal
+    /// variation of at most `pv_limit` moves.
     pub fn probe(
         tables: &EngeheTablebase,
         pos: &engehe::Position,
+        pv_limit: usize,
     ) -> Result<EngeheAnswer, EngeheTbError> {
-        let value = tables.value(pos)?;
         let moves = tables
             .move_values(pos)?
             .iter()
-            .map(|m| EngeheMove {
-                captured: m.captured,
-                child: m.child.map(|c| c.holes().to_vec()),
-                hole: m.hole,
-                value: m.value,
-            })
+            .map(EngeheMove::from)
             .collect();
-        Ok(EngeheAnswer { moves, value })
+        let pv = (tables.principal_variation(pos, pv_limit)?.iter())
+            .map(EngeheMove::from)
+            .collect();
+        Ok(EngeheAnswer {
+            distance: tables.distance(pos)?,
+            moves,
+            pv,
+            value: tables.value(pos)?,
+        })
     }
 }
 
 /// An Omweso position's value, its moves and a principal variation.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct OmwesoAnswer {
+    /// Moves to the end of the game with best play (0 for a draw); null for
+    /// a points table without its distance table.
+    pub distance: Option<u16>,
     /// Every legal move (one per distinct outcome of each start).
     pub moves: Vec<OmwesoMove>,
     /// The principal variation: best moves from here, at most `pv_limit`.
@@ -183,6 +225,10 @@ pub struct OmwesoAnswer {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 /// One legal Omweso move and its value.
 pub struct OmwesoMove {
+    /// Moves to the end of the game with best play after it, this move
+    /// included; null for a move to a drawn position or without a distance
+    /// table.
+    pub distance: Option<u16>,
     /// The lap choices that make the move.
     pub path: Vec<PathStep>,
     /// Where it leads.
@@ -280,6 +326,7 @@ impl From<MoveResult> for OmwesoResult {
 impl From<&MoveValue> for OmwesoMove {
     fn from(m: &MoveValue) -> OmwesoMove {
         OmwesoMove {
+            distance: m.distance,
             path: m.path.iter().map(PathStep::from).collect(),
             result: m.result.into(),
             value: m.value.into(),
@@ -296,6 +343,7 @@ impl OmwesoAnswer {
         pv_limit: usize,
     ) -> Result<OmwesoAnswer, OmwesoTbError> {
         Ok(OmwesoAnswer {
+            distance: tables.distance(pos)?,
             moves: tables
                 .move_values(pos)?
                 .iter()

@@ -40,6 +40,8 @@ class Oware:
         """The value of each position of an (N, 12) integer array: int8, shape (N,)."""
     def move_values(self, boards: _Boards) -> npt.NDArray[np.int8]:
         """Each pit's move value for the mover: int8, shape (N, 6), 127 where not legal."""
+    def distances(self, boards: _Boards) -> npt.NDArray[np.int16]:
+        """Moves to the capture that secures each position's value: int16, shape (N,)."""
     def value(self, pits: _Pits) -> int:
         """The value of one position of twelve pit counts."""
     def __reduce__(self) -> Any: ...

@@ -132,6 +132,36 @@ impl Oware {
         PyArray1::from_vec(py, values).reshape([rows, SIDE])
     }
 
+    /// distances(boards) -> numpy.ndarray of int16, shape (N,)
+    ///
+    /// The moves from each position to the capture (or the end of the
+    /// game) that secures its value when both sides keep it, the side ahead
+    /// hurrying and the side behind delaying; 0 for a draw and a finished
+    /// game. A layer without its distance table is a MissingTableError
+    /// naming the command that adds it.
+    fn distances<'py>(
+        &self,
+        py: Python<'py>,
+        boards: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyArray1<i16>>> {
+        let rows = boards::rows(boards, PITS)?;
+        let bytes = rows.bytes();
+        let distances = py
+            .detach(|| {
+                let (boards, _) = bytes.as_chunks::<PITS>();
+                for (row, board) in boards.iter().enumerate() {
+                    oware::parse_board(&board.map(u32::from))
+                        .map_err(|e| Failure::bad_row(Some(row), e.to_string()))?;
+                }
+                let probed = self.tables()?.distances_many(boards)?;
+                (probed.into_iter().enumerate())
+                    .map(|(row, d)| d.map(|d| d as i16).map_err(|e| Failure::at(Some(row), &e)))
+                    .collect::<Result<Vec<i16>, Failure>>()
+            })
+            .map_err(|f: Failure| f.into_py(py))?;
+        Ok(PyArray1::from_vec(py, distances))
+    }
+
     /// value(pits) -> int
     ///
     /// The value of one position: a sequence of twelve pit counts.

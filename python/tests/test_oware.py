@@ -1,5 +1,7 @@
 """Oware values and move values against `mancala-tb probe oware --json`."""
 
+import shutil
+
 import numpy as np
 import pytest
 
@@ -92,3 +94,23 @@ def test_every_integer_dtype_and_layout_gives_the_same_values(random_large, rule
     np.testing.assert_array_equal(tb.values(boards[:5].tolist()), values[:5])
     assert tb.values(np.zeros((0, 12), dtype=np.uint8)).shape == (0,)
     assert tb.move_values(np.zeros((0, 12), dtype=np.uint8)).shape == (0, 6)
+
+
+def test_distances_equal_the_binary(random_large, rules, tables):
+    boards, _, _ = random_large
+    tb = mancala_tb.Oware(tables, rules=rules)
+    got = tb.distances(boards)
+    assert got.dtype == np.int16 and got.shape == (len(boards),)
+    answers = probe_json("oware", ["--rules", rules, "--dir", str(tables)], boards)
+    np.testing.assert_array_equal(got, [a["distance"] for a in answers])
+    assert tb.distances(np.zeros((0, 12), dtype=np.uint8)).shape == (0,)
+
+
+def test_distances_without_their_table_name_the_command(rules, tables, tmp_path):
+    copy = tmp_path / "copy"
+    shutil.copytree(tables, copy)
+    (copy / f"oware-{rules}" / "distance.12.mtb").unlink()
+    tb = mancala_tb.Oware(copy, rules=rules)
+    assert tb.distances(np.array([[1, 1, 1, 1, 0, 0, 1, 1, 1, 1, 0, 0]])).shape == (1,)
+    with pytest.raises(mancala_tb.MissingTableError, match="build oware"):
+        tb.distances(np.array([[3, 2, 1, 1, 0, 0, 1, 1, 2, 1, 0, 0]], dtype=np.uint8))

@@ -4,12 +4,14 @@ use std::path::PathBuf;
 
 use clap::Args;
 
+use super::distances;
 use super::shared::{Bars, ProbeIo, parse_pit, print_layer_histogram, probe_with, thread_pool};
 use crate::answer::EngeheAnswer;
 use crate::probe_lines::{Answer, BatchProber, numbers};
 use mancala_tb::error::LineError;
 use mancala_tb::games::engehe::{self, MAX_COUNTERS, Position, Rules};
 use mancala_tb::games::omweso::Endless;
+use mancala_tb::tablebase::DistanceTables;
 use mancala_tb::tablebase::engehe::{self as tb, Config, EngeheTablebase, EngeheTbError};
 
 /// Which En Gehé tables to use.
@@ -47,6 +49,10 @@ pub struct BuildEngehe {
     /// Worker threads (default: one per core)
     #[arg(long)]
     threads: Option<usize>,
+    /// Write the values only, without the distance tables (distance.N.mtb)
+    /// that let lines reach the value; a rerun without it adds them
+    #[arg(long)]
+    no_distances: bool,
 }
 
 pub fn build(args: BuildEngehe) -> anyhow::Result<()> {
@@ -61,9 +67,22 @@ pub fn build(args: BuildEngehe) -> anyhow::Result<()> {
         pool.current_num_threads()
     );
     let observer = Bars::default();
-    let reports =
-        pool.install(|| tb::build(&args.tables.dir, config, args.max_seeds as usize, &observer))?;
-    observer.print_summary(&reports);
+    let distances = if args.no_distances {
+        DistanceTables::Skip
+    } else {
+        DistanceTables::Build
+    };
+    let built = pool.install(|| {
+        tb::build(
+            &args.tables.dir,
+            config,
+            args.max_seeds as usize,
+            distances,
+            &observer,
+        )
+    })?;
+    observer.print_summary(&built.layers);
+    distances::print_summary(&built.distances);
     Ok(())
 }
 
@@ -71,10 +90,14 @@ pub fn build(args: BuildEngehe) -> anyhow::Result<()> {
 pub struct QueryEngehe {
     #[command(flatten)]
     tables: EngeheTables,
-    /// Print JSON: {"value": v, "moves": [{"hole": 0, "captured": 1,
-    /// "child": [holes], "value": -1}, ...]}
+    /// Print JSON: {"value": v, "distance": d, "moves": [{"hole": 0,
+    /// "captured": 1, "child": [holes], "value": -1, "distance": 1}, ...],
+    /// "pv": [moves]}
     #[arg(long)]
     json: bool,
+    /// Longest principal variation shown
+    #[arg(long, default_value_t = 40)]
+    pv_limit: usize,
     /// 2 × WIDTH hole counts, counter-clockwise from the mover's leftmost
     /// hole (the mover's row, then the opponent's)
     #[arg(required = true, num_args = 1.., value_parser = parse_pit, allow_negative_numbers = true)]
@@ -85,33 +108,61 @@ pub fn query(args: QueryEngehe) -> anyhow::Result<()> {
     let config = args.tables.config();
     let pos = Position::new(config.width, &args.holes)?;
     let tables = EngeheTablebase::open(&args.tables.dir, config)?;
+    let pv = tables.principal_variation(&pos, args.pv_limit)?;
+    note_missing_distances(&tables, &pos, &pv);
     if args.json {
-        println!(
-            "{}",
-            serde_json::to_string(&EngeheAnswer::probe(&tables, &pos)?)?
-        );
+        let answer = EngeheAnswer::probe(&tables, &pos, args.pv_limit)?;
+        println!("{}", serde_json::to_string(&answer)?);
         return Ok(());
     }
     let value = tables.value(&pos)?;
     let moves = tables.move_values(&pos)?;
-    println!("{pos}: value {value:+}");
+    match tables.distance(&pos)? {
+        Some(d) if value != 0 => println!("{pos}: value {value:+}, next capture in {d} moves"),
+        _ => println!("{pos}: value {value:+}"),
+    }
     if moves.is_empty() {
         println!("no legal move: the game is over");
     }
+    let best = tables.best(&pos, &moves)?.map(|m| (m.value, m.distance));
     for m in &moves {
-        let best = if m.value == value { "  best" } else { "" };
-        match (m.captured, m.child) {
-            (Some(c), Some(child)) => println!(
-                "  hole {}: {:+} (captures {c}, then {child}){best}",
-                m.hole, m.value
-            ),
-            _ => println!(
-                "  hole {}: {:+} (never ends: the game is void){best}",
-                m.hole, m.value
-            ),
+        let best = if best == Some((m.value, m.distance)) {
+            "  best"
+        } else {
+            ""
+        };
+        println!("  hole {}: {:+} ({}){best}", m.hole, m.value, move_text(m));
+    }
+    if !pv.is_empty() {
+        println!("principal variation:");
+        for (ply, m) in pv.iter().enumerate() {
+            println!("  {:>3}. hole {}: {}", ply + 1, m.hole, move_text(m));
         }
     }
     Ok(())
+}
+
+/// What a move does: `captures 4, then …` (with the moves to the next
+/// capture after a move that captures nothing), or `never ends`.
+fn move_text(m: &tb::MoveValue) -> String {
+    match (m.captured, m.child) {
+        (Some(0), Some(child)) => match m.distance {
+            Some(d) => format!("captures 0, then {child}; next capture in {d}"),
+            None => format!("captures 0, then {child}"),
+        },
+        (Some(c), Some(child)) => format!("captures {c}, then {child}"),
+        _ => "never ends: the game is void".into(),
+    }
+}
+
+/// Says once if a layer the line from `pos` goes through has no distance
+/// table, naming the command that adds them.
+fn note_missing_distances(tables: &EngeheTablebase, pos: &Position, pv: &[tb::MoveValue]) {
+    let layers = std::iter::once(pos.counters())
+        .chain(pv.iter().filter_map(|m| m.child.map(|c| c.counters())));
+    if let Some(args) = layers.filter_map(|l| tables.distances_missing(l)).next() {
+        distances::note_missing(&args);
+    }
 }
 
 #[derive(Debug, Args)]
@@ -149,17 +200,33 @@ pub fn verify(args: VerifyEngehe) -> anyhow::Result<()> {
     let tables = EngeheTablebase::open(&args.tables.dir, config)?;
     let checked = std::sync::atomic::AtomicU64::new(0);
     let start = std::time::Instant::now();
-    tables.check_layers(args.max_seeds as usize, &|n| {
+    let report = tables.check_layers(args.max_seeds as usize, &|n| {
         checked.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
     })?;
+    let positions: u64 = (0..=args.max_seeds as usize)
+        .map(|l| tables.layer_len(l))
+        .collect::<Result<Vec<_>, _>>()?
+        .iter()
+        .sum();
     println!(
-        "En Gehé 2×{} ({}) layers 0..={}: {} positions checked against their children in {:.1} s",
+        "En Gehé 2×{} ({}) layers 0..={}: {positions} positions checked against their children, \
+         the distances of {} layers too, in {:.1} s",
         config.width,
         config.rules,
         args.max_seeds,
-        checked.into_inner(),
+        report.distances.len(),
         start.elapsed().as_secs_f64()
     );
+    if let Some(&top) = report.missing_distances.last() {
+        let layers: Vec<String> = (report.missing_distances.iter())
+            .map(ToString::to_string)
+            .collect();
+        println!(
+            "layers without a distance table: {}; `mancala-tb build {}` adds them",
+            layers.join(", "),
+            tables.distances_missing(top).unwrap_or_default()
+        );
+    }
     Ok(())
 }
 
@@ -199,9 +266,10 @@ impl BatchProber for EngeheLines {
                 .tables
                 .move_values(pos)?
                 .iter()
-                .map(|m| serde_json::json!({"hole": m.hole, "value": m.value}))
+                .map(|m| serde_json::json!({"hole": m.hole, "value": m.value, "distance": m.distance}))
                 .collect();
-            let out = serde_json::json!({"holes": pos.holes(), "value": value, "moves": moves});
+            let distance = self.tables.distance(pos)?;
+            let out = serde_json::json!({"holes": pos.holes(), "value": value, "distance": distance, "moves": moves});
             Ok(out.to_string())
         };
         Ok(positions

@@ -9,6 +9,7 @@ use clap::{Parser, Subcommand};
 
 pub use exit::report;
 
+mod distances;
 mod engehe;
 mod exit;
 mod info;

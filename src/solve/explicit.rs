@@ -18,6 +18,18 @@
 //! wins. With a single threshold (win/draw/loss games) this is the usual
 //! distance to the end: wins as short, losses as long as possible.
 //!
+//! With several thresholds (score games) the round at threshold `t` is the
+//! distance to what secures the value `±t`: the moves to the next exit (a
+//! capture into a lower layer, the end of the game) when both sides play
+//! only moves that keep the value, the side ahead the fewest and the side
+//! behind the most. A position is resolved at the threshold of its own value
+//! (a higher one would give it a higher value), so the child that resolves a
+//! winner at `t` is lost at exactly `−t`, a value-keeping move, and the first
+//! such child resolved is the nearest; a loser's moves to children won at a
+//! higher threshold were closed before `t` began, so the last child that
+//! closes it is its farthest value-keeping one. An exit worth the value
+//! counts 1, a position without moves 0, a draw 0.
+//!
 //! Memory: per position 9 bytes while solving (a 4-byte state, the 1-byte
 //! best exit, a 4-byte CSR offset), plus 4 bytes of in-degree counters and 4
 //! bytes of forward-list ends during set-up, and up to 4 bytes per position
@@ -178,17 +190,21 @@ pub enum ExplicitError {
 pub struct Solved {
     /// The value of every position, in rank order.
     pub values: Vec<i8>,
-    /// Moves to the end of the game for resolved positions (0 for draws), if
-    /// asked for.
+    /// The distance of every position (0 for draws), if asked for: moves to
+    /// the end of the game (win/draw/loss), or to the exit that secures the
+    /// value (scores).
     pub depths: Option<Vec<u16>>,
 }
 
-/// Whether [`solve`] also finds the distance of every position to the end.
+/// Whether [`solve`] also returns every position's distance (to the end in
+/// win/draw/loss layers, to the exit that secures the value in score layers:
+/// see the module notes).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Depths {
-    /// The values only (score tables).
+    /// The values only.
     Without,
-    /// The values and the distances (win/draw/loss tables).
+    /// The values and the distances; a distance past [`MAX_DEPTH`] is an
+    /// error.
     With,
 }
 
@@ -575,6 +591,67 @@ mod tests {
             assert_eq!(solved.values, naive(&layer, 5), "graph {seed}");
             assert_eq!(solved.depths, None);
         }
+    }
+
+    /// The distance of every position by its definition, level by level
+    /// from the values: 0 for a draw or a position without moves; for the
+    /// side ahead 1 + the least distance over its value-keeping moves (an
+    /// exit counting 0 after the move), for the side behind 1 + the
+    /// greatest, once every value-keeping child has one.
+    fn naive_distances(layer: &Lists, value: &[i8]) -> Vec<u16> {
+        let n = layer.0.len();
+        let mut dist: Vec<Option<u16>> = (0..n)
+            .map(|i| {
+                let (exits, children, _) = &layer.0[i];
+                (value[i] == 0 || (exits.is_empty() && children.is_empty())).then_some(0)
+            })
+            .collect();
+        for level in 1u16.. {
+            let before = dist.clone();
+            for (i, (exits, children, _)) in layer.0.iter().enumerate() {
+                if before[i].is_some() {
+                    continue;
+                }
+                let v = value[i];
+                let exit = exits.contains(&v).then_some(0);
+                let kept = children.iter().filter(|&&c| -value[c as usize] == v);
+                let mut ds = exit
+                    .into_iter()
+                    .map(Some)
+                    .chain(kept.map(|&c| before[c as usize]));
+                let resolved = if v > 0 {
+                    ds.any(|d| d == Some(level - 1))
+                } else {
+                    let ds: Vec<_> = ds.collect();
+                    ds.iter().all(Option::is_some)
+                        && ds.iter().flatten().max() == Some(&(level - 1))
+                };
+                if resolved {
+                    dist[i] = Some(level);
+                }
+            }
+            if dist == before {
+                break;
+            }
+        }
+        dist.into_iter()
+            .map(|d| d.expect("every decided position has a distance"))
+            .collect()
+    }
+
+    #[test]
+    fn score_distances_match_the_definition_on_random_graphs() {
+        let mut longest = 0;
+        for seed in 0..40 {
+            let layer = random_layer(1000 + seed, 300 + seed as usize * 37, 5);
+            let solved = solve(&layer, Depths::With, &|_| {}).unwrap();
+            let values = naive(&layer, 5);
+            assert_eq!(solved.values, values, "graph {seed}");
+            let expected = naive_distances(&layer, &values);
+            assert_eq!(solved.depths.unwrap(), expected, "graph {seed}");
+            longest = longest.max(*expected.iter().max().unwrap());
+        }
+        assert!(longest > 3, "the graphs have lines of several moves");
     }
 
     #[test]

@@ -11,6 +11,6 @@ mod report;
 pub mod store;
 mod writers;
 
-pub use explicit::ExplicitTbError;
+pub use explicit::{Built, Checked, DistanceReport, DistanceTables, ExplicitTbError};
 pub use file_error::FileError;
 pub use report::{BuildObserver, LayerReport, Outcomes, Quiet, outcomes};

@@ -4,6 +4,10 @@
 //! points) as scores, two-byte values (Omweso win/draw/loss with distances,
 //! which pass 127) as [`ValueEncoding::WdlDistance`].
 //!
+//! A score table may have a distance table beside it
+//! ([`ValueEncoding::Distance`], [`write_distances`] / [`open_distances`]),
+//! whose options name the payload CRC of the values it was built from.
+//!
 //! An earlier uncompressed format for two-byte values (magic `MTBX`) is no
 //! longer read: opening such a file says how to rebuild it.
 
@@ -48,6 +52,18 @@ impl Meta {
             } else {
                 ValueEncoding::Score
             },
+        }
+    }
+}
+
+impl Meta {
+    /// What the distance table of a value table holding `self`, of payload
+    /// CRC `values_crc`, holds.
+    fn distance_meta(&self, values_crc: u32) -> TableMeta {
+        TableMeta {
+            options: table::distance_options(&self.options, values_crc),
+            encoding: ValueEncoding::Distance,
+            ..self.table_meta()
         }
     }
 }
@@ -101,6 +117,70 @@ impl Stored {
     pub fn load(&self) -> Result<Vec<i16>, WithPath<TableError>> {
         self.0.decode_all_wide()
     }
+
+    /// The CRC-32 of the table's payload: what a distance table built from
+    /// it records.
+    pub fn payload_crc(&self) -> u32 {
+        self.0.payload_crc()
+    }
+
+    /// Positions per block (the last may hold fewer).
+    pub fn block_size(&self) -> u32 {
+        self.0.block_size()
+    }
+
+    /// The file it was opened from.
+    pub fn path(&self) -> &Path {
+        self.0.path()
+    }
+}
+
+/// Writes the distance table of the value table `values` (which holds
+/// `meta`) at `path`: one `i16 ≥ 0` per position.
+pub fn write_distances(
+    path: &Path,
+    meta: &Meta,
+    values: &Stored,
+    distances: &[i16],
+) -> Result<(), ExplicitTbError> {
+    let writer = super::writers::explicit_build(meta.distance_meta(values.payload_crc()));
+    Ok(writer.write_wide(path, distances)?)
+}
+
+/// Opens the distance table at `path` of the value table `values`, which
+/// holds `meta` for `positions` positions: `None` if there is none; an error
+/// naming both files if it was built from other values.
+pub fn open_distances(
+    path: &Path,
+    meta: &Meta,
+    positions: u64,
+    values: &Stored,
+) -> Result<Option<Stored>, ExplicitTbError> {
+    let t = match table::Table::open(path) {
+        Ok(t) => t,
+        Err(WithPath {
+            error: TableError::NotFound,
+            ..
+        }) => return Ok(None),
+        Err(e) => return Err(e.into()),
+    };
+    // Another game, ruleset, layer or kind of table first; then other values.
+    let mut expected = meta.distance_meta(values.payload_crc());
+    let source = table::distance_source(&t.meta().options);
+    let stale =
+        source.is_some_and(|(options, crc)| options == meta.options && crc != values.payload_crc());
+    if stale {
+        expected.options = t.meta().options.clone();
+    }
+    t.expect_meta(&expected)?;
+    if stale {
+        return Err(ExplicitTbError::StaleDistances {
+            distances: path.to_path_buf(),
+            values: values.path().to_path_buf(),
+        });
+    }
+    t.expect_len(positions)?;
+    Ok(Some(Stored(t)))
 }
 
 /// Opens a table, checking that it holds `meta` with `positions` values.

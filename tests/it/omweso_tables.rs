@@ -7,10 +7,10 @@ use crate::common::cli;
 use std::collections::HashMap;
 
 use mancala_tb::games::omweso::{Dedup, Endless, MoveGen, Outcome, Position, Reverse, Rules};
-use mancala_tb::tablebase::Quiet;
 use mancala_tb::tablebase::omweso::{
     self as tb, Config, MoveResult, Objective, OmwesoTablebase, Value, Wdl,
 };
+use mancala_tb::tablebase::{DistanceTables, Quiet};
 
 /// Every position with `seeds` seeds on a 4 × `width` board.
 fn all_positions(width: usize, seeds: u32) -> Vec<Position> {
@@ -139,12 +139,57 @@ fn naive_points(succ: &[Vec<Succ>]) -> Vec<i8> {
     value
 }
 
+/// Distances of a points table, level by level from its values to a
+/// fixpoint: 0 for a draw or a position without moves; a position of value
+/// `v > 0` is at level `k` when a move wins `v` at once (`k = 1`) or leads
+/// to a child of value `−v` at level `k − 1`; one of value `v < 0` when its
+/// moves to children of value `−v` all have levels, the deepest `k − 1`
+/// (`k = 1` without such moves: it wins nothing at once, so it has some).
+fn naive_points_distances(succ: &[Vec<Succ>], points: &[i8]) -> Vec<u16> {
+    let mut d: Vec<Option<u16>> = (0..succ.len())
+        .map(|i| (points[i] == 0 || succ[i].is_empty()).then_some(0))
+        .collect();
+    for level in 1u16.. {
+        let before = d.clone();
+        for (i, moves) in succ.iter().enumerate() {
+            if before[i].is_some() {
+                continue;
+            }
+            let v = points[i];
+            let kept: Vec<Option<u16>> = moves
+                .iter()
+                .filter_map(|m| match m {
+                    Succ::Win(p) if *p == v => Some(Some(0)),
+                    Succ::Child(c) if -points[*c] == v => Some(before[*c]),
+                    _ => None,
+                })
+                .collect();
+            let resolved = if v > 0 {
+                kept.contains(&Some(level - 1))
+            } else {
+                kept.iter().all(Option::is_some)
+                    && kept.iter().flatten().max().copied().unwrap_or(0) + 1 == level
+            };
+            if resolved {
+                d[i] = Some(level);
+            }
+        }
+        if d == before {
+            break;
+        }
+    }
+    d.into_iter()
+        .map(|x| x.expect("every position gets a distance"))
+        .collect()
+}
+
 fn cross_check(width: usize, seeds: u32, rules: Rules) {
     let dir = tempfile::tempdir().unwrap();
     let positions = all_positions(width, seeds);
     let succ = successors(&positions, &rules);
     let wdl = naive_wdl(&succ);
     let points = naive_points(&succ);
+    let distances = naive_points_distances(&succ, &points);
     for objective in [Objective::Wdl, Objective::Points] {
         let config = Config {
             width,
@@ -152,21 +197,41 @@ fn cross_check(width: usize, seeds: u32, rules: Rules) {
             rules,
             objective,
         };
-        let report = tb::build(dir.path(), config, &Quiet).unwrap();
+        let report = tb::build(dir.path(), config, DistanceTables::Build, &Quiet).unwrap();
         assert_eq!(report.layer.positions, positions.len() as u64);
         let tables = OmwesoTablebase::open(dir.path(), config).unwrap();
         for (i, p) in positions.iter().enumerate() {
-            let expected = match objective {
-                Objective::Wdl => Value::Wdl(wdl[i]),
-                Objective::Points => Value::Points(points[i]),
+            let (expected, distance) = match objective {
+                Objective::Wdl => (
+                    Value::Wdl(wdl[i]),
+                    match wdl[i] {
+                        Wdl::Win(d) | Wdl::Loss(d) => d,
+                        Wdl::Draw => 0,
+                    },
+                ),
+                Objective::Points => (Value::Points(points[i]), distances[i]),
             };
             assert_eq!(
                 tables.value(p).unwrap(),
                 expected,
                 "{p} ({objective}, {rules})"
             );
+            assert_eq!(
+                tables.distance(p).unwrap(),
+                Some(distance),
+                "{p} ({objective}, {rules}): {expected}"
+            );
         }
-        tables.check_consistency().unwrap();
+        let checked = tables.check_consistency().unwrap();
+        match objective {
+            Objective::Wdl => assert!(report.distances.is_none() && checked.distances.is_empty()),
+            Objective::Points => {
+                assert_eq!(checked.distances, vec![seeds as usize]);
+                let longest = distances.iter().copied().max();
+                assert_eq!(report.distances.map(|d| d.longest), longest);
+                assert!(longest > Some(2), "{longest:?}");
+            }
+        }
         if objective == Objective::Wdl {
             let longest = wdl.iter().filter_map(|w| match w {
                 Wdl::Win(d) => Some(*d),
@@ -232,8 +297,20 @@ fn hand_checked_positions() {
         rules: Rules::default(),
         objective,
     };
-    tb::build(dir.path(), config(Objective::Wdl), &Quiet).unwrap();
-    tb::build(dir.path(), config(Objective::Points), &Quiet).unwrap();
+    tb::build(
+        dir.path(),
+        config(Objective::Wdl),
+        DistanceTables::Build,
+        &Quiet,
+    )
+    .unwrap();
+    tb::build(
+        dir.path(),
+        config(Objective::Points),
+        DistanceTables::Build,
+        &Quiet,
+    )
+    .unwrap();
     let wdl = OmwesoTablebase::open(dir.path(), config(Objective::Wdl)).unwrap();
     let points = OmwesoTablebase::open(dir.path(), config(Objective::Points)).unwrap();
     // Only singletons for the mover: no move, lost by bulijo.
@@ -338,7 +415,7 @@ fn the_consistency_check_finds_a_wrong_value() {
         rules: Rules::default(),
         objective: Objective::Points,
     };
-    tb::build(dir.path(), config, &Quiet).unwrap();
+    tb::build(dir.path(), config, DistanceTables::Skip, &Quiet).unwrap();
     let path = config.path(dir.path());
     let meta = Meta {
         game: "omweso",
@@ -364,4 +441,182 @@ fn the_consistency_check_finds_a_wrong_value() {
     let tables = OmwesoTablebase::open(dir.path(), config).unwrap();
     let err = tables.check_consistency().unwrap_err().to_string();
     assert!(err.contains("w2-s6.points.mtb: rank 100"), "{err}");
+}
+
+/// The points the mover of `pos` scores along the principal variation: the
+/// win that ends it (for whoever makes it), nothing after a void game or a
+/// repeated position, and the bulijo loss of a mover without a move. `None`
+/// if the line stops anywhere else (its limit).
+fn line_points(tables: &OmwesoTablebase, pos: &Position) -> Option<i32> {
+    let pv = tables.principal_variation(pos, 10_000).unwrap();
+    if pv.is_empty() {
+        return tables.move_values(pos).unwrap().is_empty().then_some(-1);
+    }
+    let mut seen = vec![*pos];
+    let mut sign = 1;
+    for m in &pv {
+        match m.result {
+            MoveResult::Wins(kind) => return Some(sign * kind.points() as i32),
+            MoveResult::Void => return Some(0),
+            MoveResult::Child(child) => {
+                if seen.contains(&child) {
+                    return Some(0);
+                }
+                seen.push(child);
+                sign = -sign;
+            }
+        }
+    }
+    None
+}
+
+#[test]
+fn principal_variations_score_exactly_the_points() {
+    let options = [
+        (2, 8, Rules::default()),
+        (
+            2,
+            7,
+            Rules {
+                endless: Endless::Illegal,
+                ..Rules::default()
+            },
+        ),
+        (3, 5, Rules::default()),
+        (2, 10, Rules::default()),
+    ];
+    let mut all_short_without = 0;
+    for (width, seeds, rules) in options {
+        let config = Config {
+            width,
+            seeds,
+            rules,
+            objective: Objective::Points,
+        };
+        let with = tempfile::tempdir().unwrap();
+        tb::build(with.path(), config, DistanceTables::Build, &Quiet).unwrap();
+        let without = tempfile::tempdir().unwrap();
+        tb::build(without.path(), config, DistanceTables::Skip, &Quiet).unwrap();
+        let with = OmwesoTablebase::open(with.path(), config).unwrap();
+        let without = OmwesoTablebase::open(without.path(), config).unwrap();
+        assert!(with.distances_missing().is_none());
+        assert!(without.distances_missing().is_some());
+        let mut short_without = 0;
+        let positions = all_positions(width, seeds as u32);
+        for p in &positions {
+            let Value::Points(value) = with.value(p).unwrap() else {
+                unreachable!()
+            };
+            assert_eq!(
+                line_points(&with, p),
+                Some(i32::from(value)),
+                "4×{width} {p} ({rules})"
+            );
+            short_without += usize::from(line_points(&without, p) != Some(i32::from(value)));
+        }
+        eprintln!(
+            "4×{width} with {seeds} seeds ({rules}): {} lines, {short_without} short without distances",
+            positions.len()
+        );
+        all_short_without += short_without;
+    }
+    // Without the distance table some lines go round before they reach the
+    // value (64 of 4 × 2 with 10 seeds): what the distance tables are for.
+    assert!(all_short_without > 0);
+}
+
+#[test]
+fn points_tables_get_their_distance_table_on_the_command_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let build = [
+        "build",
+        "omweso",
+        "--width",
+        "2",
+        "--seeds",
+        "6",
+        "--objective",
+        "points",
+        "--dir",
+        d,
+    ];
+    let mut without = build.to_vec();
+    without.push("--no-distances");
+    let (ok, out, err) = cli(&without);
+    assert!(ok && !out.contains("distance tables"), "{out}{err}");
+    let folder = dir.path().join("omweso-all-laps-void-okutema-on");
+    assert!(!folder.join("w2-s6.distance.mtb").exists());
+    let query = [
+        "query",
+        "omweso",
+        "--width",
+        "2",
+        "--objective",
+        "points",
+        "--dir",
+        d,
+        "0",
+        "0",
+        "2",
+        "0",
+        "2",
+        "2",
+        "0",
+        "0",
+    ];
+    let (ok, out, err) = cli(&query);
+    assert!(ok, "{err}");
+    assert!(
+        err.contains("no distance table") && err.contains("--objective points"),
+        "{err}"
+    );
+    assert!(!out.contains("the game ends in"), "{out}");
+    let (ok, out, _) = cli(&[
+        "verify",
+        "omweso",
+        "--width",
+        "2",
+        "--seeds",
+        "6",
+        "--objective",
+        "points",
+        "--dir",
+        d,
+    ]);
+    assert!(ok && out.contains("no distance table"), "{out}");
+    // A rerun adds it.
+    let (ok, out, err) = cli(&build);
+    assert!(ok && out.contains("distance tables"), "{out}{err}");
+    assert!(folder.join("w2-s6.distance.mtb").exists());
+    let (ok, out, err) = cli(&query);
+    assert!(ok && err.is_empty(), "{err}");
+    assert!(out.contains("the game ends in"), "{out}");
+    let mut json = query.to_vec();
+    json.insert(2, "--json");
+    let (ok, out, _) = cli(&json);
+    assert!(ok);
+    let json: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    let pv = json["pv"].as_array().unwrap();
+    assert_eq!(json["distance"].as_u64(), Some(pv.len() as u64), "{json}");
+    assert_eq!(pv[0]["distance"], json["distance"]);
+    let (ok, out, _) = cli(&[
+        "verify",
+        "omweso",
+        "--width",
+        "2",
+        "--seeds",
+        "6",
+        "--objective",
+        "points",
+        "--dir",
+        d,
+    ]);
+    assert!(ok && out.contains("and its distance"), "{out}");
+    assert!(!out.contains("no distance table"), "{out}");
+    let (ok, out, _) = cli(&["info", "--dir", d]);
+    assert!(
+        ok && out.contains("distance") && out.contains("values-crc32="),
+        "{out}"
+    );
 }

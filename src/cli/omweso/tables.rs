@@ -6,16 +6,17 @@ use std::path::PathBuf;
 use clap::Args;
 use serde_json::json;
 
+use super::super::distances;
 use super::super::shared::{Bars, ProbeIo, named, parse_pit, probe_with, thread_pool};
 use super::{RulesArgs, path_text};
 use crate::answer::{OmwesoAnswer, OmwesoMove, OmwesoValue};
 use crate::probe_lines::{Answer, BatchProber, numbers};
 use mancala_tb::error::LineError;
 use mancala_tb::games::omweso::{MAX_SEEDS, MAX_WIDTH, MIN_WIDTH, Position};
-use mancala_tb::tablebase::ExplicitTbError;
 use mancala_tb::tablebase::omweso::{
-    self as tb, Config, MoveResult, MoveValue, Objective, OmwesoTablebase,
+    self as tb, Config, MoveResult, MoveValue, Objective, OmwesoTablebase, Value,
 };
+use mancala_tb::tablebase::{DistanceTables, ExplicitTbError};
 
 /// Which Omweso table to use (the seeds come from the command or the position).
 #[derive(Debug, Args)]
@@ -54,6 +55,11 @@ pub struct BuildOmweso {
     /// Worker threads (default: one per core)
     #[arg(long)]
     threads: Option<usize>,
+    /// Points tables: write the values only, without the distance table
+    /// (wW-sS.distance.mtb) that lets lines reach the value; a rerun without
+    /// it adds it
+    #[arg(long)]
+    no_distances: bool,
 }
 
 pub fn build(args: BuildOmweso) -> anyhow::Result<()> {
@@ -69,11 +75,17 @@ pub fn build(args: BuildOmweso) -> anyhow::Result<()> {
         pool.current_num_threads()
     );
     let observer = Bars::default();
-    let report = pool.install(|| tb::build(&args.table.dir, config, &observer))?;
+    let distances = if args.no_distances {
+        DistanceTables::Skip
+    } else {
+        DistanceTables::Build
+    };
+    let report = pool.install(|| tb::build(&args.table.dir, config, distances, &observer))?;
     observer.print_summary(std::slice::from_ref(&report.layer));
     if let Some(d) = report.longest_win {
         println!("longest win: {d} moves");
     }
+    distances::print_summary(report.distances.as_slice());
     Ok(())
 }
 
@@ -81,7 +93,8 @@ pub fn build(args: BuildOmweso) -> anyhow::Result<()> {
 pub struct QueryOmweso {
     #[command(flatten)]
     table: OmwesoTable,
-    /// Print JSON: {"value": …, "moves": [{"path": …, "value": …}], "pv": […]}
+    /// Print JSON: {"value": …, "distance": d, "moves": [{"path": …, "value":
+    /// …, "distance": d}], "pv": […]}
     #[arg(long)]
     json: bool,
     /// Longest principal variation shown
@@ -96,6 +109,9 @@ pub struct QueryOmweso {
 pub fn query(args: QueryOmweso) -> anyhow::Result<()> {
     let pos = Position::new(args.table.width as usize, &args.pits)?;
     let tables = OmwesoTablebase::open(&args.table.dir, args.table.config(pos.seeds()))?;
+    if let Some(build_args) = tables.distances_missing() {
+        distances::note_missing(&build_args);
+    }
     if args.json {
         let answer = OmwesoAnswer::probe(&tables, &pos, args.pv_limit)?;
         println!("{}", serde_json::to_string(&answer)?);
@@ -104,14 +120,28 @@ pub fn query(args: QueryOmweso) -> anyhow::Result<()> {
     let value = tables.value(&pos)?;
     let moves = tables.move_values(&pos)?;
     let pv = tables.principal_variation(&pos, args.pv_limit)?;
-    println!("{pos}: {value}");
+    match (value, tables.distance(&pos)?) {
+        (Value::Points(p), Some(d)) if p != 0 => {
+            println!("{pos}: {value}, the game ends in {d} moves")
+        }
+        _ => println!("{pos}: {value}"),
+    }
     if moves.is_empty() {
         println!("no legal move: the mover has lost (bulijo)");
     }
+    let best = tables.best(&pos, &moves)?.map(|m| (m.value, m.distance));
     for m in &moves {
-        let best = if m.value == value { "  best" } else { "" };
+        let best = if best == Some((m.value, m.distance)) {
+            "  best"
+        } else {
+            ""
+        };
+        let distance = match (m.value, m.distance, m.result) {
+            (Value::Points(_), Some(d), MoveResult::Child(_)) => format!(" in {d}"),
+            _ => String::new(),
+        };
         println!(
-            "  {}: {}{} {best}",
+            "  {}: {}{distance}{} {best}",
             path_text(&m.path),
             m.value,
             result_text(m)
@@ -199,15 +229,23 @@ pub fn verify(args: VerifyOmweso) -> anyhow::Result<()> {
     let config = args.table.config(args.seeds);
     let tables = OmwesoTablebase::open(&args.table.dir, config)?;
     let start = std::time::Instant::now();
-    tables.check_consistency()?;
+    let checked = tables.check_consistency()?;
+    let what = if checked.distances.is_empty() {
+        "every position"
+    } else {
+        "every position and its distance"
+    };
     println!(
-        "Omweso 4×{} with {} seeds ({}, {}): every position checked against its moves in {:.1} s",
+        "Omweso 4×{} with {} seeds ({}, {}): {what} checked against its moves in {:.1} s",
         config.width,
         config.seeds,
         config.objective,
         config.rules,
         start.elapsed().as_secs_f64()
     );
+    if let Some(build_args) = tables.distances_missing() {
+        println!("no distance table; `mancala-tb build {build_args}` adds it");
+    }
     Ok(())
 }
 
@@ -256,7 +294,8 @@ impl BatchProber for OmwesoLines {
             let moves = tables.move_values(pos).map_err(|e| line_error(&e))?;
             let moves: Vec<_> = moves.iter().map(OmwesoMove::from).collect();
             let value = OmwesoValue::from(value);
-            let out = serde_json::json!({"pits": pos.pits(), "value": value, "moves": moves});
+            let distance = tables.distance(pos).map_err(|e| line_error(&e))?;
+            let out = serde_json::json!({"pits": pos.pits(), "value": value, "distance": distance, "moves": moves});
             Ok(out.to_string())
         });
         Ok(answers.collect())

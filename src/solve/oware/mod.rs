@@ -48,6 +48,7 @@ use states::{COUNTER, Exits, FRESH, LOSS, LOW_BITS, NIBBLE, PENDING, PER_WORD, R
 mod buckets;
 mod checkpoint;
 pub mod compact;
+pub mod distance;
 pub mod out_of_core;
 mod outbox;
 mod propagate;

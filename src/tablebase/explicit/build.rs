@@ -1,15 +1,59 @@
 //! Building explicit-engine tables: each missing layer from the bottom up, solved by
-//! the explicit engine over the finished layers below it.
+//! the explicit engine over the finished layers below it, with its distance
+//! table (score tables) unless asked not to. A layer whose values are built
+//! but whose distance table is missing is solved again for its distances: the
+//! values found must be the stored ones, which are not rewritten.
 
 use std::ops::{ControlFlow, RangeInclusive};
 use std::path::Path;
 use std::time::Instant;
 
+use rayon::prelude::*;
+
+use super::layer_file::file_bytes;
 use super::{ExplicitGame, ExplicitTbError, Loaded, Step, seeds, too_many, walk_positions};
 use crate::index::stars_bars::StarsBars;
 use crate::solve::explicit::{Layer, MoveLists};
 use crate::tablebase::report::outcomes_by;
+use crate::tablebase::store::Stored;
 use crate::tablebase::{BuildObserver, LayerReport};
+
+/// Whether a build writes the distance tables of score layers.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum DistanceTables {
+    /// Writes them beside the values, and adds those missing beside layers
+    /// already built (the default).
+    #[default]
+    Build,
+    /// Writes the values only; existing distance tables are left as they are.
+    Skip,
+}
+
+/// What a build did.
+#[derive(Clone, Debug, Default)]
+pub struct Built {
+    /// Every layer of the build, in order.
+    pub layers: Vec<LayerReport>,
+    /// Every layer of the build that has a distance table, in order.
+    pub distances: Vec<DistanceReport>,
+}
+
+/// One layer's distance table after a build.
+#[derive(Clone, Debug)]
+pub struct DistanceReport {
+    /// The layer.
+    pub seeds: usize,
+    /// Its positions.
+    pub positions: u64,
+    /// The largest distance of the layer, in moves.
+    pub longest: u16,
+    /// Bytes of the distance table file.
+    pub bytes: u64,
+    /// Seconds this build spent on it: writing it (built with the values,
+    /// which give the distances at no cost) or solving the layer again
+    /// (added beside values built before); `None` if it was already there.
+    pub seconds: Option<f64>,
+}
 
 /// Builds the layers `layers` of `game` under `dir`, skipping layers already
 /// built. A move that leaves its layer must land in one of `layers` below
@@ -18,32 +62,62 @@ pub fn build<G: ExplicitGame>(
     dir: &Path,
     game: G,
     layers: RangeInclusive<usize>,
+    distances: DistanceTables,
     observer: &dyn BuildObserver,
-) -> Result<Vec<LayerReport>, ExplicitTbError> {
+) -> Result<Built, ExplicitTbError> {
     game.check_width()?;
     if *layers.end() > G::MAX_SEEDS {
         return Err(too_many::<G>(*layers.end()));
     }
     let mut lower = Loaded::default();
-    let mut reports = Vec::new();
+    let mut built = Built::default();
     for seeds in layers {
         let file = game.file(dir, seeds)?;
-        let seconds = match file.open()? {
-            Some(_) => None,
+        let want_distances = distances == DistanceTables::Build && file.distance_path.is_some();
+        let solve = |distances: bool| {
+            observer.layer_started(seeds, file.index.size());
+            let layer = EngineLayer {
+                game,
+                seeds,
+                index: file.index.clone(),
+                lower: &lower,
+            };
+            game.solve(&layer, distances, &|steps| observer.advance(steps))
+        };
+        let mut distance_seconds = None;
+        let (table, values, seconds) = match file.open()? {
             None => {
-                observer.layer_started(seeds, file.index.size());
                 let start = Instant::now();
-                let layer = EngineLayer {
-                    game,
-                    seeds,
-                    index: file.index.clone(),
-                    lower: &lower,
-                };
-                file.write(&game.solve(&layer, &|steps| observer.advance(steps))?)?;
-                Some(start.elapsed().as_secs_f64())
+                let solved = solve(want_distances)?;
+                file.write(&solved.values)?;
+                let seconds = start.elapsed().as_secs_f64();
+                let table = file.open_built()?;
+                if let Some(distances) = &solved.distances {
+                    let start = Instant::now();
+                    file.write_distances(&table, distances)?;
+                    distance_seconds = Some(start.elapsed().as_secs_f64());
+                }
+                let values = table.load()?;
+                (table, values, Some(seconds))
+            }
+            Some(table) => {
+                let values = table.load()?;
+                if want_distances && file.open_distances(&table)?.is_none() {
+                    let start = Instant::now();
+                    let solved = solve(true)?;
+                    if let Some(rank) = solved.values.first_difference(&values) {
+                        return Err(values_differ(&game, &file.path, &solved, &values, rank));
+                    }
+                    let distances = solved.distances.expect("asked for distances");
+                    file.write_distances(&table, &distances)?;
+                    distance_seconds = Some(start.elapsed().as_secs_f64());
+                }
+                (table, values, None)
             }
         };
-        let values = file.open_built()?.load()?;
+        if let Some(report) = distance_report(&file, &table, seeds, distance_seconds)? {
+            built.distances.push(report);
+        }
         let report = LayerReport {
             seeds,
             positions: file.index.size(),
@@ -54,10 +128,51 @@ pub fn build<G: ExplicitGame>(
             bytes: file.bytes()?,
         };
         observer.layer_finished(&report);
-        reports.push(report);
+        built.layers.push(report);
         lower.push(seeds, file.index, values);
     }
-    Ok(reports)
+    Ok(built)
+}
+
+/// The report of the layer's distance table, if it has one.
+fn distance_report(
+    file: &super::LayerFile,
+    values: &Stored,
+    seeds: usize,
+    seconds: Option<f64>,
+) -> Result<Option<DistanceReport>, ExplicitTbError> {
+    let Some(table) = file.open_distances(values)? else {
+        return Ok(None);
+    };
+    let longest = table.load()?.par_iter().copied().max().unwrap_or(0);
+    Ok(Some(DistanceReport {
+        seeds,
+        positions: table.len(),
+        longest: longest.max(0) as u16,
+        bytes: file_bytes(table.path())?,
+        seconds,
+    }))
+}
+
+/// The error of stored values that solving the layer again does not give.
+fn values_differ<G: ExplicitGame>(
+    game: &G,
+    path: &Path,
+    solved: &super::SolvedLayer,
+    stored: &[i16],
+    rank: usize,
+) -> ExplicitTbError {
+    let found = match &solved.values {
+        super::StoredValues::I8(v) => v.get(rank).map(|&x| i16::from(x)),
+        super::StoredValues::I16(v) => v.get(rank).copied(),
+    };
+    let show = |v: Option<i16>| v.map_or("nothing".into(), |v| game.decode(v).to_string());
+    ExplicitTbError::ValuesDiffer {
+        path: path.to_path_buf(),
+        rank: rank as u64,
+        stored: show(stored.get(rank).copied()),
+        expected: show(found),
+    }
 }
 
 /// One layer as the explicit engine sees it: positions by rank, each with

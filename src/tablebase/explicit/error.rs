@@ -1,5 +1,7 @@
 //! The one error type of building, probing and checking explicit-engine tables.
 
+use std::path::PathBuf;
+
 use crate::error::{Cause, MissingTable, WithPath};
 use crate::games::engehe::EngeheError;
 use crate::games::omweso::OmwesoError;
@@ -42,6 +44,57 @@ pub enum ExplicitTbError {
         /// The most seeds the tables hold.
         max: usize,
     },
+    /// A distance table built from other values than its value table's.
+    #[error(
+        "{} was built from other values than {} (the checksum of the values it names differs); delete it and rerun the build to make it again",
+        distances.display(), values.display()
+    )]
+    StaleDistances {
+        /// The distance table.
+        distances: PathBuf,
+        /// The value table beside it.
+        values: PathBuf,
+    },
+    /// A stored distance that its moves do not give.
+    #[error(
+        "{}: block {block}, rank {rank} ({position}) holds distance {stored} but its moves give {expected}",
+        path.display()
+    )]
+    WrongDistance {
+        /// The distance table.
+        path: PathBuf,
+        /// The block holding the position.
+        block: u64,
+        /// The position's rank in its layer.
+        rank: u64,
+        /// The position, as its game writes it.
+        position: String,
+        /// The distance in the table.
+        stored: i16,
+        /// The distance its moves give.
+        expected: u16,
+    },
+    /// Stored values that the engine, solving the layer again to add its
+    /// distance table, does not find.
+    #[error(
+        "{}: rank {rank} holds {stored}, but solving the layer again gives {expected}: the table is damaged or from another version; delete it and rebuild",
+        path.display()
+    )]
+    ValuesDiffer {
+        /// The value table.
+        path: PathBuf,
+        /// The first rank that differs.
+        rank: u64,
+        /// Its stored value.
+        stored: String,
+        /// The value the engine finds.
+        expected: String,
+    },
+    /// A distance past what a distance table stores.
+    #[error(
+        "a position is {0} moves from what secures its value; a distance table stores at most 32767"
+    )]
+    TooFar(u16),
     /// A distance too long for a win/draw/loss table.
     #[error("a position is {0} moves from the end; the wdl table stores at most 32766")]
     TooDeep(u16),
@@ -82,7 +135,12 @@ impl ExplicitTbError {
             | ExplicitTbError::TooManySeeds { .. }
             | ExplicitTbError::WrongWidth { .. }
             | ExplicitTbError::WrongLayer { .. } => Cause::BadInput,
-            ExplicitTbError::Engine(_) | ExplicitTbError::TooDeep(_) => Cause::Other,
+            ExplicitTbError::StaleDistances { .. }
+            | ExplicitTbError::WrongDistance { .. }
+            | ExplicitTbError::ValuesDiffer { .. } => Cause::DamagedTable,
+            ExplicitTbError::Engine(_)
+            | ExplicitTbError::TooDeep(_)
+            | ExplicitTbError::TooFar(_) => Cause::Other,
         }
     }
 }

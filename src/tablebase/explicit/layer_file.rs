@@ -19,13 +19,40 @@ pub struct LayerFile {
     pub name: String,
     /// The `mancala-tb build` arguments that make it.
     pub build_args: String,
+    /// Where its distance table lies (score tables: the value table's name
+    /// with `distance` for the part that names the values), `None` for
+    /// tables whose values hold their distances (win/draw/loss).
+    pub distance_path: Option<PathBuf>,
 }
 
 /// Solved values as they are stored: one byte each, or two for win/draw/loss
 /// with distances.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum StoredValues {
     I8(Vec<i8>),
     I16(Vec<i16>),
+}
+
+impl StoredValues {
+    /// The first rank whose value differs from `stored` (as a table reads
+    /// back), if any.
+    pub fn first_difference(&self, stored: &[i16]) -> Option<usize> {
+        let differs = |i: usize, v: i16| stored.get(i) != Some(&v);
+        match self {
+            StoredValues::I8(v) => (0..v.len().max(stored.len()))
+                .find(|&i| v.get(i).is_none_or(|&x| differs(i, i16::from(x)))),
+            StoredValues::I16(v) => {
+                (0..v.len().max(stored.len())).find(|&i| v.get(i).is_none_or(|&x| differs(i, x)))
+            }
+        }
+    }
+}
+
+/// A layer as the engine solved it: the values to store and, for score
+/// tables when asked, the distances of its distance table.
+pub struct SolvedLayer {
+    pub values: StoredValues,
+    pub distances: Option<Vec<i16>>,
 }
 
 impl LayerFile {
@@ -71,9 +98,34 @@ impl LayerFile {
 
     /// Bytes of the table file.
     pub fn bytes(&self) -> Result<u64, ExplicitTbError> {
-        Ok(std::fs::metadata(&self.path)
-            .map_err(FileError::Io)
-            .at(&self.path)?
-            .len())
+        file_bytes(&self.path)
     }
+
+    /// The distance table of the value table `values` (this file's), `None`
+    /// if the game has none or it is not built; an error if it was built
+    /// from other values.
+    pub fn open_distances(&self, values: &Stored) -> Result<Option<Stored>, ExplicitTbError> {
+        match &self.distance_path {
+            Some(path) => store::open_distances(path, &self.meta, self.index.size(), values),
+            None => Ok(None),
+        }
+    }
+
+    /// Writes the distance table of the value table `values` (this file's).
+    pub fn write_distances(
+        &self,
+        values: &Stored,
+        distances: &[i16],
+    ) -> Result<(), ExplicitTbError> {
+        let path = (self.distance_path.as_ref()).expect("a distance table for this game");
+        store::write_distances(path, &self.meta, values, distances)
+    }
+}
+
+/// Bytes of a file.
+pub fn file_bytes(path: &std::path::Path) -> Result<u64, ExplicitTbError> {
+    Ok(std::fs::metadata(path)
+        .map_err(FileError::Io)
+        .at(path)?
+        .len())
 }

@@ -18,10 +18,11 @@ use std::fmt;
 use std::ops::{ControlFlow, Range, RangeInclusive};
 use std::path::Path;
 
-pub use build::build;
+pub use build::{Built, DistanceReport, DistanceTables, build};
+pub use check::Checked;
 pub use error::ExplicitTbError;
-pub use layer_file::{LayerFile, StoredValues};
-pub use probe::ExplicitTablebase;
+pub use layer_file::{LayerFile, SolvedLayer, StoredValues};
+pub use probe::{ExplicitTablebase, best_move};
 
 use crate::index::stars_bars::{self, IndexError, StarsBars};
 use crate::solve::explicit::Layer;
@@ -75,14 +76,26 @@ pub trait ExplicitGame: Copy + Send + Sync {
     /// The value as the explicit engine takes an exit: a score, or only
     /// the sign for win/draw/loss tables (the engine counts the distances).
     fn engine_value(&self, value: Self::Value) -> i8;
-    /// Solves `layer` with the explicit engine and says what to store.
+    /// Solves `layer` with the explicit engine and says what to store: the
+    /// values and, if `distances` and the table is a score table, the
+    /// distances of its distance table.
     fn solve(
         &self,
         layer: &dyn Layer,
+        distances: bool,
         progress: &(dyn Fn(u64) + Sync),
-    ) -> Result<StoredValues, ExplicitTbError>;
+    ) -> Result<SolvedLayer, ExplicitTbError>;
     /// A stored value, decoded.
     fn decode(&self, stored: i16) -> Self::Value;
+}
+
+/// The distances of a score layer as its distance table stores them.
+pub(crate) fn distance_values(depths: Vec<u16>) -> Result<Vec<i16>, ExplicitTbError> {
+    use rayon::prelude::*;
+    match depths.par_iter().copied().max() {
+        Some(d) if d > i16::MAX as u16 => Err(ExplicitTbError::TooFar(d)),
+        _ => Ok(depths.into_par_iter().map(|d| d as i16).collect()),
+    }
 }
 
 /// Where one move leads.

@@ -19,7 +19,10 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
-use super::explicit::{ExplicitGame, LayerFile, Step, StoredValues};
+use super::explicit::{
+    DistanceReport, DistanceTables, ExplicitGame, LayerFile, SolvedLayer, Step, StoredValues,
+    distance_values,
+};
 use super::store::Meta;
 use super::{BuildObserver, LayerReport};
 use crate::games::omweso::{self, Dedup, MoveGen, Outcome, Position, Rules};
@@ -49,6 +52,17 @@ impl Config {
     /// (`omweso-all-laps-void-okutema-on`), one file per width, seeds and
     /// objective (`w2-s6.wdl.mtb`).
     pub fn path(&self, dir: &Path) -> PathBuf {
+        self.file_path(dir, self.objective.name())
+    }
+
+    /// The distance table of a points table, beside it with `distance` for
+    /// the objective (`w2-s6.distance.mtb`); `None` for a win/draw/loss
+    /// table, whose values hold their distances.
+    pub fn distance_path(&self, dir: &Path) -> Option<PathBuf> {
+        (self.objective == Objective::Points).then(|| self.file_path(dir, "distance"))
+    }
+
+    fn file_path(&self, dir: &Path, kind: &str) -> PathBuf {
         let mut folder = String::from("omweso");
         for (option, value) in self.rules.options() {
             // A bare `on` or `off` would not say which option it is.
@@ -57,7 +71,7 @@ impl Config {
             }
             folder += &format!("-{value}");
         }
-        let file = format!("w{}-s{}.{}.mtb", self.width, self.seeds, self.objective);
+        let file = format!("w{}-s{}.{kind}.mtb", self.width, self.seeds);
         dir.join(folder).join(file)
     }
 
@@ -96,6 +110,7 @@ impl ExplicitGame for Config {
         let table = Config { seeds, ..*self };
         Ok(LayerFile {
             path: table.path(dir),
+            distance_path: table.distance_path(dir),
             meta: Meta {
                 game: "omweso",
                 ruleset: self.rules.to_string(),
@@ -173,20 +188,28 @@ impl ExplicitGame for Config {
     fn solve(
         &self,
         layer: &dyn Layer,
+        distances: bool,
         progress: &(dyn Fn(u64) + Sync),
-    ) -> Result<StoredValues, OmwesoTbError> {
+    ) -> Result<SolvedLayer, OmwesoTbError> {
         let depths = match self.objective {
             Objective::Wdl => Depths::With,
+            Objective::Points if distances => Depths::With,
             Objective::Points => Depths::Without,
         };
         let solved = explicit::solve(layer, depths, progress)?;
-        Ok(match solved.depths {
-            Some(depths) => StoredValues::I16(
-                (solved.values.par_iter().zip(depths))
-                    .map(|(&v, d)| encode_wdl(v, d))
-                    .collect::<Result<Vec<_>, _>>()?,
-            ),
-            None => StoredValues::I8(solved.values),
+        Ok(match (self.objective, solved.depths) {
+            (Objective::Wdl, Some(depths)) => SolvedLayer {
+                values: StoredValues::I16(
+                    (solved.values.par_iter().zip(depths))
+                        .map(|(&v, d)| encode_wdl(v, d))
+                        .collect::<Result<Vec<_>, _>>()?,
+                ),
+                distances: None,
+            },
+            (_, depths) => SolvedLayer {
+                values: StoredValues::I8(solved.values),
+                distances: depths.map(distance_values).transpose()?,
+            },
         })
     }
 
@@ -205,19 +228,28 @@ pub struct Report {
     pub layer: LayerReport,
     /// The longest win (wdl tables): moves to the end.
     pub longest_win: Option<u16>,
+    /// The distance table (points tables, unless built without).
+    pub distances: Option<DistanceReport>,
 }
 
-/// Builds the table of `config` under `dir` unless it is already complete.
+/// Builds the table of `config` under `dir` unless it is already complete,
+/// with the distance table of a points table unless `distances` says to
+/// skip it (and adds that table beside a points table built without).
 /// Uses the current rayon pool.
 pub fn build(
     dir: &Path,
     config: Config,
+    distances: DistanceTables,
     observer: &dyn BuildObserver,
 ) -> Result<Report, OmwesoTbError> {
-    let reports = super::explicit::build(dir, config, config.layers(), observer)?;
-    let layer = reports.into_iter().next().expect("one layer");
+    let built = super::explicit::build(dir, config, config.layers(), distances, observer)?;
+    let layer = built.layers.into_iter().next().expect("one layer");
     let longest_win = OmwesoTablebase::open(dir, config)?.stats()?.longest_win;
-    Ok(Report { layer, longest_win })
+    Ok(Report {
+        layer,
+        longest_win,
+        distances: built.distances.into_iter().next(),
+    })
 }
 
 #[cfg(test)]

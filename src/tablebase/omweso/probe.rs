@@ -10,7 +10,7 @@ use super::{Config, OmwesoTbError, Value, Wdl};
 use crate::games::omweso::{Dedup, MoveGen, Outcome, Position, WinKind};
 use crate::games::relay::Choice;
 use crate::tablebase::Outcomes;
-use crate::tablebase::explicit::{ExplicitGame, ExplicitTablebase};
+use crate::tablebase::explicit::{Checked, ExplicitGame, ExplicitTablebase, best_move};
 
 /// Where a move leads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,6 +33,13 @@ pub struct MoveValue {
     pub result: MoveResult,
     /// Its value for the mover.
     pub value: Value,
+    /// Moves to the end of the game when both sides then keep the value,
+    /// this move included: 1 for a move that wins or voids the game, `1 +
+    /// distance(child)` for a move to a decided child (a wdl table's
+    /// distance, or a points table's distance table); `None` for a move to
+    /// a drawn child, or to a child of a points table built without its
+    /// distance table.
+    pub distance: Option<u16>,
 }
 
 /// Counts of a table.
@@ -68,8 +75,27 @@ impl OmwesoTablebase {
         self.0.value(pos)
     }
 
+    /// The distance of a position to the end of the game when both sides
+    /// keep its value, the side ahead hurrying and the side behind
+    /// delaying; 0 for a draw or a finished game. A wdl table's values hold
+    /// it; a points table has it in its distance table, `None` if built
+    /// without (`--no-distances`, or before they existed).
+    pub fn distance(&self, pos: &Position) -> Result<Option<u16>, OmwesoTbError> {
+        match self.value(pos)? {
+            Value::Wdl(Wdl::Win(d) | Wdl::Loss(d)) => Ok(Some(d)),
+            Value::Wdl(Wdl::Draw) => Ok(Some(0)),
+            Value::Points(_) => self.0.distance(pos),
+        }
+    }
+
+    /// The `mancala-tb build` arguments that add the distance table of a
+    /// points table built without one.
+    pub fn distances_missing(&self) -> Option<String> {
+        self.0.distances_missing(self.config().seeds)
+    }
+
     /// Every legal move (one per distinct outcome of each starting pit and
-    /// direction) with its value.
+    /// direction) with its value and distance.
     pub fn move_values(&self, pos: &Position) -> Result<Vec<MoveValue>, OmwesoTbError> {
         let config = self.config();
         config.fit(pos)?;
@@ -78,27 +104,57 @@ impl OmwesoTablebase {
         moves
             .legal()
             .map(|m| {
-                let (result, value) = match m.outcome {
+                let (result, value, distance) = match m.outcome {
                     Outcome::Ends {
                         win: Some(kind), ..
-                    } => (MoveResult::Wins(kind), win_value(config.objective, kind)),
+                    } => (
+                        MoveResult::Wins(kind),
+                        win_value(config.objective, kind),
+                        Some(1),
+                    ),
                     Outcome::Ends { after, .. } => {
                         let child = after.flipped();
-                        (MoveResult::Child(child), self.value(&child)?.after())
+                        let value = self.value(&child)?;
+                        let distance = match value {
+                            Value::Wdl(Wdl::Draw) | Value::Points(0) => None,
+                            _ => self.distance(&child)?.map(|d| d + 1),
+                        };
+                        (MoveResult::Child(child), value.after(), distance)
                     }
-                    Outcome::NeverEnds(_) => (MoveResult::Void, draw(config.objective)),
+                    Outcome::NeverEnds(_) => (MoveResult::Void, draw(config.objective), Some(1)),
                 };
                 Ok(MoveValue {
                     path: moves.path(m).to_vec(),
                     result,
                     value,
+                    distance,
                 })
             })
             .collect()
     }
 
-    /// A principal variation from `pos`: best moves until the game ends, a
-    /// position repeats (a draw by perpetual play) or `max_moves` are shown.
+    /// The move perfect play makes from `pos` among `moves` (its
+    /// [`OmwesoTablebase::move_values`]): one that keeps the value, the
+    /// nearest end when ahead, the farthest when behind, the first in move
+    /// order among equals. `None` when the mover has no move.
+    pub fn best<'m>(
+        &self,
+        pos: &Position,
+        moves: &'m [MoveValue],
+    ) -> Result<Option<&'m MoveValue>, OmwesoTbError> {
+        let value = self.value(pos)?;
+        let i = best_move(
+            value.rank(),
+            moves.iter().map(|m| (m.value == value, m.distance)),
+        );
+        Ok(i.map(|i| &moves[i]))
+    }
+
+    /// A principal variation from `pos`: perfect-play moves
+    /// ([`OmwesoTablebase::best`]) until the game ends, a position repeats
+    /// (a draw by perpetual play) or `max_moves` are shown. For a points
+    /// table with its distance table the line ends in the game's end with
+    /// the position's points (or, from a draw, possibly in a repetition).
     pub fn principal_variation(
         &self,
         pos: &Position,
@@ -109,12 +165,8 @@ impl OmwesoTablebase {
         let mut seen = std::collections::HashSet::new();
         let mut pos = *pos;
         while line.len() < max_moves && seen.insert(pos) {
-            let value = self.value(&pos)?;
-            let Some(best) = self
-                .move_values(&pos)?
-                .into_iter()
-                .find(|m| m.value == value)
-            else {
+            let moves = self.move_values(&pos)?;
+            let Some(best) = self.best(&pos, &moves)?.cloned() else {
                 break;
             };
             let next = match best.result {
@@ -186,8 +238,10 @@ impl OmwesoTablebase {
     }
 
     /// Checks every position against its moves: its value must be the best
-    /// over its legal moves. Reports the first mismatch.
-    pub fn check_consistency(&self) -> Result<(), OmwesoTbError> {
+    /// over its legal moves, and its distance (a points table's distance
+    /// table) 1 + the least (ahead) or greatest (behind) distance after its
+    /// value-keeping moves. Reports the first mismatch.
+    pub fn check_consistency(&self) -> Result<Checked, OmwesoTbError> {
         self.0.check(self.config().layers(), &|_| {})
     }
 }

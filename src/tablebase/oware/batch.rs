@@ -63,16 +63,23 @@ impl OwareTablebase {
                         moves: Vec::new(),
                     });
                 }
-                let moves: Vec<MoveValue> = oware::legal_moves(self.rules(), board)
+                let moves = oware::legal_moves(self.rules(), board)
                     .iter()
                     .zip(&lookups[at..])
-                    .map(|(mv, child)| MoveValue {
-                        pit: mv.pit,
-                        captured: mv.captured,
-                        child: mv.child,
-                        value: mv.captured as i8 - child.value,
+                    .map(|(mv, child)| {
+                        Ok(MoveValue {
+                            pit: mv.pit,
+                            captured: mv.captured,
+                            child: mv.child,
+                            value: mv.captured as i8 - child.value,
+                            distance: self.move_distance(
+                                mv.captured,
+                                child.seeds as usize,
+                                child.rank,
+                            )?,
+                        })
                     })
-                    .collect();
+                    .collect::<Result<Vec<MoveValue>, TablebaseError>>()?;
                 let value = moves
                     .iter()
                     .map(|m| m.value)
@@ -81,6 +88,28 @@ impl OwareTablebase {
                 Ok(Probed { value, moves })
             })
             .collect())
+    }
+
+    /// The distance of each of `boards` ([`OwareTablebase::distance`]), in
+    /// their order, probed in parallel. A position whose layer has no
+    /// distance table, or is not built, gets its own error; a damaged table
+    /// fails the whole batch.
+    pub fn distances_many(
+        &self,
+        boards: &[Board],
+    ) -> Result<Vec<Result<u16, TablebaseError>>, TablebaseError> {
+        use rayon::prelude::*;
+        boards
+            .par_iter()
+            .map(|board| match self.distance(board) {
+                Ok(Some(distance)) => Ok(Ok(distance)),
+                Ok(None) => Ok(Err(self.missing_distances(oware::seeds(board)))),
+                Err(e @ (TablebaseError::Missing(_) | TablebaseError::TooManySeeds(_))) => {
+                    Ok(Err(e))
+                }
+                Err(e) => Err(e),
+            })
+            .collect()
     }
 
     /// The number of layers that open from 0 up without a gap: those a

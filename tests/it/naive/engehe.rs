@@ -130,3 +130,81 @@ pub fn solve(width: usize, max: usize, endless_illegal: bool) -> Vec<HashMap<Boa
     }
     layers
 }
+
+/// `distances[n]`: the distance of every position with `n` counters to what
+/// secures its value (`values`, from [`solve`]), level by level to a
+/// fixpoint: 0 for a draw or a position without moves; a position whose
+/// value `v > 0` is at level `k` when a move worth `v` captures (or never
+/// ends) and `k = 1`, or leads to a child of its layer at level `k − 1`;
+/// one whose value is `v < 0` when all its moves worth `v` that stay in the
+/// layer lead to children at known levels, the deepest `k − 1` (`k = 1`
+/// when there are none).
+pub fn distances(
+    width: usize,
+    values: &[HashMap<Board, i8>],
+    endless_illegal: bool,
+) -> Vec<HashMap<Board, u16>> {
+    let mut out = Vec::new();
+    for (n, layer) in values.iter().enumerate() {
+        // Per position: whether a value-keeping move leaves the layer, and
+        // its value-keeping children in it.
+        let mut kept: HashMap<Board, (bool, Vec<Board>)> = HashMap::new();
+        let mut dist: HashMap<Board, u16> = HashMap::new();
+        for (b, &v) in layer {
+            let mut any_move = false;
+            let (mut exit, mut children) = (false, Vec::new());
+            for hole in 0..width {
+                if b[hole] == 0 {
+                    continue;
+                }
+                match play(b, hole) {
+                    Play::NeverEnds if endless_illegal => {}
+                    Play::NeverEnds => {
+                        any_move = true;
+                        exit |= v == 0;
+                    }
+                    Play::Ends(0, child) => {
+                        any_move = true;
+                        if -layer[&child] == v {
+                            children.push(child);
+                        }
+                    }
+                    Play::Ends(k, child) => {
+                        any_move = true;
+                        exit |= k as i8 - values[n - k as usize][&child] == v;
+                    }
+                }
+            }
+            if v == 0 || !any_move {
+                dist.insert(b.clone(), 0);
+            } else {
+                kept.insert(b.clone(), (exit, children));
+            }
+        }
+        for level in 1u16.. {
+            let before = dist.clone();
+            for (b, (exit, children)) in &kept {
+                if before.contains_key(b) {
+                    continue;
+                }
+                let known: Vec<Option<u16>> =
+                    children.iter().map(|c| before.get(c).copied()).collect();
+                let resolved = if layer[b] > 0 {
+                    (*exit && level == 1) || known.contains(&Some(level - 1))
+                } else {
+                    known.iter().all(Option::is_some)
+                        && known.iter().flatten().max().copied().unwrap_or(0) + 1 == level
+                };
+                if resolved {
+                    dist.insert(b.clone(), level);
+                }
+            }
+            if dist.len() == before.len() {
+                break;
+            }
+        }
+        assert_eq!(dist.len(), layer.len(), "every position gets a distance");
+        out.push(dist);
+    }
+    out
+}
