@@ -4,7 +4,6 @@
 //! recorded here, scaled by stated assumptions.
 
 use std::ops::Range;
-use std::time::Instant;
 
 use serde::{Serialize, Serializer};
 
@@ -81,7 +80,8 @@ fn sent_bytes_per_position(ranks: usize) -> f64 {
     }
 }
 
-/// The rates measured by [`calibrate`].
+/// The rates measured by [`calibrate`]: positions per second of its
+/// layer with its threads on a machine of their own (from CPU time).
 #[derive(Clone, Copy, Debug)]
 pub struct Calibration {
     /// The layer built.
@@ -96,25 +96,41 @@ pub struct Calibration {
     pub compact: f64,
 }
 
-/// Builds layers `0..=seeds` in a temporary folder, the last one three
-/// times (in memory, then out of core and compact with its lower layers
-/// read from their tables), and measures the rates. Runs on the current rayon pool.
+/// Builds layers `0..=seeds` in a temporary folder, the last one
+/// [`CALIBRATION_RUNS`] times with each engine (in memory, then out of
+/// core and compact with its lower layers read from their tables), and
+/// measures the rates: the median run's CPU time is one thread's time,
+/// which the engine's [`speedup`] takes to the pool's threads, so that
+/// other processes' load changes little (their wall times would vary with
+/// it). Runs on the current rayon pool.
 pub fn calibrate(rules: Ruleset, seeds: usize) -> Result<Calibration, TablebaseError> {
     let dir = std::env::temp_dir().join(format!("mancala-tb-calibrate-{}", std::process::id()));
     let result = (|| {
         let roomy = 16 << 30;
         build(&dir, rules, &BuildOptions::new(seeds - 1, roomy), &Quiet)?;
+        // The rate with the pool's threads on a machine of its own: the
+        // median CPU time of the runs taken for one thread's time, scaled
+        // by the engine's speed-up.
         let time = |options: BuildOptions| -> Result<f64, TablebaseError> {
-            let start = Instant::now();
-            build(&dir, rules, &options, &Quiet)?;
-            let seconds = start.elapsed().as_secs_f64();
-            let table = table_path(&ruleset_dir(&dir, rules), seeds);
-            std::fs::remove_file(&table)
-                .map_err(FileError::Io)
-                .at(&table)?;
-            Ok(index::layer_size(seeds) as f64 / seconds)
+            let engine = options.engine.unwrap_or(Engine::InMemory);
+            let mut runs = Vec::new();
+            for _ in 0..CALIBRATION_RUNS {
+                let start = cpu_seconds();
+                build(&dir, rules, &options, &Quiet)?;
+                runs.push(cpu_seconds() - start);
+                let table = table_path(&ruleset_dir(&dir, rules), seeds);
+                std::fs::remove_file(&table)
+                    .map_err(FileError::Io)
+                    .at(&table)?;
+            }
+            runs.sort_by(f64::total_cmp);
+            let one_thread = index::layer_size(seeds) as f64 / runs[runs.len() / 2];
+            Ok(one_thread * engine.speedup(rayon::current_num_threads()))
         };
-        let in_memory = time(BuildOptions::new(seeds, roomy))?;
+        let in_memory = time(BuildOptions {
+            engine: Some(Engine::InMemory),
+            ..BuildOptions::new(seeds, roomy)
+        })?;
         // The least budget of the out-of-core engine, with room for parts.
         let tight = |engine| BuildOptions {
             engine: Some(engine),
@@ -132,6 +148,22 @@ pub fn calibrate(rules: Ruleset, seeds: usize) -> Result<Calibration, TablebaseE
     })();
     let _ = std::fs::remove_dir_all(&dir);
     result
+}
+
+/// Timed builds of each engine in a calibration: the median is taken.
+pub const CALIBRATION_RUNS: usize = 3;
+
+/// CPU seconds this process has used (user and system, every thread): a
+/// build's CPU time hardly changes with other processes' load, where its
+/// wall time does.
+fn cpu_seconds() -> f64 {
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: `getrusage` fills the struct it is given.
+    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) } != 0 {
+        return 0.0;
+    }
+    let seconds = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    seconds(usage.ru_utime) + seconds(usage.ru_stime)
 }
 
 /// A budget that builds layer `seeds` with `engine` in parts of a few
@@ -274,7 +306,16 @@ pub struct Projection {
     pub positions: u64,
     /// Wall time of the whole build.
     pub seconds: f64,
+    /// The same with every engine's rate [`RATE_SPREAD`] higher and lower
+    /// (the disk and the network as they are).
+    pub seconds_spread: [f64; 2],
 }
+
+/// How much higher and lower than measured the rates are taken for a
+/// projection's spread (`seconds_spread`): a calibration on a loaded
+/// machine, or a machine unlike the one projected, is off by about this
+/// much.
+pub const RATE_SPREAD: f64 = 0.15;
 
 /// One layer of a projection.
 #[derive(Clone, Copy, Debug, Serialize)]
@@ -362,12 +403,13 @@ impl From<&Assumptions> for StatedAssumptions {
         let c = a.calibration;
         let mut stated = vec![
             format!(
-                "rates measured here on layer {} with {} threads: {:.2}M positions/s in memory, {:.2}M out of core, {:.2}M compact",
+                "rates measured here on layer {} with {} threads, from CPU time (the median of {CALIBRATION_RUNS} builds each, taken for one thread's time and scaled by the speed-up below, so that other processes' load hardly counts): {:.2}M positions/s in memory, {:.2}M out of core, {:.2}M compact; `time` with every rate {:.0}% higher and lower in brackets",
                 c.seeds,
                 c.threads,
                 c.in_memory / 1e6,
                 c.out_of_core / 1e6,
-                c.compact / 1e6
+                c.compact / 1e6,
+                RATE_SPREAD * 100.0,
             ),
             format!(
                 "rates scale with threads ({} per node) by Amdahl's law with serial shares of {:.1}% in memory, {:.1}% out of core and {:.1}% compact (16 threads {:.1}, {:.1} and {:.1} times as fast as one); where no build recorded a layer, they fall from the calibration's as (layer size)^-{RATE_EXPONENT} up to layer {RATE_FALL_ENDS}'s size ({:.2}G positions) and stay flat beyond",
@@ -523,6 +565,28 @@ pub fn project(max_seeds: usize, assumptions: &Assumptions) -> Result<Projection
     if max_seeds > MAX_SEEDS {
         return Err(TablebaseError::TooManySeeds(max_seeds));
     }
+    let layers = project_layers(max_seeds, assumptions, 1.0)?;
+    let seconds = |rates: f64| -> Result<f64, TablebaseError> {
+        let layers = project_layers(max_seeds, assumptions, rates)?;
+        Ok(layers.iter().map(|l| l.seconds).sum())
+    };
+    Ok(Projection {
+        assumptions: assumptions.into(),
+        disk_bytes: layers.iter().map(|l| l.disk_bytes).max().unwrap_or(0),
+        peak_memory_bytes: layers.iter().map(|l| l.memory_bytes).max().unwrap_or(0),
+        positions: layers.iter().map(|l| l.positions).sum(),
+        seconds: layers.iter().map(|l| l.seconds).sum(),
+        seconds_spread: [seconds(1.0 + RATE_SPREAD)?, seconds(1.0 - RATE_SPREAD)?],
+        layers,
+    })
+}
+
+/// The layers of [`project`], every engine's rate multiplied by `rates`.
+fn project_layers(
+    max_seeds: usize,
+    assumptions: &Assumptions,
+    rates: f64,
+) -> Result<Vec<LayerProjection>, TablebaseError> {
     let a = assumptions;
     let c = a.calibration;
     let reference = index::layer_size(c.seeds);
@@ -550,7 +614,8 @@ pub fn project(max_seeds: usize, assumptions: &Assumptions) -> Result<Projection
                 Engine::Compact => in_memory * c.compact / c.in_memory,
             } * plan.engine.speedup(a.threads)
                 / plan.engine.speedup(c.threads)
-                * nodes;
+                * nodes
+                * rates;
             let network = positions as f64 * sent_bytes_per_position(a.nodes)
                 / a.nodes as f64
                 / NETWORK_BYTES_PER_SECOND;
@@ -583,14 +648,7 @@ pub fn project(max_seeds: usize, assumptions: &Assumptions) -> Result<Projection
             })
         })
         .collect::<Result<Vec<_>, TablebaseError>>()?;
-    Ok(Projection {
-        assumptions: assumptions.into(),
-        disk_bytes: layers.iter().map(|l| l.disk_bytes).max().unwrap_or(0),
-        peak_memory_bytes: layers.iter().map(|l| l.memory_bytes).max().unwrap_or(0),
-        positions: layers.iter().map(|l| l.positions).sum(),
-        seconds: layers.iter().map(|l| l.seconds).sum(),
-        layers,
-    })
+    Ok(layers)
 }
 
 /// What each node of the build `a` projects gets for each layer of
@@ -732,6 +790,23 @@ mod tests {
         }
     }
 
+    /// The spread: every rate 15% higher and lower, the disk as it is.
+    #[test]
+    fn the_spread_brackets_the_time_by_the_rates() {
+        let plan = project(20, &assumptions(1 << 30)).unwrap();
+        let [fast, slow] = plan.seconds_spread;
+        assert!(
+            fast < plan.seconds && plan.seconds < slow,
+            "{fast} {} {slow}",
+            plan.seconds
+        );
+        // In memory with lower layers kept, nothing but the rates counts.
+        assert!((plan.seconds / fast - 1.15).abs() < 1e-9);
+        assert!((plan.seconds / slow - 0.85).abs() < 1e-9);
+        let json = serde_json::to_value(&plan).unwrap();
+        assert_eq!(json["seconds_spread"][1], slow);
+    }
+
     #[test]
     fn distance_passes_are_counted_where_they_fit_the_memory() {
         let memory = 256 << 20;
@@ -787,6 +862,9 @@ mod tests {
         assert_eq!(layer["mode"], "in memory");
         assert_eq!(json["peak_memory_bytes"], layer["memory_bytes"]);
         assert_eq!(json["disk_bytes"], layer["disk_bytes"]);
+        let least =
+            crate::tablebase::oware::least_bytes(Engine::InMemory, 12, index::layer_size(12));
+        assert_eq!(layer["least_memory_bytes"], least);
         let stated = &json["assumptions"];
         assert_eq!(stated["memory_bytes"], 1u64 << 30);
         assert_eq!(stated["calibration_seeds"], 16);
@@ -864,7 +942,8 @@ mod tests {
                 "layers",
                 "peak_memory_bytes",
                 "positions",
-                "seconds"
+                "seconds",
+                "seconds_spread"
             ]
         );
     }

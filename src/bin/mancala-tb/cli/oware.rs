@@ -321,13 +321,13 @@ pub struct PlanOware {
     /// Nodes sharing each layer
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
     nodes: u64,
-    /// The layer built to measure this machine's rates (a few seconds at 16)
+    /// The layer built to measure this machine's rates, three times with each engine (about a minute at 16 on 2 cores)
     #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(8..=22))]
     calibrate_seeds: u32,
     /// Print JSON: {"layers": [{"seeds", "positions", "mode", "memory_bytes",
     /// "least_memory_bytes", "disk_bytes", "distance_seconds", "sweeps", "seconds"}, ...],
-    /// "positions", "peak_memory_bytes",
-    /// "disk_bytes", "seconds", "assumptions": {...}}
+    /// "positions", "peak_memory_bytes", "disk_bytes", "seconds", "seconds_spread"
+    /// (with every rate 15% higher, lower), "assumptions": {...}}
     #[arg(long)]
     json: bool,
     /// Project a build without distance tables (`build oware
@@ -385,11 +385,13 @@ pub fn plan(args: PlanOware) -> anyhow::Result<()> {
         );
     }
     println!(
-        "total {} positions; peak memory {} per node; disk {}; time {}",
+        "total {} positions; peak memory {} per node; disk {}; time {} ({} to {})",
         plan.positions,
         human_bytes(plan.peak_memory_bytes),
         human_bytes(plan.disk_bytes),
-        duration(plan.seconds)
+        duration(plan.seconds),
+        duration(plan.seconds_spread[0]),
+        duration(plan.seconds_spread[1]),
     );
     println!("assumptions:");
     for line in &plan.assumptions.stated {
