@@ -85,6 +85,7 @@ pub fn build<G: ExplicitGame>(
             game.solve(&layer, distances, &|steps| observer.advance(steps))
         };
         let mut distance_seconds = None;
+        let mut longest = None;
         let (table, values, seconds) = match file.open()? {
             None => {
                 let start = Instant::now();
@@ -96,6 +97,7 @@ pub fn build<G: ExplicitGame>(
                     let start = Instant::now();
                     file.write_distances(&table, distances)?;
                     distance_seconds = Some(start.elapsed().as_secs_f64());
+                    longest = distances.par_iter().copied().max();
                 }
                 let values = table.load()?;
                 (table, values, Some(seconds))
@@ -111,11 +113,12 @@ pub fn build<G: ExplicitGame>(
                     let distances = solved.distances.expect("asked for distances");
                     file.write_distances(&table, &distances)?;
                     distance_seconds = Some(start.elapsed().as_secs_f64());
+                    longest = distances.par_iter().copied().max();
                 }
                 (table, values, None)
             }
         };
-        if let Some(report) = distance_report(&file, &table, seeds, distance_seconds)? {
+        if let Some(report) = distance_report(&file, &table, seeds, longest, distance_seconds)? {
             built.distances.push(report);
         }
         let report = LayerReport {
@@ -134,17 +137,22 @@ pub fn build<G: ExplicitGame>(
     Ok(built)
 }
 
-/// The report of the layer's distance table, if it has one.
+/// The report of the layer's distance table, if it has one; its longest
+/// distance read from it unless `longest` is known.
 fn distance_report(
     file: &super::LayerFile,
     values: &Stored,
     seeds: usize,
+    longest: Option<i16>,
     seconds: Option<f64>,
 ) -> Result<Option<DistanceReport>, ExplicitTbError> {
     let Some(table) = file.open_distances(values)? else {
         return Ok(None);
     };
-    let longest = table.load()?.par_iter().copied().max().unwrap_or(0);
+    let longest = match longest {
+        Some(d) => d,
+        None => table.load()?.par_iter().copied().max().unwrap_or(0),
+    };
     Ok(Some(DistanceReport {
         seeds,
         positions: table.len(),
