@@ -12,8 +12,10 @@ use rayon::prelude::*;
 
 use super::layer_file::file_bytes;
 use super::{ExplicitGame, ExplicitTbError, Loaded, Step, seeds, too_many, walk_positions};
+use crate::error::WithPath;
 use crate::index::stars_bars::StarsBars;
 use crate::solve::explicit::{Layer, MoveLists};
+use crate::tablebase::FileError;
 use crate::tablebase::report::outcomes_by;
 use crate::tablebase::store::Stored;
 use crate::tablebase::{BuildObserver, LayerReport};
@@ -88,6 +90,10 @@ pub fn build<G: ExplicitGame>(
         let mut longest = None;
         let (table, values, seconds) = match file.open()? {
             None => {
+                // A distance table left from values no longer there.
+                if let Some(path) = &file.distance_path {
+                    remove_stale(path)?;
+                }
                 let start = Instant::now();
                 let solved = solve(want_distances)?;
                 file.write(&solved.values)?;
@@ -135,6 +141,16 @@ pub fn build<G: ExplicitGame>(
         lower.push(seeds, file.index, values);
     }
     Ok(built)
+}
+
+/// Removes the file at `path` if there is one.
+fn remove_stale(path: &Path) -> Result<(), ExplicitTbError> {
+    match std::fs::remove_file(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            Err(WithPath::new(path, FileError::Io(e)).into())
+        }
+        _ => Ok(()),
+    }
 }
 
 /// The report of the layer's distance table, if it has one; its longest
