@@ -8,18 +8,22 @@
 #     reads the cgroup's limit);
 #   - unconstrained, in memory.
 # and prints each build's wall time, the cgroup's peak, the bytes each read
-# from and wrote to the disk per position built, and whether the
+# from and wrote to the disk per position built, its peak resident memory
+# (anonymous and mapped pages, not the page cache), and whether the
 # tables are identical. Needs root (it creates the cgroup; v1 or v2).
 #
-#   scripts/rehearse-workstation.sh LOWER_DIR [FIRST LAST LIMIT ROUNDS]
+#   [BIN=binary] scripts/rehearse-workstation.sh LOWER_DIR [FIRST LAST LIMIT ROUNDS]
 #
 # LOWER_DIR holds oware-awari/scores.0..FIRST-1.mtb (build them with
 # `mancala-tb build oware --max-seeds FIRST-1 --dir LOWER_DIR`).
 set -euo pipefail
 lower=$1 first=${2:-25} last=${3:-26} limit=${4:-300M} rounds=${5:-1}
 cd "$(dirname "$0")/.."
-cargo build --release --quiet
-bin=$PWD/target/release/mancala-tb
+# BIN: a binary to rehearse (default: this checkout's, built now).
+if [ -z "${BIN:-}" ]; then
+    cargo build --release --quiet
+fi
+bin=$(realpath "${BIN:-target/release/mancala-tb}")
 bytes=$(numfmt --from=iec "$limit")
 
 # A fresh folder whose lower layers are links to LOWER_DIR's tables.
@@ -57,7 +61,7 @@ for ((s = first; s <= last; s++)); do
     positions=$((positions + $(binomial $((s + 11)) 11) - $( [ $((s + 5)) -ge 11 ] && binomial $((s + 5)) 11 || echo 0)))
 done
 disk_io() {
-    awk -v p="$positions" '{ printf "disk read %.2f B, written %.2f B a position", $1 * 512 / p, $2 * 512 / p }' "$1"
+    awk -v p="$positions" '{ printf "disk read %.2f B, written %.2f B a position, max RSS %.0f MiB", $1 * 512 / p, $2 * 512 / p, $3 / 1024 }' "$1"
 }
 
 for round in $(seq "$rounds"); do
@@ -66,14 +70,14 @@ for round in $(seq "$rounds"); do
     start=$(date +%s.%N)
     # The build joins the cgroup before it starts, so its page cache is
     # charged there from its first read.
-    sh -c "echo \$\$ >$group/cgroup.procs && exec /usr/bin/time -o $limited/io -f '%I %O' $bin build oware --max-seeds $last --dir $limited" \
+    sh -c "echo \$\$ >$group/cgroup.procs && exec /usr/bin/time -o $limited/io -f '%I %O %M' $bin build oware --max-seeds $last --dir $limited" \
         >"$limited/summary" 2>&1
     end=$(date +%s.%N)
     echo "round $round: in $limit: $(echo "$end - $start" | bc) s, peak $(numfmt --to=iec <"$peak_file")B, $(disk_io "$limited/io")"
     # The layers' lines of the summary: time, rate, engine, memory.
     awk -v f="$first" -v l="$last" '$1 >= f && $1 <= l && $6 != "built"' "$limited/summary"
     start=$(date +%s.%N)
-    /usr/bin/time -o "$roomy/io" -f '%I %O' "$bin" build oware --max-seeds "$last" --dir "$roomy" --engine in-memory >"$roomy/summary" 2>&1
+    /usr/bin/time -o "$roomy/io" -f '%I %O %M' "$bin" build oware --max-seeds "$last" --dir "$roomy" --engine in-memory >"$roomy/summary" 2>&1
     end=$(date +%s.%N)
     echo "round $round: unconstrained, in memory: $(echo "$end - $start" | bc) s, $(disk_io "$roomy/io")"
     for seeds in $(seq "$first" "$last"); do

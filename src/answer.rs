@@ -22,6 +22,10 @@ use mancala_tb::tablebase::oware::{
 pub struct OwareAnswer {
     /// The pits of the moves that keep the value.
     pub best: Vec<u8>,
+    /// The moves to the capture that secures the value (the side ahead
+    /// hurrying, the side behind delaying); 0 for a draw; null without a
+    /// distance table.
+    pub distance: Option<u16>,
     /// Every legal move in pit order (empty: the game is over).
     pub moves: Vec<OwareMove>,
     /// The principal variation: best moves from here, at most `pv_limit`.
@@ -40,6 +44,9 @@ pub struct OwareMove {
     pub captured: u8,
     /// The position after the move, seen from the next mover.
     pub child: Board,
+    /// The moves to the capture that secures its value (1 for a capture);
+    /// null without a distance table.
+    pub distance: Option<u16>,
     /// The pit sown from, `0..6` in the mover's row.
     pub pit: u8,
     /// Its value for the mover: `captured − value(child)`.
@@ -53,6 +60,9 @@ pub struct OwarePvStep {
     pub board: Board,
     /// Seeds captured.
     pub captured: u8,
+    /// The moves from the position it is played from to the capture that
+    /// secures the value; null without a distance table.
+    pub distance: Option<u16>,
     /// The pit sown from, `0..6` in the mover's row.
     pub pit: u8,
     /// The value of the move for the player making it.
@@ -64,6 +74,7 @@ impl From<&OwareMoveValue> for OwareMove {
         OwareMove {
             captured: m.captured,
             child: m.child,
+            distance: m.distance,
             pit: m.pit,
             value: m.value,
         }
@@ -79,6 +90,7 @@ impl OwareAnswer {
         pv_limit: usize,
     ) -> Result<OwareAnswer, TablebaseError> {
         let value = tables.value(board)?;
+        let distance = tables.distance(board)?;
         let moves: Vec<OwareMove> = tables
             .move_values(board)?
             .iter()
@@ -95,12 +107,14 @@ impl OwareAnswer {
             .map(|s| OwarePvStep {
                 board: s.board,
                 captured: s.captured,
+                distance: s.distance,
                 pit: s.pit,
                 value: s.value,
             })
             .collect();
         Ok(OwareAnswer {
             best,
+            distance,
             moves,
             pv,
             pv_end,

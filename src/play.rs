@@ -2,13 +2,17 @@
 //! the analysis of a game already played ([`analyse_oware`]). Values are
 //! the tables' (seeds won over the opponent by the player to move); a
 //! move's loss is the value of the position minus the value of the move.
+//! Both work with the layers a folder holds: a game starts where the tables
+//! cover it ([`start_position`]), and an analysis values the moves whose
+//! positions they cover and marks the others.
 
 use std::io::{BufRead, Write};
 
 use serde::Serialize;
 
-use mancala_tb::games::oware::{self, Board};
-use mancala_tb::tablebase::oware::{MoveValue, OwareTablebase, TablebaseError};
+use mancala_tb::error::Cause;
+use mancala_tb::games::oware::{self, Board, PITS};
+use mancala_tb::tablebase::oware::{MoveValue, OwareTablebase, TablebaseError, best_move};
 
 /// Errors of playing and analysing.
 #[derive(Debug, thiserror::Error)]
@@ -37,7 +41,21 @@ pub enum PlayError {
     Io(#[from] std::io::Error),
 }
 
-/// One analysed move.
+impl PlayError {
+    /// Why it failed: a move the rules refuse is bad input; the tables'
+    /// errors keep their cause (a missing layer, a damaged table).
+    pub fn cause(&self) -> Cause<'_> {
+        match self {
+            PlayError::Tables(e) => e.cause(),
+            PlayError::Illegal { .. } | PlayError::GameOver { .. } => Cause::BadInput,
+            PlayError::Io(_) => Cause::Other,
+        }
+    }
+}
+
+/// One analysed move. Its values are `None` (null in JSON) when the
+/// position it was played from is beyond the built layers (`covered`
+/// false): more seeds than the tables hold.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct AnalysedMove {
     /// 1 for the first move of the game.
@@ -48,16 +66,21 @@ pub struct AnalysedMove {
     pub pit: u8,
     /// Seeds it captured.
     pub captured: u8,
+    /// Seeds on the board before the move: the layer of its position.
+    pub seeds: usize,
+    /// Whether the built tables cover the position before the move (its
+    /// layer and those its captures lead to), so that the move is valued.
+    pub covered: bool,
     /// The value of the position before the move, for its mover.
-    pub before: i8,
+    pub before: Option<i8>,
     /// The value of the move played, for the same player.
-    pub after: i8,
+    pub after: Option<i8>,
     /// `before − after`: seeds given away by the move.
-    pub loss: i8,
+    pub loss: Option<i8>,
     /// The moves that keep the value.
-    pub best: Vec<u8>,
+    pub best: Option<Vec<u8>>,
     /// Whether the move gave value away (`loss > 0`).
-    pub mistake: bool,
+    pub mistake: Option<bool>,
 }
 
 /// The analysis of a game.
@@ -69,8 +92,11 @@ pub struct Analysis {
     pub moves: Vec<AnalysedMove>,
     /// The position after the last move, seen from the player to move.
     pub end: Board,
-    /// Seeds lost to mistakes by the first and the second player.
+    /// Seeds lost to mistakes by the first and the second player, in the
+    /// moves the tables cover.
     pub lost: [i32; 2],
+    /// The layers (seed counts) whose tables the folder holds.
+    pub built_layers: Vec<usize>,
 }
 
 /// The value of `board` and its moves.
@@ -89,7 +115,8 @@ fn player(ply: usize) -> &'static str {
 }
 
 /// Values each move of `pits` (pit numbers 0–5 of the side to move) played
-/// from `start`.
+/// from `start`. A move whose position the tables do not cover (a layer
+/// not built) is checked against the rules and marked, not valued.
 pub fn analyse_oware(
     tables: &OwareTablebase,
     start: &Board,
@@ -100,35 +127,57 @@ pub fn analyse_oware(
     let mut lost = [0i32; 2];
     for (i, &pit) in pits.iter().enumerate() {
         let ply = i + 1;
-        let (before, options) = probe(tables, &board)?;
-        if options.is_empty() {
+        let legal = oware::legal_moves(tables.rules(), &board);
+        if legal.is_empty() {
             return Err(PlayError::GameOver { ply });
         }
-        let played = options
+        let played = *legal
             .iter()
             .find(|m| m.pit == pit)
             .ok_or_else(|| PlayError::Illegal {
                 ply,
                 pit,
-                legal: options.iter().map(|m| m.pit).collect(),
+                legal: legal.iter().map(|m| m.pit).collect(),
             })?;
-        let loss = before - played.value;
-        lost[i % 2] += i32::from(loss);
-        moves.push(AnalysedMove {
+        let mut analysed = AnalysedMove {
             ply,
             player: player(ply),
             pit,
             captured: played.captured,
-            before,
-            after: played.value,
-            loss,
-            best: options
-                .iter()
-                .filter(|m| m.value == before)
-                .map(|m| m.pit)
-                .collect(),
-            mistake: loss > 0,
-        });
+            seeds: oware::seeds(&board),
+            covered: false,
+            before: None,
+            after: None,
+            loss: None,
+            best: None,
+            mistake: None,
+        };
+        match probe(tables, &board) {
+            Ok((before, options)) => {
+                let after = options
+                    .iter()
+                    .find(|m| m.pit == pit)
+                    .expect("the tables value every legal move")
+                    .value;
+                let loss = before - after;
+                lost[i % 2] += i32::from(loss);
+                analysed.covered = true;
+                analysed.before = Some(before);
+                analysed.after = Some(after);
+                analysed.loss = Some(loss);
+                analysed.best = Some(
+                    options
+                        .iter()
+                        .filter(|m| m.value == before)
+                        .map(|m| m.pit)
+                        .collect(),
+                );
+                analysed.mistake = Some(loss > 0);
+            }
+            Err(e) if matches!(e.cause(), Cause::MissingTable(_)) => {}
+            Err(e) => return Err(e.into()),
+        }
+        moves.push(analysed);
         board = played.child;
     }
     Ok(Analysis {
@@ -136,7 +185,140 @@ pub fn analyse_oware(
         moves,
         end: board,
         lost,
+        built_layers: tables.built_layers().collect(),
     })
+}
+
+/// `0..=20`, `0..=12, 14..=20`, or `none`: seed counts as ranges.
+pub fn layers_text(layers: &[usize]) -> String {
+    let mut ranges: Vec<(usize, usize)> = Vec::new();
+    for &s in layers {
+        match ranges.last_mut() {
+            Some((_, hi)) if *hi + 1 == s => *hi = s,
+            _ => ranges.push((s, s)),
+        }
+    }
+    if ranges.is_empty() {
+        return "none".to_string();
+    }
+    ranges
+        .iter()
+        .map(|&(lo, hi)| {
+            if lo == hi {
+                lo.to_string()
+            } else {
+                format!("{lo}..={hi}")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A start position the built tables cover, and how it was chosen.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Start {
+    /// What the start is and why, e.g. "1 seed in every pit (12 seeds), the
+    /// largest such start the awari tables hold (layers 0..=20)".
+    pub description: String,
+    /// The layers (seed counts) whose tables the folder holds.
+    pub built_layers: Vec<usize>,
+    /// The position, the first mover's pits first.
+    pub pits: Board,
+}
+
+/// The start of a game when none is given: the largest "same number of
+/// seeds in every pit" start whose layers (it and all below, where its
+/// captures lead) are built, or, with `random` or when not even one seed a
+/// pit is covered, a position drawn at random from the largest layer built
+/// with all the layers below it. Fails, naming the build command, when no
+/// layer with seeds is covered.
+pub fn start_position(tables: &OwareTablebase, random: bool) -> Result<Start, TablebaseError> {
+    let built: Vec<usize> = tables.built_layers().collect();
+    let rules = tables.rules();
+    let listed = layers_text(&built);
+    // The largest layer built with every layer below it.
+    let covered = built
+        .iter()
+        .enumerate()
+        .take_while(|&(i, &s)| i == s)
+        .last()
+        .map(|(_, &s)| s);
+    let per_pit = covered.unwrap_or(0) / PITS;
+    if per_pit >= 1 && !random {
+        let seeds = if per_pit == 1 { "seed" } else { "seeds" };
+        return Ok(Start {
+            description: format!(
+                "{per_pit} {seeds} in every pit ({} seeds), the largest such start the {rules} \
+                 tables hold (layers {listed})",
+                per_pit * PITS
+            ),
+            built_layers: built,
+            pits: [per_pit as u8; PITS],
+        });
+    }
+    let Some(layer) = covered.filter(|&s| s > 0) else {
+        return Err(tables.missing_layer(PITS));
+    };
+    let Some(pits) = draw_position(rules, layer) else {
+        return Err(tables.missing_layer(PITS));
+    };
+    let why = if random {
+        String::new()
+    } else {
+        format!("; one seed in every pit needs layers 0..={PITS}")
+    };
+    Ok(Start {
+        description: format!(
+            "a position drawn at random from layer {layer}, the largest the {rules} tables \
+             hold with every layer below it (layers {listed}{why})"
+        ),
+        built_layers: built,
+        pits,
+    })
+}
+
+/// A position of `seeds` seeds drawn uniformly among those where the mover
+/// has a legal move (`None` if none has).
+fn draw_position(rules: oware::Ruleset, seeds: usize) -> Option<Board> {
+    let mut rng = SplitMix(std::hash::BuildHasher::hash_one(
+        &std::collections::hash_map::RandomState::new(),
+        std::time::SystemTime::now(),
+    ));
+    // Stars and bars: the 11 bars' places among seeds + 11 slots, drawn
+    // without replacement, make every position equally likely.
+    for _ in 0..10_000 {
+        let slots = seeds + PITS - 1;
+        let mut places: Vec<usize> = (0..slots).collect();
+        for i in 0..PITS - 1 {
+            let j = i + (rng.next() % (slots - i) as u64) as usize;
+            places.swap(i, j);
+        }
+        let mut bars = places[..PITS - 1].to_vec();
+        bars.sort_unstable();
+        let mut board = [0u8; PITS];
+        let mut prev = 0;
+        for (pit, &bar) in bars.iter().chain(std::iter::once(&slots)).enumerate() {
+            board[pit] = (bar - prev) as u8;
+            prev = bar + 1;
+        }
+        if !oware::legal_moves(rules, &board).is_empty() {
+            return Some(board);
+        }
+    }
+    None
+}
+
+/// A small pseudo-random generator (splitmix64), seeded from the system's.
+struct SplitMix(u64);
+
+impl SplitMix {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
 }
 
 /// The board as the person sees it: the opponent's pits on top, right to
@@ -230,10 +412,7 @@ pub fn play_oware(
             writeln!(out, "you play pit {pit}: value {:+} ({verdict})", m.value)?;
             m
         } else {
-            let m = *options
-                .iter()
-                .max_by_key(|m| (m.value, m.captured, std::cmp::Reverse(m.pit)))
-                .expect("options are not empty");
+            let m = *best_move(&options).expect("options are not empty");
             writeln!(out, "computer plays pit {}: value {:+}", m.pit, m.value)?;
             m
         };
@@ -264,5 +443,39 @@ fn ask(
             Ok(pit) if legal.contains(&pit) => return Ok(Some(pit)),
             _ => writeln!(out, "'{line}' is not one of your legal pits {legal:?}")?,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn layers_text_writes_runs_as_ranges() {
+        assert_eq!(layers_text(&[]), "none");
+        assert_eq!(layers_text(&[0]), "0");
+        assert_eq!(layers_text(&(0..=20).collect::<Vec<_>>()), "0..=20");
+        assert_eq!(layers_text(&[0, 1, 2, 3, 4, 6, 7, 9]), "0..=4, 6..=7, 9");
+    }
+
+    #[test]
+    fn drawn_positions_hold_the_layer_and_a_legal_move() {
+        for rules in oware::Ruleset::ALL {
+            for seeds in [1, 2, 8, 20, 48] {
+                for _ in 0..50 {
+                    let board = draw_position(rules, seeds).expect("a position with a move");
+                    assert_eq!(oware::seeds(&board), seeds);
+                    assert!(!oware::legal_moves(rules, &board).is_empty(), "{board:?}");
+                }
+            }
+        }
+        // Layer 1: the seed in the mover's row (every pit of it has a move)
+        // is drawn, in the opponent's (no move: the game is over) never.
+        let mut pits = std::collections::HashSet::new();
+        for _ in 0..500 {
+            let board = draw_position(oware::Ruleset::Awari, 1).unwrap();
+            pits.insert(board.iter().position(|&p| p == 1).unwrap());
+        }
+        assert_eq!(pits, (0..6).collect(), "{pits:?}");
     }
 }

@@ -1,6 +1,7 @@
 //! How a failed command ends: the message and the exit code by cause
 //! (README, "Exit codes").
 
+use crate::play::PlayError;
 use crate::plot::PlotError;
 use crate::probe_lines::ProbeError;
 use mancala_tb::error::{Cause, WithPath};
@@ -48,6 +49,8 @@ fn cause(err: &anyhow::Error) -> Cause<'_> {
             } else if let Some(e) = e.downcast_ref::<WithPath<RawError>>() {
                 Some(e.error.cause())
             } else if let Some(e) = e.downcast_ref::<ProbeError>() {
+                Some(e.cause())
+            } else if let Some(e) = e.downcast_ref::<PlayError>() {
                 Some(e.cause())
             } else if let Some(e) = e.downcast_ref::<mancala_tb::error::MissingTable>() {
                 Some(Cause::MissingTable(e))

@@ -81,6 +81,12 @@ pub struct BuildOware {
     /// ranks see). Needs a binary built with `--features mpi`
     #[arg(long)]
     distributed: bool,
+    /// Do not find the distance tables (distance.N.mtb: the moves to the
+    /// capture that secures each value, which lines and play follow). By
+    /// default every layer built gets one, and a rerun adds those missing
+    /// to layers already built, without building their values again
+    #[arg(long)]
+    no_distances: bool,
 }
 
 /// An engine as `--engine` names it: its name with dashes for spaces.
@@ -192,6 +198,7 @@ fn build_options(args: &BuildOware, memory: u64) -> tb::BuildOptions {
         keep_raw: args.keep_raw,
         checkpoint_every: std::time::Duration::from_secs(args.checkpoint_every),
         engine: args.engine,
+        distances: !args.no_distances,
         ..tb::BuildOptions::new(args.max_seeds as usize, memory)
     }
 }
@@ -318,7 +325,7 @@ pub struct PlanOware {
     #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(8..=22))]
     calibrate_seeds: u32,
     /// Print JSON: {"layers": [{"seeds", "positions", "mode", "memory_bytes",
-    /// "disk_bytes", "sweeps", "seconds"}, ...], "positions", "peak_memory_bytes",
+    /// "least_memory_bytes", "disk_bytes", "sweeps", "seconds"}, ...], "positions", "peak_memory_bytes",
     /// "disk_bytes", "seconds", "assumptions": {...}}
     #[arg(long)]
     json: bool,
@@ -353,16 +360,17 @@ pub fn plan(args: PlanOware) -> anyhow::Result<()> {
         return Ok(());
     }
     println!(
-        "{:>5} {:>15} {:<11} {:>12} {:>12} {:>6} {:>12}",
-        "seeds", "positions", "mode", "memory", "disk", "sweeps", "time"
+        "{:>5} {:>15} {:<11} {:>12} {:>12} {:>12} {:>6} {:>12}",
+        "seeds", "positions", "mode", "memory", "least", "disk", "sweeps", "time"
     );
     for l in &plan.layers {
         println!(
-            "{:>5} {:>15} {:<11} {:>12} {:>12} {:>6} {:>12}",
+            "{:>5} {:>15} {:<11} {:>12} {:>12} {:>12} {:>6} {:>12}",
             l.seeds,
             l.positions,
             l.engine.to_string(),
             human_bytes(l.memory_bytes),
+            human_bytes(l.least_memory_bytes),
             human_bytes(l.disk_bytes),
             l.sweeps,
             duration(l.seconds)
@@ -397,9 +405,11 @@ fn duration(seconds: f64) -> String {
 pub struct QueryOware {
     #[command(flatten)]
     tables: OwareTables,
-    /// Print JSON: {"value": v, "moves": [{"pit": 0, "captured": c,
-    /// "child": [pits], "value": -1}, ...], "best": [pits],
-    /// "pv": [{"pit": p, "captured": c, "board": [pits], "value": v}, ...]}
+    /// Print JSON: {"value": v, "distance": d, "moves": [{"pit": 0,
+    /// "captured": c, "child": [pits], "distance": d, "value": -1}, ...],
+    /// "best": [pits], "pv": [{"pit": p, "captured": c, "board": [pits],
+    /// "distance": d, "value": v}, ...]}; a distance is null without
+    /// distance tables
     #[arg(long)]
     json: bool,
     /// Longest principal variation shown, in moves
@@ -419,7 +429,12 @@ pub fn query(args: QueryOware) -> anyhow::Result<()> {
         println!("{}", serde_json::to_string(&answer)?);
         return Ok(());
     }
-    println!("value {:+} ({})", answer.value, describe(answer.value));
+    println!(
+        "value {:+} ({}){}",
+        answer.value,
+        describe(answer.value),
+        secured(answer.value, answer.distance)
+    );
     if answer.moves.is_empty() {
         println!("no legal move: the game is over");
     }
@@ -429,13 +444,68 @@ pub fn query(args: QueryOware) -> anyhow::Result<()> {
         } else {
             ""
         };
+        let distance = m
+            .distance
+            .map_or(String::new(), |d| format!(", distance {d}"));
         println!(
-            "  pit {}: {:+} (captures {}){mark}",
+            "  pit {}: {:+} (captures {}{distance}){mark}",
             m.pit, m.value, m.captured
         );
     }
     print_pv(tables.rules(), &answer);
+    warn_without_distances(&tables, &args.tables);
     Ok(())
+}
+
+/// How far the capture that secures a value is, for people.
+fn secured(value: i8, distance: Option<u16>) -> String {
+    match (value, distance) {
+        (0, _) | (_, None) => String::new(),
+        (_, Some(0)) => "; the game is over".into(),
+        (_, Some(1)) => "; secured by this move's capture".into(),
+        (v, Some(d)) if v > 0 => format!("; the mover secures it in {d} moves"),
+        (_, Some(d)) => format!("; the opponent secures it in {d} moves at the latest"),
+    }
+}
+
+/// Says once that lines may go round when layers lack their distance
+/// tables, and which command adds them.
+pub fn warn_without_distances(tables: &OwareTablebase, args: &OwareTables) {
+    let missing = tables.layers_without_distances();
+    let Some(&top) = missing.last() else {
+        return;
+    };
+    eprintln!(
+        "note: {} of the built layers ({}) have no distance tables, so lines and play \
+         through them may go round before they reach the value; `mancala-tb build oware \
+         --rules {} --max-seeds {top} --dir {}` adds them without building the values again",
+        missing.len(),
+        layer_list(&missing),
+        args.rules,
+        args.dir.display()
+    );
+}
+
+/// Layers as ranges: `0-12, 14`.
+fn layer_list(layers: &[usize]) -> String {
+    let mut ranges: Vec<(usize, usize)> = Vec::new();
+    for &s in layers {
+        match ranges.last_mut() {
+            Some((_, end)) if *end + 1 == s => *end = s,
+            _ => ranges.push((s, s)),
+        }
+    }
+    let text: Vec<String> = ranges
+        .iter()
+        .map(|&(a, b)| {
+            if a == b {
+                a.to_string()
+            } else {
+                format!("{a}-{b}")
+            }
+        })
+        .collect();
+    text.join(", ")
 }
 
 /// The principal variation, one move per line with the position after it
@@ -447,8 +517,11 @@ fn print_pv(rules: Ruleset, answer: &OwareAnswer) {
     println!("principal variation (position after each move, next mover's pits first):");
     for (i, step) in answer.pv.iter().enumerate() {
         let pits: Vec<String> = step.board.iter().map(|p| p.to_string()).collect();
+        let distance = step
+            .distance
+            .map_or(String::new(), |d| format!(", distance {d}"));
         println!(
-            "  {:>3}. {} pit {} captures {:>2} (value {:+})  {}",
+            "  {:>3}. {} pit {} captures {:>2} (value {:+}{distance})  {}",
             i + 1,
             if i % 2 == 0 { "mover   " } else { "opponent" },
             step.pit,
@@ -563,11 +636,13 @@ pub fn verify(args: VerifyOware) -> anyhow::Result<()> {
     };
     let start = std::time::Instant::now();
     let streamed = std::sync::Mutex::new(Vec::new());
+    let with_distances = std::sync::Mutex::new(0);
     tb::verify(dir, rules, &options, &|layer| {
         bar.inc(layer.positions);
         if layer.streamed > 0 {
             streamed.lock().unwrap().push(layer.seeds);
         }
+        *with_distances.lock().unwrap() += usize::from(layer.distances);
     })?;
     bar.finish_and_clear();
     let seconds = start.elapsed().as_secs_f64();
@@ -575,8 +650,12 @@ pub fn verify(args: VerifyOware) -> anyhow::Result<()> {
         .against
         .map(|a| format!(", identical to the files in {}", a.display()))
         .unwrap_or_default();
+    let distances = match with_distances.into_inner().unwrap() {
+        0 => String::new(),
+        n => format!("; the distance tables of {n} layers against their moves"),
+    };
     println!(
-        "{rules} layers 0..={max}: {total} positions verified in {seconds:.1} s ({:.2}M positions/s): headers, checksums and every value against its children{against}",
+        "{rules} layers 0..={max}: {total} positions verified in {seconds:.1} s ({:.2}M positions/s): headers, checksums and every value against its children{against}{distances}",
         total as f64 / seconds / 1e6
     );
     let streamed = streamed.into_inner().unwrap();

@@ -14,7 +14,7 @@ use indicatif::{ProgressBar, ProgressState, ProgressStyle};
 
 use crate::probe_lines::{BatchProber, ProbeOptions, probe_lines};
 use mancala_tb::memory::human_bytes;
-use mancala_tb::tablebase::oware::LayerPlan;
+use mancala_tb::tablebase::oware::{DistanceReport, LayerPlan};
 use mancala_tb::tablebase::{BuildObserver, LayerReport};
 
 /// The worker pool of a build: `threads` workers, or one per core.
@@ -37,6 +37,8 @@ pub struct Bars {
     plans: std::sync::Mutex<Vec<(usize, LayerPlan, u64)>>,
     /// The bytes the ranks sent each other per layer (distributed builds).
     sent: std::sync::Mutex<Vec<(usize, u64)>>,
+    /// The distance tables written.
+    distances: std::sync::Mutex<Vec<DistanceReport>>,
 }
 
 impl BuildObserver for Bars {
@@ -93,6 +95,39 @@ impl BuildObserver for Bars {
     fn layer_sent(&self, seeds: usize, bytes: u64) {
         self.sent.lock().expect("sent lock").push((seeds, bytes));
     }
+
+    fn distances_started(&self, seeds: usize, positions: u64) {
+        let style = ProgressStyle::with_template(
+            "dist  {prefix:>2} [{bar:30}] {percent:>3}% {elapsed_precise} eta {eta:<4}",
+        )
+        .expect("valid template")
+        .progress_chars("=> ");
+        let bar = ProgressBar::new(2 * positions)
+            .with_style(style)
+            .with_prefix(seeds.to_string());
+        *self.bar.lock().expect("bar lock") = Some(bar);
+    }
+
+    fn distances_finished(&self, report: &DistanceReport) {
+        if let Some(bar) = self.bar.lock().expect("bar lock").take() {
+            bar.finish_and_clear();
+        }
+        self.distances.lock().expect("distances lock").push(*report);
+    }
+
+    fn distances_skipped(&self, seeds: usize, needed: u64) {
+        match needed {
+            0 => eprintln!(
+                "layer {seeds}: no distance table (a distributed build leaves them to \
+                 `mancala-tb build oware` in one process)"
+            ),
+            _ => eprintln!(
+                "layer {seeds}: no distance table: finding it needs {} of memory, more than \
+                 the budget (raise --memory and build again to add it)",
+                human_bytes(needed)
+            ),
+        }
+    }
 }
 
 impl Bars {
@@ -101,7 +136,32 @@ impl Bars {
     pub fn print_summary(&self, reports: &[LayerReport]) {
         print_summary(reports, &self.plans.lock().expect("plans lock"));
         print_sent(reports, &self.sent.lock().expect("sent lock"));
+        print_distances(reports, &self.distances.lock().expect("distances lock"));
     }
+}
+
+/// The distance tables written: their size, time and the longest line of
+/// each layer.
+fn print_distances(reports: &[LayerReport], written: &[DistanceReport]) {
+    if written.is_empty() {
+        return;
+    }
+    let positions: u64 = written.iter().map(|d| reports[d.seeds].positions).sum();
+    let bytes: u64 = written.iter().map(|d| d.bytes).sum();
+    let seconds: f64 = written.iter().map(|d| d.seconds).sum();
+    println!(
+        "distances of {} layers: {bytes} bytes of tables ({:.3} bytes/position), found in {seconds:.1} s",
+        written.len(),
+        bytes as f64 / positions.max(1) as f64
+    );
+    let longest: Vec<String> = written
+        .iter()
+        .map(|d| format!("{}: {}", d.seeds, d.longest))
+        .collect();
+    println!(
+        "longest line to a capture, moves, by layer: {}",
+        longest.join(", ")
+    );
 }
 
 fn print_summary(reports: &[LayerReport], plans: &[(usize, LayerPlan, u64)]) {

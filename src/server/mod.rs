@@ -83,13 +83,14 @@ pub fn router(dir: PathBuf) -> Router {
         .route("/board.css", get(page::style))
         .route("/api/tables", get(tables_handler))
         .route("/api/oware", get(oware))
+        .route("/api/oware/start", get(oware_start))
         .route("/api/omweso", get(omweso))
         .route("/api/engehe", get(engehe))
         .fallback(|| async {
             ApiError {
                 status: StatusCode::NOT_FOUND,
-                message: "no such page: the API is /api/oware, /api/omweso, /api/engehe \
-                          and /api/tables"
+                message: "no such page: the API is /api/oware, /api/oware/start, /api/omweso, \
+                          /api/engehe and /api/tables"
                     .into(),
             }
         })
@@ -158,6 +159,20 @@ async fn oware(State(state): Shared, uri: Uri, query: Pairs) -> Answer {
     let tables = state.tables.oware(rules)?;
     probe(&state, move || {
         OwareAnswer::probe(&tables, &board, PV_LIMIT).map_err(tables::oware_error)
+    })
+    .await
+}
+
+/// A start the built tables cover (`play oware`'s default): `{"description",
+/// "built_layers", "pits"}`; `random=true` draws one from the largest layer.
+async fn oware_start(State(state): Shared, uri: Uri, query: Pairs) -> Answer {
+    let mut p = params(&uri, query)?;
+    let rules = p.oware_rules()?;
+    let random = p.random()?;
+    p.finish()?;
+    let tables = state.tables.oware(rules)?;
+    probe(&state, move || {
+        crate::play::start_position(&tables, random).map_err(tables::oware_error)
     })
     .await
 }

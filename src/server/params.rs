@@ -81,6 +81,11 @@ impl Params {
         self.parsed("rules", Ruleset::Awari)
     }
 
+    /// `random=true|false` (default false).
+    pub fn random(&mut self) -> Result<bool, ApiError> {
+        self.parsed("random", false)
+    }
+
     pub fn oware_board(&mut self) -> Result<Board, ApiError> {
         oware::parse_board(&self.pits()?).map_err(|e| ApiError::bad_request(e.to_string()))
     }

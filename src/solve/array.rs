@@ -5,7 +5,7 @@
 use std::io;
 use std::marker::PhantomData;
 use std::ops::{Deref, DerefMut};
-use std::sync::atomic::AtomicU64;
+use std::sync::atomic::{AtomicU16, AtomicU64};
 
 use memmap2::MmapMut;
 
@@ -14,8 +14,9 @@ use memmap2::MmapMut;
 /// # Safety
 /// Implement only for such types.
 pub unsafe trait Zeroable {}
-// SAFETY: zero is a valid i8 and a valid AtomicU64.
+// SAFETY: zero is a valid i8, AtomicU16 and AtomicU64.
 unsafe impl Zeroable for i8 {}
+unsafe impl Zeroable for AtomicU16 {}
 unsafe impl Zeroable for AtomicU64 {}
 
 /// A fixed-length array of `T` in its own anonymous memory map, zeroed by

@@ -24,6 +24,15 @@ pub trait BuildObserver: Sync {
     fn advance(&self, _steps: u64) {}
     /// A layer is built (or was already).
     fn layer_finished(&self, _report: &LayerReport) {}
+    /// The distances of an Oware layer are about to be found (its progress
+    /// goes to [`advance`](Self::advance), two steps a position).
+    fn distances_started(&self, _seeds: usize, _positions: u64) {}
+    /// The distances of an Oware layer are written.
+    fn distances_finished(&self, _report: &crate::tablebase::oware::DistanceReport) {}
+    /// The distances of an Oware layer are not found: the memory budget is
+    /// smaller than the `needed` bytes, or the build is distributed
+    /// (`needed` 0).
+    fn distances_skipped(&self, _seeds: usize, _needed: u64) {}
     /// A layer of a distributed build is done: the bytes all ranks sent
     /// each other for it (notices and values).
     fn layer_sent(&self, _seeds: usize, _bytes: u64) {}

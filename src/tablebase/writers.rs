@@ -24,6 +24,13 @@ pub(crate) fn oware_build(meta: TableMeta) -> TableWriter {
         .level(BUILD_LEVEL)
 }
 
+/// Distance tables of Oware layers: two bytes a position in zstd blocks
+/// (the context coding takes one-byte scores), probed one position at a
+/// time like the value tables, so blocks of the format's default size.
+pub(crate) fn oware_distance(meta: TableMeta) -> TableWriter {
+    TableWriter::new(meta).level(BUILD_LEVEL)
+}
+
 /// Oware layers imported from published `scores.N` files: written once, so
 /// the format defaults (smallest files).
 pub(crate) fn oware_import(meta: TableMeta) -> TableWriter {

@@ -17,6 +17,7 @@ mod omweso_mayer;
 mod omweso_rules;
 mod omweso_tables;
 mod oware_cross_check;
+mod oware_distance;
 mod oware_distributed;
 mod oware_out_of_core;
 mod oware_verify;

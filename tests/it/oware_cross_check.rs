@@ -1,6 +1,6 @@
 //! The retrograde builder against the independent naive solver: every
 //! position of layers 0..=10, both rulesets, including positions outside the
-//! published index (valued from their children).
+//! published index (valued from their children), values and distances.
 
 use crate::naive::oware as naive_oware;
 
@@ -36,6 +36,20 @@ fn cross_check(rules: Ruleset, naive_rules: NaiveRules) {
         }
         assert_eq!(indexed, index::layer_size(seeds));
         assert_eq!(reports[seeds].positions, indexed);
+    }
+    // The distance tables against the naive fixed point, every board
+    // (those outside the index from their moves).
+    for (seeds, layer) in naive_oware::distances(naive_rules, &expected)
+        .iter()
+        .enumerate()
+    {
+        for (board, &distance) in layer {
+            assert_eq!(
+                tables.distance(board).unwrap(),
+                Some(distance),
+                "{rules}: {board:?} ({seeds} seeds)"
+            );
+        }
     }
     // Every built layer passes the checks of `verify`.
     tb::verify(

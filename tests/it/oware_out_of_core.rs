@@ -201,6 +201,64 @@ fn a_build_on_finished_tables_decodes_them_into_its_cache() {
     }
 }
 
+/// Layer 16 built at exactly the least budget its engine accepts (what
+/// `plan oware` prints as `least`, and what a smaller budget's error
+/// names), by the out-of-core and the compact engines on a pool of 8
+/// threads: the buffers that exist per thread shrink to fit (the compact
+/// engine's 8 threads share fewer workers, merging one group of runs at a
+/// time), and the tables are those of the in-memory build.
+#[test]
+fn a_layer_builds_at_its_least_budget_on_eight_threads() {
+    let rules = Ruleset::Awari;
+    let seeds = MAX_SEEDS;
+    let roomy = tempfile::tempdir().unwrap();
+    tb::build(
+        roomy.path(),
+        rules,
+        &tb::BuildOptions::new(seeds, 4 << 30),
+        &Quiet,
+    )
+    .unwrap();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(8)
+        .build()
+        .unwrap();
+    for engine in [Engine::OutOfCore, Engine::Compact] {
+        let least = tb::least_bytes(engine, seeds, index::layer_size(seeds));
+        let dir = tempfile::tempdir().unwrap();
+        let folder = tb::ruleset_dir(dir.path(), rules);
+        std::fs::create_dir_all(&folder).unwrap();
+        for lower in 0..seeds {
+            let name = format!("scores.{lower}.mtb");
+            std::fs::copy(
+                tb::ruleset_dir(roomy.path(), rules).join(&name),
+                folder.join(&name),
+            )
+            .unwrap();
+        }
+        let options = |memory| tb::BuildOptions {
+            engine: Some(engine),
+            ..tb::BuildOptions::new(seeds, memory)
+        };
+        pool.install(|| {
+            assert_eq!(minimum(engine, seeds), least, "{engine}");
+            let err = tb::build(dir.path(), rules, &options(least - 1), &Quiet).unwrap_err();
+            assert!(
+                matches!(err, tb::TablebaseError::TooLittleMemory { minimum, .. } if minimum == least),
+                "{err}"
+            );
+            let plan = tb::plan_engine(engine, seeds, index::layer_size(seeds), least).unwrap();
+            assert_eq!((plan.engine_bytes, plan.part), (least, 1 << 15));
+            tb::build(dir.path(), rules, &options(least), &Quiet).unwrap();
+        });
+        assert!(
+            table(roomy.path(), rules, seeds) == table(dir.path(), rules, seeds),
+            "{engine}: layer {seeds} differs"
+        );
+        assert!(!tb::scratch_dir(&folder, seeds).exists());
+    }
+}
+
 /// A build on finished tables with memory to spare decodes them into memory
 /// (the memory planned for each layer counts every layer below that a
 /// layer of the build reads), as a build that made them keeps them, and

@@ -1,5 +1,5 @@
 //! `play oware` and `analyse oware`: scripted games on standard input and
-//! their checked output. The position 1 1 0 0 2 0 | 0 1 1 0 0 1 (8 seeds)
+//! their checked output. The position 1 1 0 0 2 0 | 0 1 1 0 0 1 (7 seeds)
 //! is lost by 7 for the first player; its values were read from the tables
 //! and agree with `query oware`.
 
@@ -115,7 +115,12 @@ fn analyse_marks_mistakes_with_their_loss() {
     assert_eq!(
         json["moves"][1],
         serde_json::json!({"ply": 2, "player": "second", "pit": 1, "captured": 0,
+            "seeds": 7, "covered": true,
             "before": 7, "after": 3, "loss": 4, "best": [2], "mistake": true})
+    );
+    assert_eq!(
+        json["built_layers"],
+        serde_json::json!([0, 1, 2, 3, 4, 5, 6, 7, 8])
     );
 
     // The moves from a file give the same analysis.
@@ -142,13 +147,207 @@ fn illegal_moves_and_missing_layers_are_clear_errors() {
         "error: move 1: pit 3 is not a legal move here (legal: [0, 1, 4])\n"
     );
 
-    // The standard start needs layer 48.
-    let out = run(&with_dir(&["play", "oware"], dir.path()), "0\n");
-    assert!(!out.status.success());
+    assert_eq!(out.status.code(), Some(2));
+
+    // A start asked for beyond the built layers: the standard one needs
+    // layer 48.
+    let mut args = with_dir(&["play", "oware"], dir.path());
+    args.extend(["--seeds-per-pit", "4"]);
+    let out = run(&args, "0\n");
+    assert_eq!(out.status.code(), Some(3));
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(
-        err.starts_with("error: layer 48 of the awari tables is missing"),
+        err.starts_with(
+            "error: the start has 48 seeds; the awari tables hold layers 0..=8 (without a \
+             start, play picks one they cover): layer 48 of the awari tables is missing"
+        ),
         "{err}"
     );
     assert!(err.contains("build it with `mancala-tb build oware --rules awari --max-seeds 48"));
+    assert_eq!(err.lines().count(), 1, "{err}");
+
+    // No tables at all: nothing to start from, and the command that builds
+    // the least a seeds-a-pit start needs.
+    let empty = tempfile::tempdir().unwrap();
+    let out = run(&with_dir(&["play", "oware"], empty.path()), "");
+    assert_eq!(out.status.code(), Some(3));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.starts_with(
+            "error: no start the awari tables cover (layers built: none): layer 12 of the \
+             awari tables is missing"
+        ),
+        "{err}"
+    );
+    assert!(err.contains("`mancala-tb build oware --rules awari --max-seeds 12 --dir "));
+}
+
+/// The pit counts of the first board `play` prints, the person's first.
+fn first_board(text: &str) -> Vec<u32> {
+    let row = |name: &str| -> Vec<u32> {
+        let line = text.lines().find(|l| l.starts_with(name)).unwrap();
+        line[name.len()..]
+            .split_whitespace()
+            .map(|p| p.parse().unwrap())
+            .collect()
+    };
+    let mut pits = row("  you ");
+    pits.extend(row("  computer ").iter().rev());
+    pits
+}
+
+#[test]
+fn play_starts_from_a_position_the_built_tables_cover() {
+    // Layers 0..=12: one seed in every pit, a draw with best play.
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    assert!(
+        run(&["build", "oware", "--max-seeds", "12", "--dir", d], "")
+            .status
+            .success()
+    );
+    let out = run(&with_dir(&["play", "oware"], dir.path()), "q\n");
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.starts_with(
+            "start: 1 seed in every pit (12 seeds), the largest such start the awari tables \
+             hold (layers 0..=12); --seeds-per-pit K, --random or twelve pit counts start \
+             another game\n\n  computer   1  1  1  1  1  1\n  you        1  1  1  1  1  1\n"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("value for you (to move): +0\n"), "{text}");
+
+    // --random: a position of the largest layer, with a legal move.
+    let mut args = with_dir(&["play", "oware"], dir.path());
+    args.push("--random");
+    let out = run(&args, "q\n");
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.starts_with(
+            "start: a position drawn at random from layer 12, the largest the awari tables \
+             hold with every layer below it (layers 0..=12); --random again, --seeds-per-pit \
+             K or twelve pit counts start another game\n"
+        ),
+        "{text}"
+    );
+    assert_eq!(first_board(&text).iter().sum::<u32>(), 12, "{text}");
+    assert!(text.contains("your move ["), "{text}");
+
+    // A gap: layer 5 gone, so 0..=4 is what a game can use, whatever lies
+    // above.
+    std::fs::remove_file(dir.path().join("oware-awari/scores.5.mtb")).unwrap();
+    let out = run(&with_dir(&["play", "oware"], dir.path()), "q\n");
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.starts_with(
+            "start: a position drawn at random from layer 4, the largest the awari tables \
+             hold with every layer below it (layers 0..=4, 6..=12; one seed in every pit \
+             needs layers 0..=12); --seeds-per-pit K, --random or twelve pit counts start \
+             another game\n"
+        ),
+        "{text}"
+    );
+    assert_eq!(first_board(&text).iter().sum::<u32>(), 4, "{text}");
+
+    // Tables below 12 seeds (README's smallest builds): a drawn position
+    // of the top layer, played to a move of the computer's.
+    let small = tables();
+    let mut args = with_dir(&["play", "oware"], small.path());
+    args.extend(["--side", "second"]);
+    let out = run(&args, "q\n");
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.starts_with("start: a position drawn at random from layer 8, "),
+        "{text}"
+    );
+    assert_eq!(first_board(&text).iter().sum::<u32>(), 8, "{text}");
+    assert!(text.contains("computer plays pit "), "{text}");
+}
+
+#[test]
+fn analyse_marks_the_moves_beyond_the_built_layers() {
+    let dir = tables();
+    // A real game from the standard start: every position has 48 seeds,
+    // beyond layers 0..=8.
+    let mut args = with_dir(&["analyse", "oware"], dir.path());
+    args.extend(["5", "5", "4", "0", "2", "1", "3", "2"]);
+    let out = run(&args, "");
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let rows: Vec<&str> = text.lines().collect();
+    assert_eq!(rows.len(), 11, "{text}");
+    assert_eq!(
+        rows[1],
+        "  1 first     5        0      -     -    - beyond the built layers: 48 seeds"
+    );
+    assert_eq!(
+        rows[8],
+        "  8 second    2        0      -     -    - beyond the built layers: 48 seeds"
+    );
+    assert_eq!(
+        rows[9],
+        "8 of 8 moves not analysed: their positions are beyond the awari layers built (0..=8)"
+    );
+    args.push("--json");
+    let out = run(&args, "");
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        json["moves"][0],
+        serde_json::json!({"ply": 1, "player": "first", "pit": 5, "captured": 0,
+            "seeds": 48, "covered": false,
+            "before": null, "after": null, "loss": null, "best": null, "mistake": null})
+    );
+    assert_eq!(
+        json["end"],
+        serde_json::json!([8, 7, 2, 1, 3, 4, 2, 1, 0, 9, 8, 3])
+    );
+    assert_eq!(json["lost"], serde_json::json!([0, 0]));
+
+    // A game that captures its way into the tables: the first move (10
+    // seeds) is beyond them, the rest are valued; -8 for the second player
+    // is what `query` says of 0 1 1 0 0 0 2 2 2 0 0 0.
+    let mut args = with_dir(&["analyse", "oware", "--start"], dir.path());
+    args.extend(["2", "2", "2", "0", "0", "1", "1", "1", "1", "0", "0", "0"]);
+    args.extend(["5", "1", "0", "2"]);
+    let out = run(&args, "");
+    assert!(out.status.success());
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "ply player  pit captures before after loss best\n\
+         \x20 1 first     5        2      -     -    - beyond the built layers: 10 seeds\n\
+         \x20 2 second    1        0     -8    -8    0 [1, 2]\n\
+         \x20 3 first     0        0     +8    +8    0 [0, 1, 2]\n\
+         \x20 4 second    2        0     -8    -8    0 [2]\n\
+         1 of 4 moves not analysed: their positions are beyond the awari layers built (0..=8)\n\
+         seeds lost to mistakes in the analysed moves: first player 0, second player 0\n"
+    );
+    let query = run(
+        &with_dir(
+            &[
+                "query", "oware", "0", "1", "1", "0", "0", "0", "2", "2", "2", "0", "0", "0",
+            ],
+            dir.path(),
+        ),
+        "",
+    );
+    assert!(
+        String::from_utf8(query.stdout)
+            .unwrap()
+            .starts_with("value -8 ")
+    );
+
+    // Moves beyond the tables are still checked against the rules.
+    let mut args = with_dir(&["analyse", "oware"], dir.path());
+    args.extend(["5", "5", "5"]);
+    let out = run(&args, "");
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8(out.stderr).unwrap(),
+        "error: move 3: pit 5 is not a legal move here (legal: [0, 1, 2, 3, 4])\n"
+    );
 }

@@ -274,4 +274,77 @@ fn bad_requests_get_400_and_missing_tables_404_with_a_json_error() {
     let (status, script) = server.get("/board.js");
     assert_eq!(status, 200);
     assert!(script.contains("/api/"));
+    // Without a position the page asks for a start the tables cover.
+    assert!(script.contains("/api/oware/start?"));
+}
+
+#[test]
+fn the_start_endpoint_names_a_position_the_built_tables_cover() {
+    let dir = tempfile::tempdir().unwrap();
+    build(dir.path(), &["oware", "--max-seeds", "12"]);
+    let server = Server::start(dir.path());
+    let layers: Vec<u32> = (0..=12).collect();
+    let (status, body) = server.get("/api/oware/start");
+    assert_eq!(status, 200, "{body}");
+    let json: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(
+        json,
+        serde_json::json!({
+            "description": "1 seed in every pit (12 seeds), the largest such start the awari \
+                            tables hold (layers 0..=12)",
+            "built_layers": layers,
+            "pits": [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1],
+        })
+    );
+    // ... and the position it names is answered.
+    let (status, _) = server.get("/api/oware?pits=1,1,1,1,1,1,1,1,1,1,1,1");
+    assert_eq!(status, 200);
+
+    let (status, body) = server.get("/api/oware/start?rules=awari&random=true");
+    assert_eq!(status, 200, "{body}");
+    let json: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert!(
+        json["description"]
+            .as_str()
+            .unwrap()
+            .starts_with("a position drawn at random from layer 12, "),
+        "{body}"
+    );
+    let pits: Vec<u64> = json["pits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_u64().unwrap())
+        .collect();
+    assert_eq!(pits.iter().sum::<u64>(), 12, "{body}");
+    let (status, body) = server.get(&format!("/api/oware?pits={}", joined_u64(&pits)));
+    assert_eq!(status, 200, "{body}");
+    assert!(
+        !body.contains(r#""moves":[]"#),
+        "a drawn start has a move: {body}"
+    );
+
+    for (path, status, message) in [
+        (
+            "/api/oware/start?rules=abapa",
+            404,
+            "layer 12 of the abapa tables is missing",
+        ),
+        ("/api/oware/start?random=yes", 400, "parameter 'random'"),
+        ("/api/oware/start?pits=1", 400, "unknown parameter 'pits'"),
+    ] {
+        let (got, body) = server.get(path);
+        assert_eq!(got, status, "{path}: {body}");
+        assert!(
+            body.starts_with(r#"{"error":""#) && body.contains(message),
+            "{path}: {body}"
+        );
+    }
+}
+
+fn joined_u64(pits: &[u64]) -> String {
+    pits.iter()
+        .map(u64::to_string)
+        .collect::<Vec<_>>()
+        .join(",")
 }

@@ -7,8 +7,9 @@ const OPTIONS = {
   omweso: ["width", "objective", "reverse", "endless", "okutema"],
   engehe: ["width", "endless"],
 };
+// Oware has none here: the server names a start its built tables cover
+// (/api/oware/start), since 4 seeds a pit needs all 48 layers.
 const START = {
-  oware: () => Array(12).fill(4),
   engehe: (w) => Array(2 * w).fill(4),
   // Omweso's default set-up: 4 seeds in each outer pit.
   omweso: (w) => [...Array(w).fill(4), ...Array(w).fill(0), ...Array(w).fill(4), ...Array(w).fill(0)],
@@ -25,12 +26,18 @@ function readUrl() {
     opts[name] = q.get(name) || field.value || field.options?.[0].value;
   }
   const width = Number(opts.width || 6);
-  const pits = q.get("pits") ? q.get("pits").split(",").map(Number) : START[game](width);
+  const pits = q.get("pits") ? q.get("pits").split(",").map(Number) : startOf(game, width);
   return { game, opts, pits, turn: q.get("turn") === "B" ? "B" : "A" };
 }
 
+// A game's start position, or null for Oware (asked of the server in show).
+function startOf(game, width) {
+  return START[game] ? START[game](width) : null;
+}
+
 function urlOf(pos) {
-  const q = new URLSearchParams({ game: pos.game, ...pos.opts, pits: pos.pits.join(","), turn: pos.turn });
+  const pits = pos.pits ? { pits: pos.pits.join(",") } : {};
+  const q = new URLSearchParams({ game: pos.game, ...pos.opts, ...pits, turn: pos.turn });
   return "?" + q.toString();
 }
 
@@ -166,16 +173,30 @@ function go(pos) {
   show(pos);
 }
 
+async function fetchJson(url) {
+  const reply = await fetch(url);
+  const answer = await reply.json();
+  if (!reply.ok) throw new Error(answer.error);
+  return answer;
+}
+
 async function show(pos) {
-  fillForm(pos);
   const status = document.getElementById("status");
   status.textContent = "";
+  let note = "";
   let answer;
   try {
-    const reply = await fetch(apiUrl(pos));
-    answer = await reply.json();
-    if (!reply.ok) throw new Error(answer.error);
+    if (!pos.pits) {
+      // Oware without a position: the start the built tables cover.
+      const start = await fetchJson(`/api/oware/start?${new URLSearchParams(pos.opts)}`);
+      pos = { ...pos, pits: start.pits };
+      note = `start: ${start.description}; set the pits above for another start`;
+      history.replaceState(null, "", urlOf(pos));
+    }
+    fillForm(pos);
+    answer = await fetchJson(apiUrl(pos));
   } catch (e) {
+    fillForm(pos);
     status.textContent = e.message;
     document.getElementById("board").innerHTML = "";
     return;
@@ -188,7 +209,7 @@ async function show(pos) {
   const value = document.getElementById("value");
   value.textContent = d.text;
   value.className = d.cls;
-  if (moves.length === 0) status.textContent = "no legal move: the game is over";
+  status.textContent = moves.length === 0 ? "no legal move: the game is over" : note;
   if (!line) line = { positions: pvPositions(pos, answer), at: 0 };
   drawPv(pos, answer);
 }
@@ -204,7 +225,7 @@ function step(by) {
 function fillForm(pos) {
   document.getElementById("game").value = pos.game;
   for (const [name, value] of Object.entries(pos.opts)) document.querySelector(`[name=${name}]`).value = value;
-  document.getElementById("pits").value = pos.pits.join(",");
+  document.getElementById("pits").value = (pos.pits || []).join(",");
   for (const span of document.querySelectorAll("[data-for]")) span.hidden = !span.dataset.for.split(" ").includes(pos.game);
 }
 
@@ -214,7 +235,7 @@ document.getElementById("setup").onsubmit = (e) => {
   const opts = {};
   for (const name of OPTIONS[game]) opts[name] = document.querySelector(`[name=${name}]`).value;
   const text = document.getElementById("pits").value.trim();
-  const pits = text ? text.split(/[ ,]+/).map(Number) : START[game](Number(opts.width || 6));
+  const pits = text ? text.split(/[ ,]+/).map(Number) : startOf(game, Number(opts.width || 6));
   line = null;
   go({ game, opts, pits, turn: "A" });
 };

@@ -59,6 +59,9 @@ const PER_WORD: usize = 32;
 /// The sizes of the buffers between memory and the scratch files.
 #[derive(Clone, Copy, Debug)]
 struct Limits {
+    /// Workers, each with a stack, an overflow, records and a buffer to
+    /// sort them through; the pool's threads share them if there are fewer.
+    workers: usize,
     /// Resolved positions a worker keeps on its stack, with their boards;
     /// more go to the frontier.
     stack: usize,
@@ -68,23 +71,47 @@ struct Limits {
     frontier_chunks: usize,
     /// Records a worker sorts into one run.
     records: usize,
-    /// Runs merged at once (a stream buffer each).
+    /// Exits of a threshold read from their file at once.
+    seed_batch: usize,
+    /// Runs merged at once by a merge (a stream buffer each).
     merge_ways: usize,
+    /// Merges at once (each with its runs' streams and its output's).
+    merges: usize,
     /// Runs of a threshold left for the final pass to read (more are merged
     /// down to these).
     kept_runs: usize,
 }
 
+/// The buffers' sizes with memory to spare, per worker and per merge (as
+/// many of each as the pool has threads).
 const LIMITS: Limits = Limits {
+    workers: 1,
     stack: 1 << 14,
     spill: 1 << 14,
     frontier_chunks: 64,
     records: 1 << 18,
+    seed_batch: 1 << 20,
     merge_ways: 64,
+    merges: 1,
     kept_runs: 16,
 };
-/// Exits of a threshold read from their file at once.
-const SEED_BATCH: usize = 1 << 20;
+/// The least sizes the buffers shrink to when memory is tight (before
+/// there are fewer workers and merges than threads).
+const LEAST: Limits = Limits {
+    workers: 1,
+    stack: 1 << 8,
+    spill: 1 << 8,
+    frontier_chunks: 4,
+    records: 1 << 12,
+    seed_batch: SEED_CHUNK,
+    merge_ways: 8,
+    merges: 1,
+    kept_runs: 1,
+};
+/// The least memory of a threshold's buffers, whatever the threads: one
+/// worker and one merge of the least sizes, with room to spare (a test
+/// checks it; the threads share the workers).
+pub const LEAST_BUFFER_BYTES: u64 = 1 << 20;
 /// Exits a job of the seeding takes.
 const SEED_CHUNK: usize = 1 << 12;
 /// Resolved positions whose parents are gathered together, so that their
@@ -93,30 +120,102 @@ const BATCH: usize = 16;
 /// The most bits a pass of the records' sort sorts by.
 const RADIX_BITS: u32 = 11;
 
-/// Memory besides the codes and the parts, for `threads` workers: the exit
-/// streams, and the larger of what the thresholds take (the workers'
-/// stacks, frontier chunks, records and sorting buffers, the frontier kept
-/// in memory, a batch of exits and the readers of a merge) and what the
-/// final pass reads the kept runs through beyond the codes it frees.
-pub fn fixed_bytes(seeds: usize, threads: usize) -> u64 {
-    let Limits {
-        stack,
-        spill,
-        frontier_chunks,
-        records,
-        merge_ways,
-        kept_runs,
-    } = LIMITS;
-    // A worker's records, and as many again to sort them through.
-    let worker = stack * size_of::<Resolved>() + (spill + 2 * records) * size_of::<u64>();
-    let shared = (frontier_chunks * spill + SEED_BATCH) * size_of::<u64>();
-    // Each thread merges up to `merge_ways` runs into one stream.
-    let merges = (threads * (merge_ways + 1)) as u64 * STREAM_BYTES;
-    let thresholds = (threads * worker + shared) as u64 + merges;
-    // The exit streams count one stream of each threshold.
-    let runs = (seeds * (kept_runs - 1)) as u64 * STREAM_BYTES;
-    let codes = (index::layer_size(seeds) as f64 * BYTES_PER_POSITION) as u64;
-    2 * (seeds as u64 + 1) * STREAM_BYTES + thresholds.max(runs.saturating_sub(codes))
+impl Limits {
+    /// Peak bytes of a threshold's buffers: the workers' stacks, overflows,
+    /// records, sorting buffers and encoded runs; the frontier's chunks in
+    /// memory and those handed out; a batch of exits; the merges' streams.
+    fn bytes(&self) -> u64 {
+        let worker = self.stack * size_of::<Resolved>()
+            + self.spill * size_of::<u64>()
+            + self.records * (2 * size_of::<u64>() + 2);
+        let frontier = (self.frontier_chunks + 2 * self.workers) * self.spill * size_of::<u64>();
+        let merges = (self.merges * (self.merge_ways + 1)) as u64 * STREAM_BYTES;
+        (self.workers * worker + frontier + self.seed_batch * size_of::<u64>()) as u64 + merges
+    }
+
+    /// The sizes for `threads` threads within `bytes`: [`LIMITS`] for
+    /// each thread if they fit, else every size scaled down alike (no
+    /// smaller than [`LEAST`]'s), then fewer merges at once, then fewer
+    /// workers than threads. `kept_runs` as the final pass's streams fit
+    /// in `bytes` and the `codes` bytes the thresholds leave free, for a
+    /// layer of `seeds`.
+    fn within(bytes: u64, threads: usize, seeds: usize, codes: u64) -> Limits {
+        let threads = threads.max(1);
+        let scaled = |s: f64| {
+            let size = |full: usize, least: usize| ((full as f64 * s) as usize).clamp(least, full);
+            Limits {
+                workers: threads,
+                stack: size(LIMITS.stack, LEAST.stack),
+                spill: size(LIMITS.spill, LEAST.spill),
+                frontier_chunks: size(LIMITS.frontier_chunks, LEAST.frontier_chunks),
+                records: size(LIMITS.records, LEAST.records),
+                seed_batch: size(LIMITS.seed_batch, LEAST.seed_batch),
+                merge_ways: size(LIMITS.merge_ways, LEAST.merge_ways),
+                merges: threads,
+                kept_runs: LIMITS.kept_runs,
+            }
+        };
+        let mut limits = scaled(1.0);
+        if limits.bytes() > bytes {
+            // The largest scale that fits (the bytes grow with it); at 0
+            // every size is its least.
+            let (mut fits, mut over) = (0.0, 1.0);
+            for _ in 0..32 {
+                let s = (fits + over) / 2.0;
+                match scaled(s).bytes() <= bytes {
+                    true => fits = s,
+                    false => over = s,
+                }
+            }
+            limits = scaled(fits);
+        }
+        while limits.bytes() > bytes && limits.merges > 1 {
+            limits.merges -= 1;
+        }
+        while limits.bytes() > bytes && limits.workers > 1 {
+            limits.workers -= 1;
+        }
+        // The final pass: a stream more for each threshold's run kept.
+        let per_run = (seeds.max(1) as u64) * STREAM_BYTES;
+        let more = (codes.saturating_add(bytes) / per_run).min(LIMITS.kept_runs as u64 - 1);
+        Limits {
+            kept_runs: 1 + more as usize,
+            ..limits
+        }
+    }
+}
+
+/// The codes' bytes of layer `seeds`.
+fn codes_bytes(seeds: usize) -> u64 {
+    (index::layer_size(seeds) as f64 * BYTES_PER_POSITION) as u64
+}
+
+/// The exit streams: one stream of each exit size and of each threshold
+/// (the set-up's files, or the final pass's with one run a threshold).
+fn streams_bytes(seeds: usize) -> u64 {
+    2 * (seeds as u64 + 1) * STREAM_BYTES
+}
+
+/// The least memory besides the codes and the parts, whatever the threads:
+/// the exit streams and the least buffers of a threshold
+/// ([`LEAST_BUFFER_BYTES`]).
+pub fn fixed_bytes(seeds: usize) -> u64 {
+    streams_bytes(seeds) + LEAST_BUFFER_BYTES
+}
+
+/// Memory beyond [`fixed_bytes`] that the buffers take with memory to
+/// spare, for `threads` workers: the larger of what the thresholds take
+/// (each worker's stack, records and sorting buffer, a merge of up to 64
+/// runs per thread, the frontier kept in memory and a batch of exits) and
+/// what the final pass reads the kept runs through beyond the codes it
+/// frees. Given less ([`Config::buffer_bytes`]: `fixed_bytes` and up to
+/// this), they shrink.
+pub fn buffer_bytes(seeds: usize, threads: usize) -> u64 {
+    let thresholds = Limits::within(u64::MAX, threads, seeds, 0).bytes();
+    let runs = (seeds * (LIMITS.kept_runs - 1)) as u64 * STREAM_BYTES;
+    thresholds
+        .max(runs.saturating_sub(codes_bytes(seeds)))
+        .saturating_sub(LEAST_BUFFER_BYTES)
 }
 
 /// Solves layer `seeds` in two bits a position, resuming from the
@@ -136,8 +235,12 @@ where
     L: LowerLayers<Error = E>,
     E: std::error::Error + 'static,
 {
-    let layer = (rules, seeds, LIMITS);
-    solve_layer_with(layer, lower, config, mark, progress, emit)
+    // What the thresholds' buffers may take: the engine's memory less the
+    // exit streams.
+    let buffers = config.buffer_bytes.saturating_sub(streams_bytes(seeds));
+    let threads = rayon::current_num_threads();
+    let limits = Limits::within(buffers, threads, seeds, codes_bytes(seeds));
+    solve_layer_with((rules, seeds, limits), lower, config, mark, progress, emit)
 }
 
 fn solve_layer_with<L, E>(
@@ -273,13 +376,13 @@ impl Streamed for Compact {
             layer: self,
             frontier: Frontier::create(scratch.dir.join("frontier"), self.limits)?,
             runs: Runs::create(scratch.dir.join("runs"), self.limits)?,
-            workers: (0..rayon::current_num_threads())
+            workers: (0..self.limits.workers)
                 .map(|_| Mutex::new(Worker::default()))
                 .collect(),
             progress,
         };
         let mut exits = RankReader::open(scratch.exits(t as usize))?;
-        exits.par_for_each(SEED_BATCH, SEED_CHUNK, |chunk| {
+        exits.par_for_each(self.limits.seed_batch, SEED_CHUNK, |chunk| {
             pass.with_worker(|w| pass.seed(w, chunk))
         })?;
         loop {
@@ -378,9 +481,9 @@ struct Test {
 }
 
 impl Pass<'_> {
-    /// Runs `job` with the current thread's worker (a job never waits on
-    /// another, so the lock is never contended), then hands the worker's
-    /// overflow to the frontier.
+    /// Runs `job` with the current thread's worker, then hands the worker's
+    /// overflow to the frontier. (A job never waits on another, so the lock
+    /// is contended only where the threads share fewer workers.)
     fn with_worker(&self, job: impl FnOnce(&mut Worker) -> ScratchResult<()>) -> ScratchResult<()> {
         let index = rayon::current_thread_index().unwrap_or(0) % self.workers.len();
         let mut worker = self.workers[index].lock().unwrap();
@@ -590,6 +693,7 @@ impl Frontier {
 struct Runs {
     path: PathBuf,
     merge_ways: usize,
+    merges: usize,
     kept_runs: usize,
     /// The file and each run's offset and length in it.
     file: Mutex<(File, Vec<(u64, u64)>)>,
@@ -601,6 +705,7 @@ impl Runs {
         Ok(Runs {
             path,
             merge_ways: limits.merge_ways,
+            merges: limits.merges,
             kept_runs: limits.kept_runs,
             file: Mutex::new((file, Vec::new())),
         })
@@ -643,25 +748,35 @@ impl Runs {
             generation += 1;
             let next = path.with_extension(generation.to_string());
             let file = Arc::new(File::create(&next).at(&next)?);
-            // The groups merge in parallel, each where its runs began in
-            // the file it reads: merged, no entry is longer than it was
-            // (the gap to the rank before it can only shrink), so a group
-            // fits in the bytes of its runs.
-            let merged = runs
-                .par_chunks(ways)
-                .map(|group| {
-                    let (start, _) = group[0];
-                    let &(last, len) = group.last().unwrap();
-                    let mut writer = RankWriter::segment(next.clone(), file.clone(), start);
-                    merge(&path, group, &mut writer)?;
-                    let merged_len = writer.close()?;
-                    assert!(
-                        merged_len <= last + len - start,
-                        "a merged group outgrew its runs"
-                    );
-                    Ok((start, merged_len))
-                })
-                .collect::<ScratchResult<Vec<_>>>()?;
+            // The groups merge in parallel (at most `merges` at once), each
+            // where its runs began in the file it reads: merged, no entry
+            // is longer than it was (the gap to the rank before it can
+            // only shrink), so a group fits in the bytes of its runs.
+            let merge_group = |group: &[(u64, u64)]| {
+                let (start, _) = group[0];
+                let &(last, len) = group.last().unwrap();
+                let mut writer = RankWriter::segment(next.clone(), file.clone(), start);
+                merge(&path, group, &mut writer)?;
+                let merged_len = writer.close()?;
+                assert!(
+                    merged_len <= last + len - start,
+                    "a merged group outgrew its runs"
+                );
+                Ok((start, merged_len))
+            };
+            let groups: Vec<&[(u64, u64)]> = runs.chunks(ways).collect();
+            let mut merged = Vec::with_capacity(groups.len());
+            let at_once = match self.merges >= rayon::current_num_threads() {
+                true => groups.len(),
+                false => self.merges,
+            };
+            for wave in groups.chunks(at_once.max(1)) {
+                let wave = wave
+                    .par_iter()
+                    .map(|group| merge_group(group))
+                    .collect::<ScratchResult<Vec<_>>>()?;
+                merged.extend(wave);
+            }
             file.sync_all().at(&next)?;
             fs::remove_file(&path).at(&path)?;
             (path, runs) = (next, merged);
@@ -873,16 +988,67 @@ mod tests {
         }
     }
 
+    /// The buffers fit what they are given, down to the least, on any
+    /// number of threads: the default sizes for each thread with memory to
+    /// spare, then smaller, then fewer workers and merges than threads.
+    #[test]
+    fn the_buffers_fit_what_they_are_given_on_any_threads() {
+        let codes = codes_bytes(26);
+        for threads in [1, 2, 3, 4, 16, 64, 256] {
+            let roomy = Limits::within(u64::MAX, threads, 26, codes);
+            assert_eq!((roomy.workers, roomy.merges), (threads, threads));
+            assert_eq!((roomy.records, roomy.kept_runs), (LIMITS.records, 16));
+            assert_eq!(
+                buffer_bytes(26, threads) + LEAST_BUFFER_BYTES,
+                roomy.bytes(),
+                "{threads} threads"
+            );
+            for bytes in (0..=roomy.bytes() + 4096).step_by(1 << 16) {
+                let bytes = bytes.max(LEAST_BUFFER_BYTES);
+                let limits = Limits::within(bytes, threads, 26, codes);
+                assert!(
+                    limits.bytes() <= bytes,
+                    "{threads} threads, {bytes}: {limits:?}"
+                );
+                assert!(limits.workers >= 1 && limits.merges >= 1 && limits.merge_ways >= 2);
+                // While each thread has its worker and merge, they take
+                // most of it.
+                if limits.workers == threads && limits.merges == threads {
+                    assert!(
+                        limits.bytes() >= bytes / 10 * 9,
+                        "{threads} threads, {bytes}"
+                    );
+                }
+            }
+        }
+        // The least: a worker and a merge at least, every run kept but one
+        // merged where the final pass has only the least buffers.
+        let least = Limits::within(LEAST_BUFFER_BYTES, 1, 26, 0);
+        assert_eq!((least.workers, least.merges, least.kept_runs), (1, 1, 1));
+        assert!(LEAST.bytes() <= LEAST_BUFFER_BYTES);
+        let many = Limits::within(LEAST_BUFFER_BYTES, 64, 26, 0);
+        assert!(many.workers < 64 && many.merges == 1, "{many:?}");
+    }
+
     /// Buffers of a few entries: every stack overflows, the frontier goes to
     /// its file, runs are merged in several generations.
+    /// One worker for every thread, two merges at once.
     const TINY: Limits = Limits {
+        workers: 1,
         stack: 4,
         spill: 8,
         frontier_chunks: 2,
         records: 64,
+        seed_batch: 16,
         merge_ways: 3,
+        merges: 2,
         kept_runs: 2,
     };
+
+    /// The default sizes for this pool.
+    fn roomy() -> Limits {
+        Limits::within(u64::MAX, rayon::current_num_threads(), 12, 0)
+    }
 
     fn config(dir: &Path, seeds: usize, checkpoint_every: Option<std::time::Duration>) -> Config {
         Config {
@@ -891,6 +1057,7 @@ mod tests {
             sweep: 2 * CHUNK,
             scratch: dir.join(format!("scratch.{seeds}")),
             checkpoint_every,
+            buffer_bytes: u64::MAX,
         }
     }
 
@@ -933,7 +1100,7 @@ mod tests {
                 let mut expected = vec![0; solved.values().len()];
                 solved.mark(0..expected.len(), CAPTURE_DECIDES, &mut expected);
                 // Tiny buffers with the odd layers read in order.
-                for (limits, in_order) in [(LIMITS, false), (TINY, true)] {
+                for (limits, in_order) in [(roomy(), false), (TINY, true)] {
                     lower.1 = in_order;
                     let (values, marked) = compact(rules, seeds, limits, &lower, &config);
                     lower.1 = false;
@@ -975,7 +1142,7 @@ mod tests {
         assert!(matches!(failed, Err(EngineError::Lower(_))));
         let checkpoint = super::super::checkpoint_path(&config.scratch, Engine::Compact);
         assert!(checkpoint.exists());
-        let (values, _) = compact(rules, seeds, LIMITS, &lower, &config);
+        let (values, _) = compact(rules, seeds, roomy(), &lower, &config);
         let fresh = solve_in_memory(rules, seeds, &lower, &config, &|_| {}).unwrap();
         assert!(values == fresh.values());
     }

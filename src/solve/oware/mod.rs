@@ -48,6 +48,7 @@ use states::{COUNTER, Exits, FRESH, LOSS, LOW_BITS, NIBBLE, PENDING, PER_WORD, R
 mod buckets;
 mod checkpoint;
 pub mod compact;
+pub mod distance;
 pub mod out_of_core;
 mod outbox;
 mod propagate;
@@ -154,6 +155,13 @@ pub struct Config {
     /// much time since the layer began or was last saved, and resume from a
     /// saved one; `None`: neither.
     pub checkpoint_every: Option<Duration>,
+    /// Memory the buffers of an engine that streams its exits may take
+    /// beyond its arrays and parts, whatever the threads (at least its
+    /// least: [`compact::LEAST_BUFFER_BYTES`],
+    /// [`out_of_core::LEAST_BUFFER_BYTES`]); the buffers that exist per
+    /// thread shrink, or are shared, to fit. `u64::MAX`: as large as they
+    /// are with memory to spare. The in-memory engine has none.
+    pub buffer_bytes: u64,
 }
 
 /// Solves layer `seeds` in memory, resuming from its checkpoint in

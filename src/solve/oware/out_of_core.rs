@@ -56,15 +56,38 @@ const RECORD_WINDOW: usize = 2;
 /// than the part, 2^14 ranks, so each entry takes at most 3 bytes.
 const RECORD_PART_BYTES: usize = RECORD_WORDS * PER_WORD * 3;
 
-/// Fixed memory besides, for `threads` workers: the larger of the open
-/// scratch streams of the set-up and the final pass (one per exit size and
-/// one per threshold read) and what a threshold takes (its two streams,
-/// and the larger of a batch of exits and a window of recorded parts).
-pub fn fixed_bytes(seeds: usize, threads: usize) -> u64 {
+/// The least memory of a threshold's buffers, whatever the threads: a
+/// batch of exits, or a window of recorded parts (as many parts as fit,
+/// up to [`RECORD_WINDOW`] a thread).
+pub const LEAST_BUFFER_BYTES: u64 = (SEED_BATCH * size_of::<u64>()) as u64;
+
+/// The parts a window of the recording scans in parallel, for `threads`
+/// threads within `bytes` of buffers: [`RECORD_WINDOW`] a thread, or as
+/// many as fit (at least one).
+fn record_parts(bytes: u64, threads: usize) -> usize {
+    let fit = (bytes / RECORD_PART_BYTES as u64).max(1);
+    fit.min((RECORD_WINDOW * threads.max(1)) as u64) as usize
+}
+
+/// The least memory besides the states and the parts, whatever the
+/// threads: the larger of the open scratch streams of the set-up and
+/// the final pass (one per exit size and one per threshold read) and what
+/// a threshold takes (its two streams and its least buffers,
+/// [`LEAST_BUFFER_BYTES`]).
+pub fn fixed_bytes(seeds: usize) -> u64 {
     let streams = 2 * (seeds as u64 + 1) * STREAM_BYTES;
-    let seeding = SEED_BATCH * size_of::<u64>();
-    let recording = RECORD_WINDOW * threads * RECORD_PART_BYTES;
-    streams.max(2 * STREAM_BYTES + seeding.max(recording) as u64)
+    streams.max(2 * STREAM_BYTES + LEAST_BUFFER_BYTES)
+}
+
+/// Memory beyond [`fixed_bytes`] that a threshold's buffers take with
+/// memory to spare, for `threads` threads: a window of
+/// [`RECORD_WINDOW`] recorded parts a thread where it outgrows a batch of
+/// exits and the streams' room. Given less ([`Config::buffer_bytes`]:
+/// `fixed_bytes` and up to this), the window shrinks.
+pub fn buffer_bytes(seeds: usize, threads: usize) -> u64 {
+    let window = (RECORD_WINDOW * threads.max(1) * RECORD_PART_BYTES) as u64;
+    let thresholds = 2 * STREAM_BYTES + LEAST_BUFFER_BYTES.max(window);
+    thresholds.saturating_sub(fixed_bytes(seeds))
 }
 
 /// Solves layer `seeds` out of core, resuming from the checkpoint in
@@ -91,6 +114,7 @@ where
     let layer = OutOfCore {
         states: States::new(rules, seeds, 0..size).map_err(memory)?,
         closed_lose: BigArray::zeroed(size.div_ceil(64)).map_err(memory)?,
+        buffer_bytes: config.buffer_bytes,
     };
     solve_streamed(layer, rules, seeds, lower, config, mark, progress, emit)
 }
@@ -100,6 +124,8 @@ struct OutOfCore {
     /// Bit `rank`: the position's best exit is worth at most `−t` (at the
     /// current threshold `t`; bits only turn on as `t` falls).
     closed_lose: BigArray<AtomicU64>,
+    /// Memory besides the arrays and parts ([`Config::buffer_bytes`]).
+    buffer_bytes: u64,
 }
 
 impl Streamed for OutOfCore {
@@ -133,6 +159,7 @@ impl Streamed for OutOfCore {
         let OutOfCore {
             states,
             closed_lose,
+            ..
         } = self;
         let words = Some(&mut *states.words);
         set_up_exits(layer, config, lower, scratch, words, progress, |rank| {
@@ -206,7 +233,10 @@ impl OutOfCore {
         t: i8,
     ) -> Result<(), EngineError<E>> {
         let mut file = RankWriter::create(scratch.resolved(t))?;
-        let window = RECORD_WINDOW * rayon::current_num_threads() * RECORD_WORDS;
+        // What the threshold's buffers may take: the engine's memory less
+        // the threshold's two streams.
+        let buffers = self.buffer_bytes.saturating_sub(2 * STREAM_BYTES);
+        let window = record_parts(buffers, rayon::current_num_threads()) * RECORD_WORDS;
         for (w, words) in self.states.words.chunks_mut(window).enumerate() {
             let parts: Vec<Recorded> = words
                 .par_chunks_mut(RECORD_WORDS)
@@ -263,4 +293,24 @@ fn settle(words: &mut [AtomicU64], first_word: usize) -> Recorded {
 
 fn mark_closed_lose(bits: &[AtomicU64], rank: usize) {
     bits[rank / 64].fetch_or(1 << (rank % 64), Ordering::Relaxed);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The recording's window fits the buffers given, on any number of
+    /// threads: [`RECORD_WINDOW`] parts a thread with memory to spare, at
+    /// least one part.
+    #[test]
+    fn the_recording_window_fits_what_it_is_given_on_any_threads() {
+        for threads in [1, 2, 4, 16, 64, 256] {
+            let roomy = fixed_bytes(26) + buffer_bytes(26, threads) - 2 * STREAM_BYTES;
+            assert_eq!(record_parts(roomy, threads), RECORD_WINDOW * threads);
+            let least = record_parts(LEAST_BUFFER_BYTES, threads);
+            assert!(least >= 1);
+            assert!((least * RECORD_PART_BYTES) as u64 <= LEAST_BUFFER_BYTES);
+        }
+        assert_eq!(record_parts(0, 4), 1);
+    }
 }

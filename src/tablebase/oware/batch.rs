@@ -63,16 +63,23 @@ impl OwareTablebase {
                         moves: Vec::new(),
                     });
                 }
-                let moves: Vec<MoveValue> = oware::legal_moves(self.rules(), board)
+                let moves = oware::legal_moves(self.rules(), board)
                     .iter()
                     .zip(&lookups[at..])
-                    .map(|(mv, child)| MoveValue {
-                        pit: mv.pit,
-                        captured: mv.captured,
-                        child: mv.child,
-                        value: mv.captured as i8 - child.value,
+                    .map(|(mv, child)| {
+                        Ok(MoveValue {
+                            pit: mv.pit,
+                            captured: mv.captured,
+                            child: mv.child,
+                            value: mv.captured as i8 - child.value,
+                            distance: self.move_distance(
+                                mv.captured,
+                                child.seeds as usize,
+                                child.rank,
+                            )?,
+                        })
                     })
-                    .collect();
+                    .collect::<Result<Vec<MoveValue>, TablebaseError>>()?;
                 let value = moves
                     .iter()
                     .map(|m| m.value)

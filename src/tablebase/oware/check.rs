@@ -11,6 +11,7 @@ use super::build::{
     Budget, BuildOptions, FIXED_BYTES, MAX_PART, Place, create_dir, lock, place_lower_layers,
     place_within, remove_dir,
 };
+use super::distance;
 use super::layers::{Layer, Layers};
 use super::resolve::{LayerSource, Source};
 use super::{TablebaseError, missing_layer, open_table, ruleset_dir, table_meta, table_path};
@@ -108,12 +109,15 @@ pub struct LayerChecked {
     /// Lower layers the budget held neither in memory nor in the lower
     /// cache: streamed from raw copies, the captures into them deferred.
     pub streamed: usize,
+    /// Whether the layer has a distance table (checked too).
+    pub distances: bool,
 }
 
 /// Checks layers `0..=options.max_seeds` within `options.memory`: every
 /// table's header and checksums, then every position's value against its
 /// children (the best over its moves of captured − child value), and
-/// against the published files of `options.against`. Each layer checked is
+/// against the published files of `options.against`; then the layer's
+/// distance table, if it has one, against its values and moves. Each layer checked is
 /// decoded into memory; the lower layers are placed as a build places them
 /// (those read most in memory while the budget holds them, then in the
 /// lower cache, the rest streamed). `progress` is called after each layer.
@@ -172,10 +176,13 @@ pub fn verify(
         if let Some(other_dir) = &options.against {
             compare_with_published(&folder, seeds, direct(&layers, seeds)[seeds], other_dir)?;
         }
+        let values = direct(&layers, seeds)[seeds];
+        let distances = distance::check_layer(&folder, rules, seeds, values)?;
         progress(&LayerChecked {
             seeds,
             positions: index::layer_size(seeds),
             streamed: (0..seeds).filter(|&s| layers.in_order(s)).count(),
+            distances,
         });
     }
     Ok(())
@@ -291,6 +298,8 @@ fn check_layer(
         sweep: (free as f64 / engine::DEFERRED_BYTES_PER_POSITION) as usize,
         scratch: scratch.to_path_buf(),
         checkpoint_every: None,
+        // Only the set-up runs: no threshold's buffers.
+        buffer_bytes: 0,
     };
     let out = |start: usize, exits: &[i8]| {
         let first = start as u64;

@@ -11,6 +11,7 @@
 mod batch;
 mod build;
 mod check;
+mod distance;
 mod layers;
 pub mod plan;
 mod probe;
@@ -20,11 +21,12 @@ use std::path::{Path, PathBuf};
 
 pub use batch::Probed;
 pub use build::{
-    BuildOptions, CHECKPOINT_EVERY, FIXED_BYTES, LayerPlan, build, build_on, plan_engine,
-    plan_layer, scratch_dir,
+    BuildOptions, CHECKPOINT_EVERY, FIXED_BYTES, LayerPlan, build, build_on, least_bytes,
+    plan_engine, plan_layer, scratch_dir,
 };
 pub use check::{LayerChecked, VerifyOptions, decode_layers, export, import, verify};
-pub use probe::{MoveValue, OwareTablebase, PvEnd, PvStep};
+pub use distance::{DistanceReport, distance_path};
+pub use probe::{MoveValue, OwareTablebase, PvEnd, PvStep, best_move, distance_by_moves};
 
 use super::FileError;
 use crate::error::{Cause, MissingTable, WithPath};
@@ -264,6 +266,40 @@ pub enum TablebaseError {
     #[error("Oware has {MAX_SEEDS} seeds; layers above that do not exist (asked for {0})")]
     /// A layer above 48 seeds.
     TooManySeeds(usize),
+    /// A distance table built from other values than its layer's value
+    /// table.
+    #[error(
+        "{} was built from other values than {} (delete it and run `mancala-tb build oware` \
+         with the same --dir and --rules to find the distances again)",
+        distances.display(),
+        values.display()
+    )]
+    DistancesOfOtherValues {
+        /// The distance table.
+        distances: PathBuf,
+        /// The value table of its layer.
+        values: PathBuf,
+    },
+    /// A value table without the capture marks the distance pass reads (one
+    /// imported from the published format).
+    #[error(
+        "{}: an imported table has no capture marks, which finding distances needs \
+         (build the layers with `mancala-tb build oware` instead)",
+        path.display()
+    )]
+    NoCaptureMarks {
+        /// The value table.
+        path: PathBuf,
+    },
+    /// The distance pass found the values of a layer inconsistent, or a
+    /// line too long to store.
+    #[error("{}: {error}", path.display())]
+    Distance {
+        /// The layer's value table.
+        path: PathBuf,
+        /// What the pass found.
+        error: crate::solve::oware::distance::DistanceError,
+    },
 }
 
 impl TablebaseError {
@@ -278,7 +314,11 @@ impl TablebaseError {
             | TablebaseError::TooLittleMemory { .. }
             | TablebaseError::TooLittleMemoryToCheck { .. }
             | TablebaseError::ShareTooLarge { .. }
-            | TablebaseError::PlanDiskTooSmall { .. } => Cause::BadInput,
+            | TablebaseError::PlanDiskTooSmall { .. }
+            | TablebaseError::NoCaptureMarks { .. } => Cause::BadInput,
+            TablebaseError::DistancesOfOtherValues { .. } | TablebaseError::Distance { .. } => {
+                Cause::DamagedTable
+            }
             TablebaseError::Memory { .. } | TablebaseError::DiskTooSmall { .. } => Cause::Other,
         }
     }
@@ -411,6 +451,7 @@ mod tests {
                     sweep: usize::MAX,
                     scratch: std::env::temp_dir(),
                     checkpoint_every: None,
+                    buffer_bytes: 0,
                 };
                 let solved = engine::solve_layer(rules, seeds, &tables, &config, &|_| {}).unwrap();
                 let mut marked = vec![0; solved.values().len()];

@@ -9,7 +9,7 @@ use std::time::Instant;
 use serde::{Serialize, Serializer};
 
 use super::build::disk::{deferred_bytes, has_raw_copy, layer_bytes, sweep_within};
-use super::build::{Budget, BuildOptions, LayerPlan, Place, placement, plan_engine};
+use super::build::{Budget, BuildOptions, LayerPlan, Place, least_bytes, placement, plan_engine};
 use super::{BuildTime, TablebaseError, build, ruleset_dir, table_path};
 use crate::error::PathContext;
 use crate::games::oware::{MAX_SEEDS, Ruleset};
@@ -298,6 +298,10 @@ pub struct LayerProjection {
     /// Disk in use at the end of the layer's build, all nodes together:
     /// the tables so far plus the layer's scratch.
     pub disk_bytes: u64,
+    /// The least memory per node its engine accepts, whatever the threads
+    /// (its arrays, its fixed buffers, a part of one chunk and the
+    /// reserve): the buffers that exist per thread shrink to fit it.
+    pub least_memory_bytes: u64,
     /// Peak memory per node (the engine; lower layers are read from disk).
     pub memory_bytes: u64,
     /// The engine the memory budget allows (`in memory`, `out of core`).
@@ -419,6 +423,7 @@ impl From<&Assumptions> for StatedAssumptions {
                 }
             ),
         ];
+        stated.push(least_stated());
         if let Some(r) = &a.recorded {
             let seeds = r.seeds();
             let fall = match r.fitted {
@@ -464,6 +469,33 @@ impl From<&Assumptions> for StatedAssumptions {
             threads: a.threads,
         }
     }
+}
+
+/// The least memory of each engine, in words: what its arrays need plus
+/// a small constant, whatever the threads.
+fn least_stated() -> String {
+    use crate::memory::human_bytes;
+    use crate::solve::oware::{
+        CHUNK, IN_MEMORY_BYTES_PER_POSITION, PART_BYTES, compact, out_of_core,
+    };
+    let part = |bytes: u64| human_bytes(CHUNK as u64 * bytes);
+    // A stream's buffer: the exit streams take two per exit size.
+    let stream = (compact::fixed_bytes(1) - compact::fixed_bytes(0)) / 2;
+    let per_thread = compact::buffer_bytes(26, 2) - compact::buffer_bytes(26, 1);
+    format!(
+        "an engine's least memory per node (`least`), whatever the threads: {} B/position in memory, {} out of core, {} compact, plus a part of {CHUNK} positions ({}, {}, {}), the {} reserve and, for the engines that stream their exits, their streams (2 x (n+1) x {} at layer n) and least buffers ({} out of core, {} compact); buffers that exist per thread take what the budget leaves beyond it (compact, with memory to spare: {} a thread) and below that shrink, or the threads share them",
+        IN_MEMORY_BYTES_PER_POSITION,
+        out_of_core::BYTES_PER_POSITION,
+        compact::BYTES_PER_POSITION,
+        part(PART_BYTES),
+        part(out_of_core::PART_BYTES_PER_POSITION),
+        part(compact::PART_BYTES_PER_POSITION),
+        human_bytes(super::FIXED_BYTES),
+        human_bytes(stream),
+        human_bytes(out_of_core::LEAST_BUFFER_BYTES),
+        human_bytes(compact::LEAST_BUFFER_BYTES),
+        human_bytes(per_thread),
+    )
 }
 
 /// `0..=20, 22, 24..=26`.
@@ -537,6 +569,7 @@ pub fn project(max_seeds: usize, assumptions: &Assumptions) -> Result<Projection
                 seeds,
                 positions,
                 engine: plan.engine,
+                least_memory_bytes: least_bytes(plan.engine, seeds, share),
                 memory_bytes: plan.engine_bytes,
                 disk_bytes: disk.bytes,
                 sweeps: disk.sweeps,

@@ -3,6 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
+use super::distance::{self, distance_path};
 use super::resolve::{LayerSource, Source, resolve_one};
 use super::{TablebaseError, missing_layer, open_table, ruleset_dir, table_path};
 use crate::games::oware::{self, Board, MAX_SEEDS, Ruleset};
@@ -20,6 +21,41 @@ pub struct MoveValue {
     pub child: Board,
     /// `captured − value(child)`.
     pub value: i8,
+    /// The moves to the capture that secures `value` when both sides keep
+    /// it from here: 1 for a capture, else one more than the child's
+    /// distance ([`OwareTablebase::distance`]); `None` where the child's
+    /// layer has no distance table.
+    pub distance: Option<u16>,
+}
+
+/// The move to play among `moves` (those of one position): one of the best
+/// value; among those, ahead (value > 0) the one nearest its capture, behind
+/// the one farthest (so that a line of such moves reaches the value), moves
+/// of unknown distance last; then the one capturing most, then the lowest
+/// pit. `None` when the game is over.
+pub fn best_move(moves: &[MoveValue]) -> Option<&MoveValue> {
+    let value = moves.iter().map(|m| m.value).max()?;
+    let hurry = |m: &MoveValue| match (value.signum(), m.distance) {
+        (0, _) => 0,
+        (_, None) => i32::MIN,
+        (1, Some(d)) => -i32::from(d),
+        (_, Some(d)) => i32::from(d),
+    };
+    moves
+        .iter()
+        .filter(|m| m.value == value)
+        .max_by_key(|m| (hurry(m), m.captured, std::cmp::Reverse(m.pit)))
+}
+
+/// The distance of a position from its moves: 0 when the game is over or
+/// the value is 0; else that of its best move ([`best_move`]), `None` if
+/// that is unknown.
+pub fn distance_by_moves(moves: &[MoveValue]) -> Option<u16> {
+    match best_move(moves) {
+        None => Some(0),
+        Some(m) if m.value == 0 => Some(0),
+        Some(m) => m.distance,
+    }
 }
 
 /// One move of a principal variation.
@@ -32,6 +68,9 @@ pub struct PvStep {
     /// The value of the move for the player making it (the value of the
     /// position it is played from).
     pub value: i8,
+    /// The distance of the move ([`MoveValue::distance`]): that of the
+    /// position it is played from, where the line keeps the value.
+    pub distance: Option<u16>,
     /// The position after the move, seen from the new mover.
     pub board: Board,
 }
@@ -55,6 +94,8 @@ pub struct OwareTablebase {
     rules: Ruleset,
     /// Layers by seeds, each once opened.
     tables: Vec<OnceLock<Table>>,
+    /// Distance tables by seeds, each once looked for.
+    distances: Vec<OnceLock<Option<Table>>>,
 }
 
 impl OwareTablebase {
@@ -65,6 +106,7 @@ impl OwareTablebase {
             dir: dir.to_path_buf(),
             rules,
             tables: (0..=MAX_SEEDS).map(|_| OnceLock::new()).collect(),
+            distances: (0..=MAX_SEEDS).map(|_| OnceLock::new()).collect(),
         })
     }
 
@@ -94,6 +136,69 @@ impl OwareTablebase {
             open_table(&folder, self.rules, seeds)?.ok_or_else(|| self.missing_layer(seeds))?;
         // Another thread may have opened it meanwhile: either copy serves.
         Ok(slot.get_or_init(|| table))
+    }
+
+    /// The distance table of layer `seeds`, if it has one; an error if it
+    /// was built from other values, or the layer is not built.
+    pub fn distance_layer(&self, seeds: usize) -> Result<Option<&Table>, TablebaseError> {
+        let slot = self
+            .distances
+            .get(seeds)
+            .ok_or(TablebaseError::TooManySeeds(seeds))?;
+        if let Some(table) = slot.get() {
+            return Ok(table.as_ref());
+        }
+        let values = self.layer(seeds)?;
+        let folder = ruleset_dir(&self.dir, self.rules);
+        let table = distance::open(&folder, self.rules, seeds, values)?;
+        Ok(slot.get_or_init(|| table).as_ref())
+    }
+
+    /// The built layers without a distance table: lines through them may
+    /// go round before they reach their value.
+    pub fn layers_without_distances(&self) -> Vec<usize> {
+        let folder = ruleset_dir(&self.dir, self.rules);
+        self.built_layers()
+            .filter(|&s| !distance_path(&folder, s).is_file())
+            .collect()
+    }
+
+    /// The moves to the capture (or the end of the game) that secures a
+    /// position's value when both sides keep it, the side ahead hurrying
+    /// and the side behind delaying (`docs/format.md`, "Distance tables");
+    /// 0 for a draw and a finished game. `None` if its layer has no
+    /// distance table.
+    pub fn distance(&self, board: &Board) -> Result<Option<u16>, TablebaseError> {
+        match index::rank(board) {
+            Some(rank) => self.distance_at(oware::seeds(board), rank),
+            None => Ok(distance_by_moves(&self.move_values(board)?)),
+        }
+    }
+
+    /// The distance of the position of rank `rank` of layer `seeds`.
+    pub(super) fn distance_at(
+        &self,
+        seeds: usize,
+        rank: u64,
+    ) -> Result<Option<u16>, TablebaseError> {
+        match self.distance_layer(seeds)? {
+            Some(table) => Ok(Some(table.get_wide(rank)? as u16)),
+            None => Ok(None),
+        }
+    }
+
+    /// The distance of a move capturing `captured` to the position of rank
+    /// `rank` of layer `seeds` ([`MoveValue::distance`]).
+    pub(super) fn move_distance(
+        &self,
+        captured: u8,
+        seeds: usize,
+        rank: u64,
+    ) -> Result<Option<u16>, TablebaseError> {
+        if captured > 0 {
+            return Ok(Some(1));
+        }
+        Ok(self.distance_at(seeds, rank)?.map(|d| d + 1))
     }
 
     /// The error for layer `seeds` not built: the table it needs and the
@@ -126,14 +231,16 @@ impl OwareTablebase {
                     captured: mv.captured,
                     child: mv.child,
                     value: mv.captured as i8 - resolve_one(self, rest, rank, &mv.child)?,
+                    distance: self.move_distance(mv.captured, rest, rank)?,
                 })
             })
             .collect()
     }
 
-    /// The line of best play from `board`: at each step a best move (among
-    /// equals the one capturing most, then the lowest pit), until the game
-    /// ends, a position repeats or `limit` moves are made.
+    /// The line of best play from `board`: at each step the [`best_move`],
+    /// until the game ends, a position repeats or `limit` moves are made.
+    /// With distance tables the line reaches the value: it repeats only
+    /// where the value is 0.
     pub fn principal_variation(
         &self,
         board: &Board,
@@ -144,16 +251,14 @@ impl OwareTablebase {
         let mut board = *board;
         while line.len() < limit {
             let moves = self.move_values(&board)?;
-            let Some(best) = moves
-                .iter()
-                .max_by_key(|m| (m.value, m.captured, std::cmp::Reverse(m.pit)))
-            else {
+            let Some(best) = best_move(&moves) else {
                 return Ok((line, PvEnd::GameOver));
             };
             line.push(PvStep {
                 pit: best.pit,
                 captured: best.captured,
                 value: best.value,
+                distance: best.distance,
                 board: best.child,
             });
             board = best.child;

@@ -218,3 +218,78 @@ fn solve_layer(rules: NaiveRules, n: usize, lower: &[HashMap<Board, i8>]) -> Has
     }
     positions.into_iter().zip(value).collect()
 }
+
+/// `distances[n]` maps every position with `n` seeds to the moves to the
+/// capture (or the end of the game) that secures its value when both sides
+/// keep it, the side ahead taking the fewest and the side behind the most:
+/// 0 for a draw and a finished game, 1 for a value-keeping capture, one more
+/// than the child's for a value-keeping non-capturing move. Found by
+/// sweeping to a fixed point from "unknown" (the distances within 1, 2, …
+/// moves are right after as many sweeps), from the values of `layers`.
+pub fn distances(rules: NaiveRules, layers: &[HashMap<Board, i8>]) -> Vec<HashMap<Board, u16>> {
+    const UNKNOWN: u16 = u16::MAX;
+    let mut out = Vec::new();
+    for (n, layer) in layers.iter().enumerate() {
+        let positions = all_boards(n);
+        let index: HashMap<Board, usize> =
+            positions.iter().enumerate().map(|(i, b)| (*b, i)).collect();
+        let values: Vec<i8> = positions.iter().map(|b| layer[b]).collect();
+        // Each position's value-keeping moves: `None` a capture, else the child.
+        let keeping: Vec<Vec<Option<usize>>> = positions
+            .iter()
+            .zip(&values)
+            .map(|(b, &v)| {
+                moves(rules, b)
+                    .into_iter()
+                    .filter(|&(_, cap, child)| match cap {
+                        0 => -layer[&child] == v,
+                        _ => cap as i8 - layers[n - cap as usize][&child] == v,
+                    })
+                    .map(|(_, cap, child)| (cap == 0).then(|| index[&child]))
+                    .collect()
+            })
+            .collect();
+        let mut d: Vec<u16> = positions
+            .iter()
+            .zip(&values)
+            .map(|(b, &v)| {
+                if v == 0 || moves(rules, b).is_empty() {
+                    0
+                } else {
+                    UNKNOWN
+                }
+            })
+            .collect();
+        loop {
+            let next: Vec<u16> = (0..positions.len())
+                .map(|i| {
+                    if d[i] == 0 {
+                        return 0;
+                    }
+                    let via = |m: &Option<usize>| match *m {
+                        None => 1,
+                        Some(c) if d[c] == UNKNOWN => UNKNOWN,
+                        Some(c) => d[c] + 1,
+                    };
+                    let found = keeping[i].iter().map(via);
+                    let best = if values[i] > 0 {
+                        found.min()
+                    } else {
+                        found.max()
+                    };
+                    best.unwrap_or(UNKNOWN)
+                })
+                .collect();
+            if next == d {
+                break;
+            }
+            d = next;
+        }
+        assert!(
+            d.iter().all(|&x| x != UNKNOWN),
+            "layer {n}: a value no line keeps"
+        );
+        out.push(positions.into_iter().zip(d).collect());
+    }
+    out
+}

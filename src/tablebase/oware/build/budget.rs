@@ -25,6 +25,10 @@ const MAX_PARTS: usize = 16;
 /// position) and its deferred lookups' I/O. `plan oware`'s model puts the
 /// break-even near 300 (docs/scale.md).
 const STREAMING_BREAK_EVEN: u64 = 300;
+/// Chunks a thread a part gets before the buffers of an engine that
+/// streams its exits grow beyond their least, where memory is tight: the
+/// set-up works on a part's chunks in parallel.
+const PARALLEL_CHUNKS: usize = 2;
 /// Memory beside the engines' arrays and parts: thread stacks, the table
 /// writer's batches, decoded blocks in flight, scratch buffers (the
 /// set-up's buckets among them).
@@ -45,6 +49,10 @@ pub struct LayerPlan {
     pub engine: Engine,
     /// Positions set up (and written) at once.
     pub part: usize,
+    /// Memory of the engine's own buffers beyond its arrays and parts
+    /// (the engine's `fixed_bytes` and as much of its `buffer_bytes` as
+    /// the budget leaves; 0 in memory).
+    pub buffer_bytes: u64,
     /// Peak memory of the engine, its parts and the fixed overhead.
     pub engine_bytes: u64,
 }
@@ -76,6 +84,55 @@ pub fn plan_share(seeds: usize, positions: u64, budget: u64) -> Result<LayerPlan
     Err(least.expect("three engines were tried"))
 }
 
+/// What an engine needs for `positions` of layer `seeds`: its arrays, its
+/// least memory besides, its parts' bytes a position, and what its
+/// buffers take beyond the least with memory to spare on this pool's
+/// threads.
+struct Needs {
+    arrays: u64,
+    fixed: u64,
+    part_bytes: u64,
+    buffers: u64,
+}
+
+fn needs(engine: Engine, seeds: usize, positions: u64) -> Needs {
+    let threads = rayon::current_num_threads();
+    let arrays = |bytes_per_position: f64| (positions as f64 * bytes_per_position) as u64;
+    match engine {
+        Engine::InMemory => Needs {
+            arrays: arrays(IN_MEMORY_BYTES_PER_POSITION),
+            fixed: 0,
+            part_bytes: IN_MEMORY_PART_BYTES,
+            buffers: 0,
+        },
+        Engine::OutOfCore => Needs {
+            arrays: arrays(out_of_core::BYTES_PER_POSITION),
+            fixed: out_of_core::fixed_bytes(seeds),
+            part_bytes: out_of_core::PART_BYTES_PER_POSITION,
+            buffers: out_of_core::buffer_bytes(seeds, threads),
+        },
+        Engine::Compact => Needs {
+            arrays: arrays(compact::BYTES_PER_POSITION),
+            fixed: compact::fixed_bytes(seeds),
+            part_bytes: compact::PART_BYTES_PER_POSITION,
+            buffers: compact::buffer_bytes(seeds, threads),
+        },
+    }
+}
+
+/// The least budget of `engine` for `positions` of layer `seeds`, whatever
+/// the threads: its arrays, its fixed memory, a part of one chunk and the
+/// reserve ([`FIXED_BYTES`]).
+pub fn least_bytes(engine: Engine, seeds: usize, positions: u64) -> u64 {
+    let Needs {
+        arrays,
+        fixed,
+        part_bytes,
+        ..
+    } = needs(engine, seeds, positions);
+    arrays + fixed + FIXED_BYTES + CHUNK as u64 * part_bytes
+}
+
 /// `plan_share` with the engine given: its largest parts that fit, or
 /// the error that names its least budget.
 pub fn plan_engine(
@@ -102,37 +159,34 @@ pub fn plan_engine(
         };
         (chunks > 0).then(|| (chunks as usize * CHUNK).min(rounded.max(CHUNK)).min(cap))
     };
-    // Memory the engine takes whatever its parts, and per position of a part.
-    let (base, part_bytes) = match engine {
-        Engine::InMemory => (
-            (positions as f64 * IN_MEMORY_BYTES_PER_POSITION) as u64,
-            IN_MEMORY_PART_BYTES,
-        ),
-        Engine::OutOfCore => (
-            (positions as f64 * out_of_core::BYTES_PER_POSITION) as u64
-                + out_of_core::fixed_bytes(seeds, rayon::current_num_threads()),
-            out_of_core::PART_BYTES_PER_POSITION,
-        ),
-        Engine::Compact => (
-            (positions as f64 * compact::BYTES_PER_POSITION) as u64
-                + compact::fixed_bytes(seeds, rayon::current_num_threads()),
-            compact::PART_BYTES_PER_POSITION,
-        ),
-    };
-    let base = base + FIXED_BYTES;
-    match budget
-        .checked_sub(base)
-        .and_then(|room| part(room, part_bytes))
-    {
-        Some(part) => Ok(LayerPlan {
+    // The engine's arrays and fixed memory, then a part of one chunk (the
+    // least); then parts of up to `PARALLEL_CHUNKS` chunks a thread (a
+    // part's chunks are set up in parallel); then the buffers what they
+    // take with memory to spare, or what is left; the parts the rest.
+    let Needs {
+        arrays,
+        fixed,
+        part_bytes,
+        buffers,
+    } = needs(engine, seeds, positions);
+    let base = arrays + fixed + FIXED_BYTES;
+    let least_part = CHUNK as u64 * part_bytes;
+    let parallel = (PARALLEL_CHUNKS * rayon::current_num_threads()).min(rounded / CHUNK) as u64;
+    let plan = budget
+        .checked_sub(base + least_part)
+        .map(|spare| buffers.min(spare.saturating_sub(parallel.saturating_sub(1) * least_part)))
+        .and_then(|more| Some((more, part(budget - base - more, part_bytes)?)));
+    match plan {
+        Some((more, part)) => Ok(LayerPlan {
             engine,
             part,
-            engine_bytes: base + part as u64 * part_bytes,
+            buffer_bytes: fixed + more,
+            engine_bytes: base + more + part as u64 * part_bytes,
         }),
         None => Err(TablebaseError::TooLittleMemory {
             seeds,
             budget,
-            minimum: base + CHUNK as u64 * part_bytes,
+            minimum: base + least_part,
             engine,
         }),
     }
@@ -242,6 +296,42 @@ mod tests {
             ..BuildOptions::new(max_seeds, memory)
         };
         Budget::new(&options, 1)
+    }
+
+    /// An engine's least budget is its arrays and a constant, whatever the
+    /// threads: at it the buffers are the least and the parts a chunk;
+    /// with memory to spare they are what the threads take.
+    #[test]
+    fn the_least_budget_does_not_grow_with_the_threads() {
+        let positions = index::layer_size(26);
+        for engine in [Engine::InMemory, Engine::OutOfCore, Engine::Compact] {
+            let least = least_bytes(engine, 26, positions);
+            let mut roomy = Vec::new();
+            for threads in [1, 2, 16, 64] {
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .unwrap();
+                pool.install(|| {
+                    let Needs { fixed, buffers, .. } = needs(engine, 26, positions);
+                    assert_eq!(least_bytes(engine, 26, positions), least);
+                    let plan = plan_engine(engine, 26, positions, least).unwrap();
+                    assert_eq!((plan.part, plan.buffer_bytes), (CHUNK, fixed));
+                    assert_eq!(plan.engine_bytes, least);
+                    match plan_engine(engine, 26, positions, least - 1) {
+                        Err(TablebaseError::TooLittleMemory { minimum, .. }) => {
+                            assert_eq!(minimum, least)
+                        }
+                        other => panic!("{other:?}"),
+                    }
+                    let plan = plan_engine(engine, 26, positions, least + (1 << 30)).unwrap();
+                    assert_eq!(plan.buffer_bytes, fixed + buffers);
+                    roomy.push(buffers);
+                });
+            }
+            // More threads, more buffers, where memory allows.
+            assert!(roomy.is_sorted(), "{engine}: {roomy:?}");
+        }
     }
 
     #[test]

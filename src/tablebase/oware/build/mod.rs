@@ -20,11 +20,12 @@ mod lock;
 mod placement;
 
 pub(super) use budget::{Budget, MAX_PART};
-pub use budget::{FIXED_BYTES, LayerPlan, plan_engine, plan_layer};
+pub use budget::{FIXED_BYTES, LayerPlan, least_bytes, plan_engine, plan_layer};
 pub(super) use placement::{
     Place, create_dir, lower_cache_dir, place_lower_layers, place_within, placement,
 };
 
+use super::distance::{self, distance_path};
 use super::layers::{Layer, Layers, allocate_resident};
 use super::{TablebaseError, open_table, ruleset_dir, table_meta, table_path};
 use crate::distributed::{Alone, Transport};
@@ -67,6 +68,9 @@ pub struct BuildOptions {
     /// The engine of every layer built, if it fits the budget; `None`: the
     /// fastest that fits.
     pub engine: Option<Engine>,
+    /// Also find the distance table of every layer built, and of every
+    /// layer already built that lacks one (where the budget allows).
+    pub distances: bool,
 }
 
 impl BuildOptions {
@@ -81,6 +85,7 @@ impl BuildOptions {
             checkpoint_every: CHECKPOINT_EVERY,
             outbox_bytes: OUTBOX_BYTES,
             engine: None,
+            distances: true,
         }
     }
 }
@@ -149,6 +154,9 @@ pub fn build_on<T: Transport>(
         let report = match table {
             Some(table) => {
                 lower.push(Layer::Stored(table));
+                if !distance_path(&folder, seeds).is_file() {
+                    run.distances(seeds, &lower, transport)?;
+                }
                 LayerReport {
                     seeds,
                     positions: index::layer_size(seeds),
@@ -210,6 +218,7 @@ impl Run<'_> {
         };
         lower.push(self.kept(seeds, values)?);
         let seconds = start.elapsed().as_secs_f64();
+        self.distances(seeds, lower, transport)?;
         if transport.rank() == 0 {
             let time = super::BuildTime {
                 seeds,
@@ -233,6 +242,36 @@ impl Run<'_> {
             seconds: Some(seconds),
             bytes: file_len(&table_path(self.folder, seeds)),
         })
+    }
+
+    /// Finds and writes the distances of layer `seeds`, the last of `lower`,
+    /// if asked and the budget allows (a distributed build leaves them to
+    /// a build in one process).
+    fn distances<T: Transport>(
+        &self,
+        seeds: usize,
+        lower: &Layers,
+        transport: &T,
+    ) -> Result<(), TablebaseError> {
+        if !self.options.distances || transport.rank() != 0 {
+            return Ok(());
+        }
+        if transport.ranks() > 1 {
+            self.observer.distances_skipped(seeds, 0);
+            return Ok(());
+        }
+        let direct = distance::read_directly(lower.layer(seeds));
+        let needed = distance::pass_bytes(seeds, direct) + lower.resident_bytes();
+        if needed > self.budget.memory {
+            self.observer.distances_skipped(seeds, needed);
+            return Ok(());
+        }
+        self.observer
+            .distances_started(seeds, index::layer_size(seeds));
+        let progress = |steps| self.observer.advance(steps);
+        let report = distance::write_layer(self.folder, self.rules, seeds, lower, &progress)?;
+        self.observer.distances_finished(&report);
+        Ok(())
     }
 
     /// How layer `seeds`, just built, is read by the layers above: its
@@ -287,6 +326,7 @@ impl Run<'_> {
             sweep,
             scratch: scratch.clone(),
             checkpoint_every: Some(options.checkpoint_every),
+            buffer_bytes: plan.buffer_bytes,
         };
         let values = match plan.engine {
             Engine::InMemory => {
@@ -352,6 +392,7 @@ impl Run<'_> {
             sweep: usize::MAX,
             scratch: scratch_dir(self.folder, seeds),
             checkpoint_every: None,
+            buffer_bytes: plan.buffer_bytes,
         };
         let solved = engine::solve_share(
             self.rules,

@@ -1,0 +1,351 @@
+//! The distance pass over a solved layer: for every position, the moves to
+//! the capture (or the end of the game) that secures its value, when both
+//! sides keep the value, the side ahead taking the fewest moves and the side
+//! behind the most (`docs/format.md`, "Distance tables").
+//!
+//! Level by level, as the threshold engines resolve a threshold: level 0 is
+//! the finished games, level 1 the positions whose value a capture keeps
+//! (the `exits` the value table marks). A position ahead is at level `k + 1`
+//! when a value-keeping move leads to a child at level `k` and none to a
+//! lower one: the first such child found, since levels are found in order.
+//! A position behind counts its value-keeping non-capturing moves; it is at
+//! level `k + 1` when the last of them is found at level `k` (a value-keeping
+//! capture, worth 1, never outlasts a move found later). Every other position
+//! is a draw, at 0. Values come from the layer, so only edges inside it are
+//! walked: each backwards once, from the child, as the engines walk them.
+//!
+//! A level is the positions of the chunks marked for it whose distance is
+//! that level, found four at a time (a word holds four distances); the next
+//! level's chunks are marked as its positions are found. Memory: two bytes a
+//! position besides the values and exits.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+use rayon::prelude::*;
+
+use super::{CHUNK, prefetch};
+use crate::games::oware::{self, Children, Ruleset};
+use crate::index::oware as index;
+use crate::solve::Progress;
+use crate::solve::array::BigArray;
+
+/// The largest distance a table holds.
+pub const MAX_DISTANCE: u16 = i16::MAX as u16;
+/// A distance not found yet; a position behind keeps the number of its
+/// value-keeping non-capturing moves not found yet in the bits below.
+const UNFOUND: u16 = 1 << 15;
+/// Bytes of memory the pass takes per position, besides the layer's values
+/// (one byte) and exits (one bit).
+pub const BYTES_PER_POSITION: u64 = 2;
+/// Distances a word holds, each in 16 bits.
+const PER_WORD: usize = 4;
+/// Bit 0 of each distance of a word.
+const LOW_BITS: u64 = 0x0001_0001_0001_0001;
+/// Parents whose values and distances are asked for before they are read.
+const BATCH: usize = 16;
+
+/// Why a layer's distances cannot be found.
+#[derive(Debug, thiserror::Error)]
+pub enum DistanceError {
+    /// The values are not those of a solved layer: no line keeps this
+    /// position's value (a damaged table, or a bug).
+    #[error(
+        "position {rank} of layer {seeds} (value {value:+}) has no line that keeps its value: \
+         the layer's values are not consistent"
+    )]
+    Inconsistent { seeds: usize, rank: u64, value: i8 },
+    /// A line longer than a table holds.
+    #[error("layer {seeds} has a line of more than {MAX_DISTANCE} moves to its next capture")]
+    TooLong { seeds: usize },
+    #[error("cannot get {bytes} bytes of memory for the distances of layer {seeds}")]
+    Memory {
+        seeds: usize,
+        bytes: u64,
+        source: std::io::Error,
+    },
+}
+
+/// The distance of every position of layer `seeds`, in rank order, from
+/// its `values` and `exit(rank)`: whether the position's value is that of
+/// its best capture or of the end of the game. Runs on the current rayon
+/// pool; `progress` gets a step per position set up and one per position
+/// not a draw walked.
+pub fn solve_layer(
+    rules: Ruleset,
+    seeds: usize,
+    values: &[i8],
+    exit: &(impl Fn(usize) -> bool + Sync),
+    progress: Progress,
+) -> Result<Distances, DistanceError> {
+    let size = values.len();
+    debug_assert_eq!(size as u64, index::layer_size(seeds));
+    let words = BigArray::<AtomicU64>::zeroed(size.div_ceil(PER_WORD)).map_err(|source| {
+        DistanceError::Memory {
+            seeds,
+            bytes: size as u64 * BYTES_PER_POSITION,
+            source,
+        }
+    })?;
+    let distances = Distances { words, len: size };
+    let chunks = size.div_ceil(CHUNK);
+    let marks = || {
+        (0..chunks)
+            .map(|_| AtomicBool::new(false))
+            .collect::<Vec<_>>()
+    };
+    // The chunks holding positions of the level being walked, and of the next.
+    let (mut level, mut next) = (marks(), marks());
+    let pass = Pass {
+        rules,
+        seeds,
+        values,
+        distances: &distances,
+    };
+    (0..chunks).into_par_iter().for_each(|c| {
+        let (ended, captures) = pass.start_chunk(c, exit);
+        level[c].store(ended, Ordering::Relaxed);
+        next[c].store(captures, Ordering::Relaxed);
+        progress(CHUNK.min(size - c * CHUNK) as u64);
+    });
+    let mut depth = 0u16;
+    while level.iter().chain(&next).any(|m| m.load(Ordering::Relaxed)) {
+        if depth == MAX_DISTANCE {
+            return Err(DistanceError::TooLong { seeds });
+        }
+        (0..chunks)
+            .into_par_iter()
+            .filter(|&c| level[c].swap(false, Ordering::Relaxed))
+            .for_each(|c| progress(pass.walk_chunk(c, depth, &next)));
+        std::mem::swap(&mut level, &mut next);
+        depth += 1;
+    }
+    // Every position not at a level is a draw; one behind still counting, or
+    // one ahead never reached, has no value-keeping line.
+    let stuck = (distances.words.par_iter().enumerate())
+        .find_first(|(_, w)| w.load(Ordering::Relaxed) & LOW_BITS << 15 != 0)
+        .map(|(i, _)| (i * PER_WORD..).find(|&rank| distances.get(rank) & UNFOUND != 0));
+    match stuck {
+        Some(Some(rank)) => Err(DistanceError::Inconsistent {
+            seeds,
+            rank: rank as u64,
+            value: values[rank],
+        }),
+        _ => Ok(distances),
+    }
+}
+
+/// The distances of a layer, four to a word.
+pub struct Distances {
+    words: BigArray<AtomicU64>,
+    len: usize,
+}
+
+impl Distances {
+    /// Positions.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// The distance of the position of rank `rank`.
+    #[inline]
+    pub fn get(&self, rank: usize) -> u16 {
+        let word = self.words[rank / PER_WORD].load(Ordering::Relaxed);
+        (word >> (16 * (rank % PER_WORD))) as u16
+    }
+
+    /// Sets the distance of a position no other thread changes meanwhile.
+    #[inline]
+    fn set(&self, rank: usize, distance: u16) {
+        let shift = 16 * (rank % PER_WORD);
+        let word = &self.words[rank / PER_WORD];
+        word.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |w| {
+            Some(w & !(0xffff << shift) | u64::from(distance) << shift)
+        })
+        .ok();
+    }
+
+    /// The distances of `ranks`, appended to `out`.
+    pub fn extend_into(&self, ranks: std::ops::Range<usize>, out: &mut Vec<i16>) {
+        out.extend(ranks.map(|rank| self.get(rank) as i16));
+    }
+}
+
+/// What both steps of the pass read.
+struct Pass<'a> {
+    rules: Ruleset,
+    seeds: usize,
+    values: &'a [i8],
+    distances: &'a Distances,
+}
+
+impl Pass<'_> {
+    /// Sets the starting distances of chunk `c`: 0 for draws and finished
+    /// games, 1 for positions whose value a capture keeps (unless behind with
+    /// longer value-keeping moves), [`UNFOUND`] for the others, with the count
+    /// of value-keeping moves for those behind. Returns whether the chunk
+    /// holds finished games that are not draws (level 0), and positions at 1.
+    fn start_chunk(&self, c: usize, exit: &(impl Fn(usize) -> bool + Sync)) -> (bool, bool) {
+        let first = c * CHUNK;
+        let end = (first + CHUNK).min(self.values.len());
+        let mut board = oware::packed(&index::unrank(self.seeds, first as u64));
+        let (mut ended, mut captures) = (false, false);
+        for rank in first..end {
+            let value = self.values[rank];
+            let distance = match value {
+                0 => None,
+                // Only a finished game needs its moves: it is at 0.
+                1.. if !exit(rank) => Some(UNFOUND),
+                1.. if Children::of_packed(self.rules, board).is_empty() => Some(0),
+                1.. => Some(1),
+                _ => Some(self.start_behind(rank, board, value, exit)),
+            };
+            if let Some(distance) = distance {
+                ended |= distance == 0;
+                captures |= distance == 1;
+                self.distances.set(rank, distance);
+            }
+            index::next_packed(&mut board);
+        }
+        (ended, captures)
+    }
+
+    /// The starting distance of a position behind (`value < 0`): 0 for a
+    /// finished game, else its value-keeping non-capturing moves to find
+    /// (1 if a capture keeps its value without them).
+    fn start_behind(
+        &self,
+        rank: usize,
+        board: oware::Packed,
+        value: i8,
+        exit: &(impl Fn(usize) -> bool + Sync),
+    ) -> u16 {
+        let children = Children::of_packed(self.rules, board);
+        if children.is_empty() {
+            return 0;
+        }
+        let keeping = children
+            .quiet()
+            .filter(|&pit| {
+                let child = index::rank_packed(children.packed_child(pit), self.seeds);
+                self.values[child as usize] == -value
+            })
+            .count() as u16;
+        match keeping {
+            // Without one the value is that of a capture, or nothing keeps
+            // it (found at the end).
+            0 if exit(rank) => 1,
+            _ => UNFOUND | keeping,
+        }
+    }
+
+    /// Tells the parents of the positions of chunk `c` at distance `depth`
+    /// (not draws) that a value-keeping move of theirs is found: a parent
+    /// ahead is at `depth + 1` unless found before, one behind when this
+    /// was its last. Marks the chunks of the parents found in `next`.
+    /// Returns the number of positions walked.
+    fn walk_chunk(&self, c: usize, depth: u16, next: &[AtomicBool]) -> u64 {
+        let first = c * CHUNK;
+        let end = (first + CHUNK).min(self.values.len());
+        let mut cursor = index::Cursor::new(self.seeds);
+        let mut parents = Vec::with_capacity(BATCH * 8);
+        let mut at_depth = AtDepth {
+            words: &self.distances.words[first / PER_WORD..end.div_ceil(PER_WORD)],
+            first,
+            end,
+            word: 0,
+            found: 0,
+            repeated: u64::from(depth) * LOW_BITS,
+        }
+        .filter(|&rank| depth > 0 || self.values[rank] != 0);
+        let mut walked = 0;
+        loop {
+            // The parents of a batch of positions first, so that their
+            // values and distances are fetched from memory in parallel.
+            parents.clear();
+            let mut batch = 0;
+            for rank in at_depth.by_ref().take(BATCH) {
+                batch += 1;
+                let keeps = -self.values[rank];
+                let board = cursor.board(rank as u64);
+                oware::for_each_unmove(self.rules, board, |parent, _pit| {
+                    let parent = index::rank_packed(parent, self.seeds) as usize;
+                    prefetch(&self.values[parent]);
+                    prefetch(&self.distances.words[parent / PER_WORD]);
+                    parents.push((parent, keeps));
+                });
+            }
+            if batch == 0 {
+                return walked;
+            }
+            walked += batch;
+            for &(parent, keeps) in &parents {
+                if self.values[parent] == keeps && self.found(parent, keeps > 0, depth + 1) {
+                    next[parent / CHUNK].store(true, Ordering::Relaxed);
+                }
+            }
+        }
+    }
+
+    /// One value-keeping move of `rank` is found, its child at `distance − 1`:
+    /// returns whether that sets the position's distance.
+    #[inline]
+    fn found(&self, rank: usize, ahead: bool, distance: u16) -> bool {
+        let shift = 16 * (rank % PER_WORD);
+        let word = &self.distances.words[rank / PER_WORD];
+        if ahead {
+            word.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |w| {
+                (w >> shift & 0xffff == u64::from(UNFOUND))
+                    .then(|| w & !(0xffff << shift) | u64::from(distance) << shift)
+            })
+            .is_ok()
+        } else {
+            // The count is at least 1 here: the subtraction stays in its 16 bits.
+            let before = word.fetch_sub(1 << shift, Ordering::Relaxed);
+            let last = before >> shift & 0xffff == u64::from(UNFOUND | 1);
+            if last {
+                self.distances.set(rank, distance);
+            }
+            last
+        }
+    }
+}
+
+/// The ranks of a range of distance words whose distance is `repeated`'s.
+struct AtDepth<'a> {
+    words: &'a [AtomicU64],
+    /// The rank of the first distance of the first word, and the end of
+    /// the range.
+    first: usize,
+    end: usize,
+    /// The next word to look at.
+    word: usize,
+    /// Bit 15 of each distance of the word before `word` still to return.
+    found: u64,
+    /// The distance sought, in every 16 bits.
+    repeated: u64,
+}
+
+impl Iterator for AtDepth<'_> {
+    type Item = usize;
+    fn next(&mut self) -> Option<usize> {
+        while self.found == 0 {
+            let word = self.words.get(self.word)?.load(Ordering::Relaxed);
+            self.word += 1;
+            // A lane is zero where the distance is the one sought; its top
+            // bit (with that of a lane holding 0x8000 from the difference
+            // only where a borrow crossed, checked below) marks it.
+            let x = word ^ self.repeated;
+            self.found = (x.wrapping_sub(LOW_BITS) & !x) & (LOW_BITS << 15);
+        }
+        let lane = self.found.trailing_zeros() as usize / 16;
+        self.found &= self.found - 1;
+        let rank = self.first + (self.word - 1) * PER_WORD + lane;
+        let exact = (self.words[self.word - 1].load(Ordering::Relaxed) >> (16 * lane)) as u16
+            == self.repeated as u16;
+        if rank < self.end && exact {
+            Some(rank)
+        } else {
+            self.next()
+        }
+    }
+}
