@@ -10,17 +10,22 @@
 //! layers, as a user's query does.
 //!
 //! Then the same positions as one batch through `probe_many` (what
-//! `mancala-tb probe oware` does), values only and with the move values:
-//! time per position of the whole batch.
+//! `mancala-tb probe oware` does), values only, with the move values and
+//! with the distances too: time per position of the whole batch. Where the layer has its distance
+//! table, `distance()` is timed the same two ways, and `distances_many`
+//! (what Python's `distances` does) as one batch.
 
 mod common;
 
 use std::path::PathBuf;
 use std::time::Instant;
 
-use mancala_tb::games::oware::Ruleset;
+use mancala_tb::games::oware::{Board, Ruleset};
 use mancala_tb::index::oware as index;
-use mancala_tb::tablebase::oware::OwareTablebase;
+use mancala_tb::tablebase::oware::{Detail, OwareTablebase};
+
+/// A kind of single probe: its name and what it does to a board.
+type Probe<'a> = (&'static str, &'a dyn Fn(&Board));
 
 fn main() {
     let args = common::args();
@@ -43,37 +48,64 @@ fn main() {
             index::unrank(seeds, state % size)
         })
         .collect();
-    for pass in [
-        "first pass (uncached blocks)",
-        "second pass (cached blocks)",
-    ] {
-        let mut times: Vec<f64> = boards
-            .iter()
-            .map(|b| {
-                let start = Instant::now();
-                std::hint::black_box(tables.value(b).expect("probe"));
-                start.elapsed().as_secs_f64() * 1e6
-            })
-            .collect();
-        times.sort_by(f64::total_cmp);
-        let at = |q: f64| times[((times.len() - 1) as f64 * q) as usize];
+    let distances = tables.distance_layer(seeds).expect("open").is_some();
+    let probes_of: &[Probe] = &[
+        ("value", &|b| {
+            std::hint::black_box(tables.value(b).expect("probe"));
+        }),
+        ("distance", &|b| {
+            std::hint::black_box(tables.distance(b).expect("probe"));
+        }),
+    ];
+    for &(what, probe) in &probes_of[..1 + usize::from(distances)] {
+        for pass in [
+            "first pass (uncached blocks)",
+            "second pass (cached blocks)",
+        ] {
+            let mut times: Vec<f64> = boards
+                .iter()
+                .map(|b| {
+                    let start = Instant::now();
+                    probe(b);
+                    start.elapsed().as_secs_f64() * 1e6
+                })
+                .collect();
+            times.sort_by(f64::total_cmp);
+            let at = |q: f64| times[((times.len() - 1) as f64 * q) as usize];
+            println!(
+                "layer {seeds}, {probes} {what} probes, {pass}: median {:.2} µs, p90 {:.2} µs, p99 {:.2} µs",
+                at(0.5),
+                at(0.9),
+                at(0.99)
+            );
+        }
+    }
+    if distances {
+        let start = Instant::now();
+        let answers = tables.distances_many(&boards).expect("batch probe");
+        let seconds = start.elapsed().as_secs_f64();
+        assert!(
+            answers.iter().all(Result::is_ok),
+            "every distance table is built"
+        );
         println!(
-            "layer {seeds}, {probes} probes, {pass}: median {:.2} µs, p90 {:.2} µs, p99 {:.2} µs",
-            at(0.5),
-            at(0.9),
-            at(0.99)
+            "layer {seeds}, {probes} positions as one batch (distances): {:.2} µs per position",
+            seconds * 1e6 / probes as f64
         );
     }
-    for with_moves in [false, true] {
+    let details = [
+        (Detail::Values, "values"),
+        (Detail::Moves, "values and move values"),
+        (
+            Detail::MovesAndDistances,
+            "values, move values and distances",
+        ),
+    ];
+    for (detail, what) in &details[..2 + usize::from(distances)] {
         let start = Instant::now();
-        let answers = tables.probe_many(&boards, with_moves).expect("batch probe");
+        let answers = tables.probe_many(&boards, *detail).expect("batch probe");
         let seconds = start.elapsed().as_secs_f64();
         assert!(answers.iter().all(Result::is_ok), "every layer is built");
-        let what = if with_moves {
-            "values and move values"
-        } else {
-            "values"
-        };
         println!(
             "layer {seeds}, {probes} positions as one batch ({what}): {:.2} µs per position",
             seconds * 1e6 / probes as f64

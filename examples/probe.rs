@@ -8,7 +8,7 @@ use std::error::Error;
 use std::path::PathBuf;
 
 use mancala_tb::games::oware::{self, Ruleset};
-use mancala_tb::tablebase::oware::OwareTablebase;
+use mancala_tb::tablebase::oware::{Detail, OwareTablebase};
 
 fn main() -> Result<(), Box<dyn Error>> {
     let dir = PathBuf::from(std::env::args().nth(1).unwrap_or("tablebases".into()));
@@ -30,7 +30,10 @@ fn main() -> Result<(), Box<dyn Error>> {
             b
         })
         .collect();
-    for (b, answer) in boards.iter().zip(tables.probe_many(&boards, false)?) {
+    for (b, answer) in boards
+        .iter()
+        .zip(tables.probe_many(&boards, Detail::Values)?)
+    {
         println!("{b:?}: {}", answer?.value);
     }
     Ok(())

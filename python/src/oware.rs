@@ -5,7 +5,7 @@ use std::sync::OnceLock;
 
 use mancala_tb::OwareTablebase;
 use mancala_tb::games::oware::{self, Board, PITS, Ruleset, SIDE};
-use mancala_tb::tablebase::oware::Probed;
+use mancala_tb::tablebase::oware::{Detail, Probed};
 use numpy::{PyArray1, PyArray2, PyArrayMethods};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -61,7 +61,12 @@ impl Oware {
                 oware::parse_board(&board.map(u32::from))
                     .map_err(|e| Failure::bad_row(Some(row), e.to_string()))?;
             }
-            let probed = self.tables()?.probe_many(boards, with_moves)?;
+            let detail = if with_moves {
+                Detail::Moves
+            } else {
+                Detail::Values
+            };
+            let probed = self.tables()?.probe_many(boards, detail)?;
             let mut out = Vec::with_capacity(boards.len() * if with_moves { SIDE } else { 1 });
             for (row, probed) in probed.iter().enumerate() {
                 let probed = probed.as_ref().map_err(|e| Failure::at(Some(row), e))?;

@@ -69,7 +69,7 @@ fn built_layers_decode_to_the_solvers_values_and_beat_zstd() {
     let boards: Vec<_> = (ranks.iter())
         .map(|&rank| index::unrank(MAX_SEEDS, rank as u64))
         .collect();
-    let batch = tables.probe_many(&boards, false).unwrap();
+    let batch = tables.probe_many(&boards, tb::Detail::Values).unwrap();
     for ((board, rank), probed) in boards.iter().zip(&ranks).zip(batch) {
         assert_eq!(tables.value(board).unwrap(), values[*rank], "rank {rank}");
         assert_eq!(probed.unwrap().value, values[*rank], "batch, rank {rank}");

@@ -7,7 +7,7 @@ use std::process::Output;
 
 use mancala_tb::games::oware::{Board, Ruleset};
 use mancala_tb::index::oware as index;
-use mancala_tb::tablebase::oware::OwareTablebase;
+use mancala_tb::tablebase::oware::{Detail, MoveValue, OwareTablebase};
 
 use crate::common;
 
@@ -77,18 +77,37 @@ fn batches_agree_with_single_probes_on_every_position_of_small_layers() {
         let dir = tempfile::tempdir().unwrap();
         build(dir.path(), rules);
         let tables = OwareTablebase::open(dir.path(), rules).unwrap();
-        let values = tables.probe_many(&boards, false).unwrap();
-        let with_moves = tables.probe_many(&boards, true).unwrap();
-        for ((board, v), m) in boards.iter().zip(values).zip(with_moves) {
+        let values = tables.probe_many(&boards, Detail::Values).unwrap();
+        let with_moves = tables.probe_many(&boards, Detail::Moves).unwrap();
+        let with_distances = tables
+            .probe_many(&boards, Detail::MovesAndDistances)
+            .unwrap();
+        let batches = values.into_iter().zip(with_moves).zip(with_distances);
+        for (board, ((v, m), d)) in boards.iter().zip(batches) {
             let expected = tables.value(board).unwrap();
             assert_eq!(v.unwrap().value, expected, "{rules} {board:?}");
-            let m = m.unwrap();
-            assert_eq!(m.value, expected, "{rules} {board:?}");
+            let (m, d) = (m.unwrap(), d.unwrap());
             assert_eq!(
-                m.moves,
-                tables.move_values(board).unwrap(),
+                (m.value, d.value),
+                (expected, expected),
                 "{rules} {board:?}"
             );
+            let moves = tables.move_values(board).unwrap();
+            assert_eq!(d.moves, moves, "{rules} {board:?}");
+            assert_eq!(
+                d.distance,
+                tables.distance(board).unwrap(),
+                "{rules} {board:?}"
+            );
+            let without_distances: Vec<_> = moves
+                .into_iter()
+                .map(|mv| MoveValue {
+                    distance: None,
+                    ..mv
+                })
+                .collect();
+            assert_eq!(m.moves, without_distances, "{rules} {board:?}");
+            assert_eq!(m.distance, None, "{rules} {board:?}");
         }
 
         // The command line gives the same values, in order.

@@ -15,21 +15,39 @@ pub struct Probed {
     /// The perfect-play value for the side to move.
     pub value: i8,
     /// Every legal move with its value, in pit order (filled in only when
-    /// the batch asks for moves).
+    /// the batch asks for moves; their distances only when it asks for
+    /// them, `None` otherwise).
     pub moves: Vec<MoveValue>,
+    /// The position's distance ([`OwareTablebase::distance`]), when the
+    /// batch asks for distances and its layer has a distance table.
+    pub distance: Option<u16>,
+}
+
+/// What a batch probe answers for each position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Detail {
+    /// Its value.
+    Values,
+    /// Its value and its moves' values.
+    Moves,
+    /// Its value and distance, and its moves' values and distances: each
+    /// distance is a probe of its own (a block of its distance table).
+    MovesAndDistances,
 }
 
 impl OwareTablebase {
-    /// The values (with `with_moves`, also the move values) of `boards`, in
-    /// their order: the same answers as [`OwareTablebase::value`] and
+    /// The values of `boards` (and as much more as `detail` asks), in their
+    /// order: the same answers as [`OwareTablebase::value`] and
     /// [`OwareTablebase::move_values`], far faster for many positions.
     /// A position whose layers are not all built gets its own error; a
     /// damaged table fails the whole batch.
     pub fn probe_many(
         &self,
         boards: &[Board],
-        with_moves: bool,
+        detail: Detail,
     ) -> Result<Vec<Result<Probed, TablebaseError>>, TablebaseError> {
+        let with_moves = detail != Detail::Values;
+        let with_distances = detail == Detail::MovesAndDistances;
         let built = self.complete_layers()?;
         let mut lookups = Vec::new();
         // Per board: its first lookup, or its error.
@@ -61,6 +79,7 @@ impl OwareTablebase {
                     return Ok(Probed {
                         value: lookups[at].value,
                         moves: Vec::new(),
+                        distance: None,
                     });
                 }
                 let moves = oware::legal_moves(self.rules(), board)
@@ -72,11 +91,14 @@ impl OwareTablebase {
                             captured: mv.captured,
                             child: mv.child,
                             value: mv.captured as i8 - child.value,
-                            distance: self.move_distance(
-                                mv.captured,
-                                child.seeds as usize,
-                                child.rank,
-                            )?,
+                            distance: match with_distances {
+                                true => self.move_distance(
+                                    mv.captured,
+                                    child.seeds as usize,
+                                    child.rank,
+                                )?,
+                                false => None,
+                            },
                         })
                     })
                     .collect::<Result<Vec<MoveValue>, TablebaseError>>()?;
@@ -85,7 +107,15 @@ impl OwareTablebase {
                     .map(|m| m.value)
                     .max()
                     .unwrap_or_else(|| oware::no_move_value(self.rules(), board));
-                Ok(Probed { value, moves })
+                let distance = match with_distances {
+                    true => super::distance_by_moves(&moves),
+                    false => None,
+                };
+                Ok(Probed {
+                    value,
+                    moves,
+                    distance,
+                })
             })
             .collect())
     }

@@ -21,7 +21,7 @@ mod verify;
 
 use std::path::{Path, PathBuf};
 
-pub use batch::Probed;
+pub use batch::{Detail, Probed};
 pub use budget::{FIXED_BYTES, LayerPlan, least_bytes, plan_engine, plan_layer};
 pub use build::{BuildOptions, CHECKPOINT_EVERY, build, build_on, scratch_dir};
 pub use distance::{DistanceReport, distance_path};

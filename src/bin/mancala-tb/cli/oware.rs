@@ -754,7 +754,14 @@ impl BatchProber for OwareLines {
     fn answer(&self, boards: &[Board], json: bool) -> Result<Vec<Answer>, LineError> {
         let probed = self
             .tables
-            .probe_many(boards, json)
+            .probe_many(
+                boards,
+                if json {
+                    tb::Detail::MovesAndDistances
+                } else {
+                    tb::Detail::Values
+                },
+            )
             .map_err(|e| LineError::of(&e, e.cause()))?;
         Ok(boards
             .iter()
@@ -765,9 +772,8 @@ impl BatchProber for OwareLines {
                     return Ok(p.value.to_string());
                 }
                 let moves: Vec<_> = p.moves.iter().map(OwareMove::from).collect();
-                let distance = tb::distance_by_moves(&p.moves);
                 let out = serde_json::json!({
-                    "pits": board, "value": p.value, "distance": distance, "moves": moves
+                    "pits": board, "value": p.value, "distance": p.distance, "moves": moves
                 });
                 Ok(out.to_string())
             })
