@@ -275,6 +275,7 @@ fn distance_tables_are_added_to_a_build_without_them_and_refused_when_stale() {
     assert!(err.contains("distance.6.mtb"), "{err}");
     // A value table that the engine does not find again is not given
     // distances: deleting the distance table and rerunning says so.
+    let stale = std::fs::read(folder.join("distance.6.mtb")).unwrap();
     std::fs::remove_file(folder.join("distance.6.mtb")).unwrap();
     let err = tb::build(dir.path(), config, 6, DistanceTables::Build, &Quiet)
         .unwrap_err()
@@ -284,6 +285,17 @@ fn distance_tables_are_added_to_a_build_without_them_and_refused_when_stale() {
         "{err}"
     );
     assert!(!folder.join("distance.6.mtb").exists());
+    // Values built again (even without distances) take the stale distance
+    // table away.
+    std::fs::write(folder.join("distance.6.mtb"), &stale).unwrap();
+    std::fs::remove_file(folder.join("counters.6.mtb")).unwrap();
+    let built = tb::build(dir.path(), config, 6, DistanceTables::Skip, &Quiet).unwrap();
+    assert!(!folder.join("distance.6.mtb").exists());
+    assert_eq!(built.distances.len(), 6);
+    assert_eq!(
+        std::fs::read(folder.join("counters.6.mtb")).unwrap(),
+        values_before
+    );
 }
 
 #[test]

@@ -1,5 +1,5 @@
 //! The explicit-graph engine against the Oware engine: every distribution of
-//! up to 12 seeds over the 12 pits, both rulesets. The two engines share only
+//! up to 12 seeds over the 12 pits, both rulesets, values and distances. The two engines share only
 //! the threshold decision rules; the explicit one generates moves forward and
 //! numbers positions by stars-and-bars rank, the Oware one walks unmoves over
 //! the published index.
@@ -64,7 +64,8 @@ fn cross_check(rules: Ruleset) {
             index: index.clone(),
             lower: &layers,
         };
-        let solved = explicit::solve(&layer, Depths::Without, &|_| {}).unwrap();
+        let solved = explicit::solve(&layer, Depths::With, &|_| {}).unwrap();
+        let depths = solved.depths.as_ref().unwrap();
         let mut board: Board = [0; 12];
         board[0] = seeds as u8;
         let mut nonzero = 0;
@@ -74,6 +75,14 @@ fn cross_check(rules: Ruleset) {
                 tables.value(&board).unwrap(),
                 value,
                 "{rules}: {board:?} ({seeds} seeds)"
+            );
+            // The distance to the capture that secures the value: the
+            // explicit engine's resolving round against the Oware
+            // engine's distance table.
+            assert_eq!(
+                tables.distance(&board).unwrap(),
+                Some(depths[rank]),
+                "{rules}: {board:?} ({seeds} seeds), value {value}"
             );
             nonzero += usize::from(value != 0);
             stars_bars::next(&mut board);

@@ -14,9 +14,10 @@
 //! is a draw, at 0. Values come from the layer, so only edges inside it are
 //! walked: each backwards once, from the child, as the engines walk them.
 //!
-//! A level is the positions of the chunks marked for it whose distance is
+//! A level is the positions of the ranges marked for it whose distance is
 //! that level, found four at a time (a word holds four distances); the next
-//! level's chunks are marked as its positions are found. Memory: two bytes a
+//! level's ranges are marked as its positions are found, so the many sparse
+//! levels at the end skip most of the layer. Memory: two bytes a
 //! position besides the values and exits.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -41,8 +42,12 @@ pub const BYTES_PER_POSITION: u64 = 2;
 const PER_WORD: usize = 4;
 /// Bit 0 of each distance of a word.
 const LOW_BITS: u64 = 0x0001_0001_0001_0001;
-/// Parents whose values and distances are asked for before they are read.
+/// Positions whose parents' (or children's) values and distances are asked
+/// for before they are read.
 const BATCH: usize = 16;
+/// Positions a mark of a level covers: a level scans only the ranges marked
+/// for it, so the long tail of sparse levels skips most of the layer.
+const MARK: usize = 1 << 10;
 
 /// Why a layer's distances cannot be found.
 #[derive(Debug, thiserror::Error)]
@@ -87,13 +92,12 @@ pub fn solve_layer(
         }
     })?;
     let distances = Distances { words, len: size };
-    let chunks = size.div_ceil(CHUNK);
     let marks = || {
-        (0..chunks)
+        (0..size.div_ceil(MARK))
             .map(|_| AtomicBool::new(false))
             .collect::<Vec<_>>()
     };
-    // The chunks holding positions of the level being walked, and of the next.
+    // The ranges holding positions of the level being walked, and of the next.
     let (mut level, mut next) = (marks(), marks());
     let pass = Pass {
         rules,
@@ -101,10 +105,8 @@ pub fn solve_layer(
         values,
         distances: &distances,
     };
-    (0..chunks).into_par_iter().for_each(|c| {
-        let (ended, captures) = pass.start_chunk(c, exit);
-        level[c].store(ended, Ordering::Relaxed);
-        next[c].store(captures, Ordering::Relaxed);
+    (0..size.div_ceil(CHUNK)).into_par_iter().for_each(|c| {
+        pass.start_chunk(c, exit, &level, &next);
         progress(CHUNK.min(size - c * CHUNK) as u64);
     });
     let mut depth = 0u16;
@@ -112,10 +114,10 @@ pub fn solve_layer(
         if depth == MAX_DISTANCE {
             return Err(DistanceError::TooLong { seeds });
         }
-        (0..chunks)
+        (0..level.len())
             .into_par_iter()
-            .filter(|&c| level[c].swap(false, Ordering::Relaxed))
-            .for_each(|c| progress(pass.walk_chunk(c, depth, &next)));
+            .filter(|&m| level[m].swap(false, Ordering::Relaxed))
+            .for_each(|m| progress(pass.walk(m * MARK..((m + 1) * MARK).min(size), depth, &next)));
         std::mem::swap(&mut level, &mut next);
         depth += 1;
     }
@@ -182,70 +184,96 @@ impl Pass<'_> {
     /// Sets the starting distances of chunk `c`: 0 for draws and finished
     /// games, 1 for positions whose value a capture keeps (unless behind with
     /// longer value-keeping moves), [`UNFOUND`] for the others, with the count
-    /// of value-keeping moves for those behind. Returns whether the chunk
-    /// holds finished games that are not draws (level 0), and positions at 1.
-    fn start_chunk(&self, c: usize, exit: &(impl Fn(usize) -> bool + Sync)) -> (bool, bool) {
+    /// of value-keeping moves for those behind. Marks the ranges holding
+    /// finished games that are not draws in `ended` (level 0), and positions
+    /// at 1 in `captures`.
+    fn start_chunk(
+        &self,
+        c: usize,
+        exit: &(impl Fn(usize) -> bool + Sync),
+        ended: &[AtomicBool],
+        captures: &[AtomicBool],
+    ) {
         let first = c * CHUNK;
         let end = (first + CHUNK).min(self.values.len());
         let mut board = oware::packed(&index::unrank(self.seeds, first as u64));
-        let (mut ended, mut captures) = (false, false);
+        // Positions behind with their number of quiet children, and those
+        // children's ranks, counted a batch at a time.
+        let mut behind = Vec::with_capacity(BATCH);
+        let mut children = Vec::with_capacity(BATCH * oware::SIDE);
+        let set = |rank: usize, distance: u16| {
+            self.distances.set(rank, distance);
+            match distance {
+                0 => ended[rank / MARK].store(true, Ordering::Relaxed),
+                1 => captures[rank / MARK].store(true, Ordering::Relaxed),
+                _ => {}
+            }
+        };
         for rank in first..end {
             let value = self.values[rank];
-            let distance = match value {
-                0 => None,
+            match value {
+                0 => {}
                 // Only a finished game needs its moves: it is at 0.
-                1.. if !exit(rank) => Some(UNFOUND),
-                1.. if Children::of_packed(self.rules, board).is_empty() => Some(0),
-                1.. => Some(1),
-                _ => Some(self.start_behind(rank, board, value, exit)),
-            };
-            if let Some(distance) = distance {
-                ended |= distance == 0;
-                captures |= distance == 1;
-                self.distances.set(rank, distance);
+                1.. if !exit(rank) => set(rank, UNFOUND),
+                1.. if Children::of_packed(self.rules, board).is_empty() => set(rank, 0),
+                1.. => set(rank, 1),
+                _ => {
+                    let moves = Children::of_packed(self.rules, board);
+                    if moves.is_empty() {
+                        set(rank, 0);
+                    } else {
+                        let before = children.len();
+                        for pit in moves.quiet() {
+                            let child = index::rank_packed(moves.packed_child(pit), self.seeds);
+                            prefetch(&self.values[child as usize]);
+                            children.push(child as usize);
+                        }
+                        behind.push((rank, value, children.len() - before));
+                        if behind.len() == BATCH {
+                            self.count_keeping(&mut behind, &mut children, exit, &set);
+                        }
+                    }
+                }
             }
             index::next_packed(&mut board);
         }
-        (ended, captures)
+        self.count_keeping(&mut behind, &mut children, exit, &set);
     }
 
-    /// The starting distance of a position behind (`value < 0`): 0 for a
-    /// finished game, else its value-keeping non-capturing moves to find
-    /// (1 if a capture keeps its value without them).
-    fn start_behind(
+    /// Sets the starting distances of positions behind (rank, value, number
+    /// of quiet children, whose ranks follow each other in `children`):
+    /// their value-keeping non-capturing moves to find, or 1 if a capture
+    /// keeps their value without them. Empties both lists.
+    fn count_keeping(
         &self,
-        rank: usize,
-        board: oware::Packed,
-        value: i8,
+        behind: &mut Vec<(usize, i8, usize)>,
+        children: &mut Vec<usize>,
         exit: &(impl Fn(usize) -> bool + Sync),
-    ) -> u16 {
-        let children = Children::of_packed(self.rules, board);
-        if children.is_empty() {
-            return 0;
+        set: &impl Fn(usize, u16),
+    ) {
+        let mut next = 0;
+        for &(rank, value, quiet) in behind.iter() {
+            let mine = &children[next..next + quiet];
+            next += quiet;
+            let keeping = mine.iter().filter(|&&c| self.values[c] == -value).count() as u16;
+            match keeping {
+                // Without one the value is that of a capture, or nothing
+                // keeps it (found at the end).
+                0 if exit(rank) => set(rank, 1),
+                _ => set(rank, UNFOUND | keeping),
+            }
         }
-        let keeping = children
-            .quiet()
-            .filter(|&pit| {
-                let child = index::rank_packed(children.packed_child(pit), self.seeds);
-                self.values[child as usize] == -value
-            })
-            .count() as u16;
-        match keeping {
-            // Without one the value is that of a capture, or nothing keeps
-            // it (found at the end).
-            0 if exit(rank) => 1,
-            _ => UNFOUND | keeping,
-        }
+        behind.clear();
+        children.clear();
     }
 
-    /// Tells the parents of the positions of chunk `c` at distance `depth`
-    /// (not draws) that a value-keeping move of theirs is found: a parent
-    /// ahead is at `depth + 1` unless found before, one behind when this
-    /// was its last. Marks the chunks of the parents found in `next`.
-    /// Returns the number of positions walked.
-    fn walk_chunk(&self, c: usize, depth: u16, next: &[AtomicBool]) -> u64 {
-        let first = c * CHUNK;
-        let end = (first + CHUNK).min(self.values.len());
+    /// Tells the parents of the positions of `ranks` (a marked range) at
+    /// distance `depth` (not draws) that a value-keeping move of theirs is
+    /// found: a parent ahead is at `depth + 1` unless found before, one
+    /// behind when this was its last. Marks the ranges of the parents found
+    /// in `next`. Returns the number of positions walked.
+    fn walk(&self, ranks: std::ops::Range<usize>, depth: u16, next: &[AtomicBool]) -> u64 {
+        let (first, end) = (ranks.start, ranks.end);
         let mut cursor = index::Cursor::new(self.seeds);
         let mut parents = Vec::with_capacity(BATCH * 8);
         let mut at_depth = AtDepth {
@@ -280,7 +308,7 @@ impl Pass<'_> {
             walked += batch;
             for &(parent, keeps) in &parents {
                 if self.values[parent] == keeps && self.found(parent, keeps > 0, depth + 1) {
-                    next[parent / CHUNK].store(true, Ordering::Relaxed);
+                    next[parent / MARK].store(true, Ordering::Relaxed);
                 }
             }
         }

@@ -12,8 +12,10 @@ use rayon::prelude::*;
 
 use super::layer_file::file_bytes;
 use super::{ExplicitGame, ExplicitTbError, Loaded, Step, seeds, too_many, walk_positions};
+use crate::error::WithPath;
 use crate::index::stars_bars::StarsBars;
 use crate::solve::explicit::{Layer, MoveLists};
+use crate::tablebase::FileError;
 use crate::tablebase::report::outcomes_by;
 use crate::tablebase::store::Stored;
 use crate::tablebase::{BuildObserver, LayerReport};
@@ -85,8 +87,13 @@ pub fn build<G: ExplicitGame>(
             game.solve(&layer, distances, &|steps| observer.advance(steps))
         };
         let mut distance_seconds = None;
+        let mut longest = None;
         let (table, values, seconds) = match file.open()? {
             None => {
+                // A distance table left from values no longer there.
+                if let Some(path) = &file.distance_path {
+                    remove_stale(path)?;
+                }
                 let start = Instant::now();
                 let solved = solve(want_distances)?;
                 file.write(&solved.values)?;
@@ -96,6 +103,7 @@ pub fn build<G: ExplicitGame>(
                     let start = Instant::now();
                     file.write_distances(&table, distances)?;
                     distance_seconds = Some(start.elapsed().as_secs_f64());
+                    longest = distances.par_iter().copied().max();
                 }
                 let values = table.load()?;
                 (table, values, Some(seconds))
@@ -111,11 +119,12 @@ pub fn build<G: ExplicitGame>(
                     let distances = solved.distances.expect("asked for distances");
                     file.write_distances(&table, &distances)?;
                     distance_seconds = Some(start.elapsed().as_secs_f64());
+                    longest = distances.par_iter().copied().max();
                 }
                 (table, values, None)
             }
         };
-        if let Some(report) = distance_report(&file, &table, seeds, distance_seconds)? {
+        if let Some(report) = distance_report(&file, &table, seeds, longest, distance_seconds)? {
             built.distances.push(report);
         }
         let report = LayerReport {
@@ -134,17 +143,32 @@ pub fn build<G: ExplicitGame>(
     Ok(built)
 }
 
-/// The report of the layer's distance table, if it has one.
+/// Removes the file at `path` if there is one.
+fn remove_stale(path: &Path) -> Result<(), ExplicitTbError> {
+    match std::fs::remove_file(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            Err(WithPath::new(path, FileError::Io(e)).into())
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The report of the layer's distance table, if it has one; its longest
+/// distance read from it unless `longest` is known.
 fn distance_report(
     file: &super::LayerFile,
     values: &Stored,
     seeds: usize,
+    longest: Option<i16>,
     seconds: Option<f64>,
 ) -> Result<Option<DistanceReport>, ExplicitTbError> {
     let Some(table) = file.open_distances(values)? else {
         return Ok(None);
     };
-    let longest = table.load()?.par_iter().copied().max().unwrap_or(0);
+    let longest = match longest {
+        Some(d) => d,
+        None => table.load()?.par_iter().copied().max().unwrap_or(0),
+    };
     Ok(Some(DistanceReport {
         seeds,
         positions: table.len(),

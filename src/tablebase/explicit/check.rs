@@ -3,11 +3,13 @@
 //! table) against its value-keeping moves, the layers decoded into memory once.
 
 use std::ops::ControlFlow;
+use std::sync::Mutex;
 
 use super::{
     ExplicitGame, ExplicitTablebase, ExplicitTbError, Loaded, Step, seeds, walk_positions,
 };
 use crate::error::WithPath;
+use crate::index::stars_bars::StarsBars;
 use crate::tablebase::FileError;
 use crate::tablebase::check::first_inconsistent;
 
@@ -20,69 +22,62 @@ pub struct Checked {
     pub missing_distances: Vec<usize>,
 }
 
-/// The value `pos` should have: the best over its moves, their children's
-/// values read from `loaded`.
-fn best<G: ExplicitGame>(
+/// One move of a position as a check sees it: its value, and the rank of
+/// its child when that is in the position's layer (`None`: the move leaves
+/// the layer, by a capture or the end of the game).
+type CheckedMove<V> = (V, Option<u64>);
+
+/// Every move of `pos` (layer `layer`, positions numbered by `index`), its
+/// children's values read from `loaded`.
+fn moves_of<G: ExplicitGame>(
     game: &G,
     loaded: &Loaded,
+    layer: (usize, &StarsBars),
     pos: &G::Position,
     moves: &mut G::MoveGen,
-) -> G::Value {
-    let mut best: Option<G::Value> = None;
+    out: &mut Vec<CheckedMove<G::Value>>,
+) {
+    out.clear();
     game.steps(pos, moves, |step| {
-        let value = match step {
-            Step::Over(value) => value,
-            Step::Child(child) => game.back(pos, &child, loaded.value(game, &child)),
-        };
-        if best.is_none_or(|b| G::rank(value) > G::rank(b)) {
-            best = Some(value);
-        }
+        out.push(match step {
+            Step::Over(value) => (value, None),
+            Step::Child(child) => {
+                let value = game.back(pos, &child, loaded.value(game, &child));
+                let same = seeds::<G>(&child) == layer.0;
+                (value, same.then(|| layer.1.rank(G::counts(&child))))
+            }
+        })
     });
-    best.unwrap_or_else(|| game.no_move(pos))
 }
 
-/// The distance `pos`, of value `value`, should have: 0 when even or
-/// without moves; else 1 + the least (ahead) or greatest (behind) distance
-/// after its value-keeping moves, an exit counting 0 after it and a child
-/// in the layer its distance in `distances`.
+/// The value a position with these moves should have: the best over them
+/// (`no_move` without moves).
+fn best<G: ExplicitGame>(moves: &[CheckedMove<G::Value>], no_move: G::Value) -> G::Value {
+    let best = moves
+        .iter()
+        .map(|m| m.0)
+        .reduce(|a, b| if G::rank(b) > G::rank(a) { b } else { a });
+    best.unwrap_or(no_move)
+}
+
+/// The distance a position of value `value` with these moves should have:
+/// 0 when even or without moves; else 1 + the least (ahead) or greatest
+/// (behind) distance after its value-keeping moves, a move leaving the
+/// layer counting 0 after it and a child in the layer its distance in
+/// `distances`.
 fn distance<G: ExplicitGame>(
-    game: &G,
-    loaded: &Loaded,
-    distances: &[i16],
-    pos: &G::Position,
+    moves: &[CheckedMove<G::Value>],
     value: G::Value,
-    moves: &mut G::MoveGen,
+    distances: &[i16],
 ) -> u16 {
     let sign = G::rank(value).signum();
     if sign == 0 {
         return 0;
     }
-    let layer = seeds::<G>(pos);
-    let mut best: Option<u16> = None;
-    game.steps(pos, moves, |step| {
-        let after = match step {
-            Step::Over(v) if v == value => 0,
-            Step::Over(_) => return,
-            Step::Child(child) => {
-                if game.back(pos, &child, loaded.value(game, &child)) != value {
-                    return;
-                }
-                if seeds::<G>(&child) != layer {
-                    0
-                } else {
-                    let (index, _) = loaded.layer(layer);
-                    distances[index.rank(G::counts(&child)) as usize] as u16
-                }
-            }
-        };
-        best = Some(match best {
-            None => after,
-            Some(b) if sign > 0 => b.min(after),
-            Some(b) => b.max(after),
-        });
-    });
-    // No value-keeping move: only a position without moves (its value
-    // checked before).
+    let after = (moves.iter().filter(|m| m.0 == value))
+        .map(|m| m.1.map_or(0, |child| distances[child as usize] as u16));
+    let best = if sign > 0 { after.min() } else { after.max() };
+    // No value-keeping move: a position without moves (its value checked).
     best.map_or(0, |b| b.saturating_add(1))
 }
 
@@ -91,8 +86,8 @@ impl<G: ExplicitGame> ExplicitTablebase<G> {
     /// its value must be the best over its legal moves, and its distance,
     /// where the layer has a distance table, 1 + the least (ahead) or
     /// greatest (behind) over its value-keeping moves. Reports the first
-    /// mismatch; `progress` gets the positions checked (twice for layers
-    /// with distances).
+    /// mismatch (a wrong value before any wrong distance); `progress` gets
+    /// the positions checked.
     pub fn check(
         &self,
         layers: std::ops::RangeInclusive<usize>,
@@ -104,58 +99,67 @@ impl<G: ExplicitGame> ExplicitTablebase<G> {
             let (file, table) = self.layer(seeds)?;
             loaded.push(seeds, file.index.clone(), table.load()?);
             let (index, values) = loaded.layer(seeds);
+            let distance_table = self.layer_distances(seeds)?;
+            let distances = distance_table.map(|t| t.load()).transpose()?;
+            // The first wrong distance, reported only if every value is right
+            // (a wrong value can make its parents' distances look wrong).
+            let wrong_distance = Mutex::new(None::<(u64, u16)>);
             let bad = first_inconsistent(index.size(), 1 << 12, progress, |ranks| {
                 let mut moves = G::MoveGen::default();
+                let mut list = Vec::new();
                 Ok::<_, ExplicitTbError>(walk_positions(index, ranks, |rank, counts| {
                     let pos = self.game.position(counts);
+                    moves_of(
+                        &self.game,
+                        &loaded,
+                        (seeds, index),
+                        &pos,
+                        &mut moves,
+                        &mut list,
+                    );
                     let stored = self.game.decode(values[rank as usize]);
-                    let expected = best(&self.game, &loaded, &pos, &mut moves);
-                    if stored == expected {
-                        return ControlFlow::Continue(());
+                    let expected = best::<G>(&list, self.game.no_move(&pos));
+                    if stored != expected {
+                        return ControlFlow::Break(FileError::Inconsistent {
+                            rank,
+                            position: pos.to_string(),
+                            stored: stored.to_string(),
+                            expected: expected.to_string(),
+                        });
                     }
-                    ControlFlow::Break(FileError::Inconsistent {
-                        rank,
-                        position: pos.to_string(),
-                        stored: stored.to_string(),
-                        expected: expected.to_string(),
-                    })
+                    if let Some(distances) = &distances {
+                        let expected = distance::<G>(&list, stored, distances);
+                        if i32::from(distances[rank as usize]) != i32::from(expected) {
+                            let mut wrong = wrong_distance.lock().expect("wrong distance lock");
+                            if wrong.is_none_or(|(r, _)| rank < r) {
+                                *wrong = Some((rank, expected));
+                            }
+                        }
+                    }
+                    ControlFlow::Continue(())
                 }))
             })?;
             if let Some(bad) = bad {
                 return Err(WithPath::new(&file.path, bad).into());
             }
-            match self.layer_distances(seeds)? {
-                Some(table) => {
-                    let distances = table.load()?;
-                    let block = u64::from(table.block_size());
-                    let bad = first_inconsistent(index.size(), 1 << 12, progress, |ranks| {
-                        let mut moves = G::MoveGen::default();
-                        Ok::<_, ExplicitTbError>(walk_positions(index, ranks, |rank, counts| {
-                            let pos = self.game.position(counts);
-                            let value = self.game.decode(values[rank as usize]);
-                            let stored = distances[rank as usize];
-                            let expected =
-                                distance(&self.game, &loaded, &distances, &pos, value, &mut moves);
-                            if i32::from(stored) == i32::from(expected) {
-                                return ControlFlow::Continue(());
-                            }
-                            ControlFlow::Break(ExplicitTbError::WrongDistance {
-                                path: table.path().to_path_buf(),
-                                block: rank / block,
-                                rank,
-                                position: pos.to_string(),
-                                stored,
-                                expected,
-                            })
-                        }))
-                    })?;
-                    if let Some(bad) = bad {
-                        return Err(bad);
+            match (distance_table, distances) {
+                (Some(table), Some(distances)) => {
+                    if let Some((rank, expected)) = wrong_distance.into_inner().expect("lock") {
+                        let mut counts = vec![0; index.pits()];
+                        index.unrank(rank, &mut counts);
+                        return Err(ExplicitTbError::WrongDistance {
+                            path: table.path().to_path_buf(),
+                            block: rank / u64::from(table.block_size()),
+                            rank,
+                            position: self.game.position(&counts).to_string(),
+                            stored: distances[rank as usize],
+                            expected,
+                        });
                     }
                     checked.distances.push(seeds);
                 }
-                None if file.distance_path.is_some() => checked.missing_distances.push(seeds),
-                None => {}
+                _ if file.distance_path.is_some() => checked.missing_distances.push(seeds),
+                _ => {}
             }
         }
         Ok(checked)

@@ -37,13 +37,16 @@ impl StoredValues {
     /// The first rank whose value differs from `stored` (as a table reads
     /// back), if any.
     pub fn first_difference(&self, stored: &[i16]) -> Option<usize> {
-        let differs = |i: usize, v: i16| stored.get(i) != Some(&v);
+        let len = match self {
+            StoredValues::I8(v) => v.len(),
+            StoredValues::I16(v) => v.len(),
+        };
+        if len != stored.len() {
+            return Some(len.min(stored.len()));
+        }
         match self {
-            StoredValues::I8(v) => (0..v.len().max(stored.len()))
-                .find(|&i| v.get(i).is_none_or(|&x| differs(i, i16::from(x)))),
-            StoredValues::I16(v) => {
-                (0..v.len().max(stored.len())).find(|&i| v.get(i).is_none_or(|&x| differs(i, x)))
-            }
+            StoredValues::I8(v) => (v.iter().zip(stored)).position(|(&a, &b)| i16::from(a) != b),
+            StoredValues::I16(v) => (v.iter().zip(stored)).position(|(a, b)| a != b),
         }
     }
 }

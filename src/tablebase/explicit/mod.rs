@@ -95,7 +95,8 @@ pub(crate) fn distance_values(depths: Vec<u16>) -> Result<Vec<i16>, ExplicitTbEr
     use rayon::prelude::*;
     match depths.par_iter().copied().max() {
         Some(d) if d > i16::MAX as u16 => Err(ExplicitTbError::TooFar(d)),
-        _ => Ok(depths.into_par_iter().map(|d| d as i16).collect()),
+        // Collected in place: no second vector.
+        _ => Ok(depths.into_iter().map(|d| d as i16).collect()),
     }
 }
 

@@ -54,9 +54,7 @@ impl Meta {
             },
         }
     }
-}
 
-impl Meta {
     /// What the distance table of a value table holding `self`, of payload
     /// CRC `values_crc`, holds.
     fn distance_meta(&self, values_crc: u32) -> TableMeta {

@@ -36,12 +36,16 @@ pub fn distance_path(folder: &Path, seeds: usize) -> PathBuf {
     folder.join(format!("distance.{seeds}.mtb"))
 }
 
-/// Bytes of memory the distances of layer `seeds` take to find: the pass's
-/// own, the exits, and the layer's values unless `values_read_directly`.
+/// Bytes of memory a position takes in the distance pass: its distance,
+/// its exit bit and, unless its layer is read directly, its value.
+pub fn pass_bytes_per_position(values_read_directly: bool) -> f64 {
+    let values = if values_read_directly { 0.0 } else { 1.0 };
+    distance::BYTES_PER_POSITION as f64 + 1.0 / 8.0 + values
+}
+
+/// Bytes of memory the distances of layer `seeds` take to find.
 pub fn pass_bytes(seeds: usize, values_read_directly: bool) -> u64 {
-    let positions = index::layer_size(seeds);
-    let values = if values_read_directly { 0 } else { positions };
-    positions * distance::BYTES_PER_POSITION + positions.div_ceil(8) + values
+    (index::layer_size(seeds) as f64 * pass_bytes_per_position(values_read_directly)).ceil() as u64
 }
 
 /// What the distance pass found for a layer.

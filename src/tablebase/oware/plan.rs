@@ -4,7 +4,6 @@
 //! recorded here, scaled by stated assumptions.
 
 use std::ops::Range;
-use std::time::Instant;
 
 use serde::{Serialize, Serializer};
 
@@ -13,7 +12,7 @@ use super::budget::disk::{
 };
 use super::budget::{Budget, LayerPlan, Place, least_bytes, placement, plan_engine};
 use super::build::BuildOptions;
-use super::{BuildTime, TablebaseError, build, ruleset_dir, table_path};
+use super::{BuildTime, TablebaseError, build, distance, ruleset_dir, table_path};
 use crate::error::PathContext;
 use crate::games::oware::{MAX_SEEDS, Ruleset};
 use crate::index::oware as index;
@@ -66,6 +65,13 @@ const DISK_BYTES_PER_SECOND: f64 = 1e9;
 /// assumed not to overlap computation.
 const NETWORK_BYTES_PER_SECOND: f64 = 1.25e9;
 
+/// The distance pass's time over the in-memory value build's of the same
+/// layers, threads alike: the median ratio `scripts/bench-distances.sh BIN
+/// 20` prints.
+const DISTANCE_SHARE: f64 = 1.0;
+/// Bytes of a distance table per position: `bench-distances.sh`'s.
+const DISTANCE_TABLE_BYTES_PER_POSITION: f64 = 0.46;
+
 /// Bytes the ranks of a build on `ranks` send each other per position.
 fn sent_bytes_per_position(ranks: usize) -> f64 {
     match ranks {
@@ -74,7 +80,8 @@ fn sent_bytes_per_position(ranks: usize) -> f64 {
     }
 }
 
-/// The rates measured by [`calibrate`].
+/// The rates measured by [`calibrate`]: positions per second of its
+/// layer with its threads on a machine of their own (from CPU time).
 #[derive(Clone, Copy, Debug)]
 pub struct Calibration {
     /// The layer built.
@@ -89,25 +96,41 @@ pub struct Calibration {
     pub compact: f64,
 }
 
-/// Builds layers `0..=seeds` in a temporary folder, the last one three
-/// times (in memory, then out of core and compact with its lower layers
-/// read from their tables), and measures the rates. Runs on the current rayon pool.
+/// Builds layers `0..=seeds` in a temporary folder, the last one
+/// [`CALIBRATION_RUNS`] times with each engine (in memory, then out of
+/// core and compact with its lower layers read from their tables), and
+/// measures the rates: the median run's CPU time is one thread's time,
+/// which the engine's [`speedup`] takes to the pool's threads, so that
+/// other processes' load changes little (their wall times would vary with
+/// it). Runs on the current rayon pool.
 pub fn calibrate(rules: Ruleset, seeds: usize) -> Result<Calibration, TablebaseError> {
     let dir = std::env::temp_dir().join(format!("mancala-tb-calibrate-{}", std::process::id()));
     let result = (|| {
         let roomy = 16 << 30;
         build(&dir, rules, &BuildOptions::new(seeds - 1, roomy), &Quiet)?;
+        // The rate with the pool's threads on a machine of its own: the
+        // median CPU time of the runs taken for one thread's time, scaled
+        // by the engine's speed-up.
         let time = |options: BuildOptions| -> Result<f64, TablebaseError> {
-            let start = Instant::now();
-            build(&dir, rules, &options, &Quiet)?;
-            let seconds = start.elapsed().as_secs_f64();
-            let table = table_path(&ruleset_dir(&dir, rules), seeds);
-            std::fs::remove_file(&table)
-                .map_err(FileError::Io)
-                .at(&table)?;
-            Ok(index::layer_size(seeds) as f64 / seconds)
+            let engine = options.engine.unwrap_or(Engine::InMemory);
+            let mut runs = Vec::new();
+            for _ in 0..CALIBRATION_RUNS {
+                let start = cpu_seconds();
+                build(&dir, rules, &options, &Quiet)?;
+                runs.push(cpu_seconds() - start);
+                let table = table_path(&ruleset_dir(&dir, rules), seeds);
+                std::fs::remove_file(&table)
+                    .map_err(FileError::Io)
+                    .at(&table)?;
+            }
+            runs.sort_by(f64::total_cmp);
+            let one_thread = index::layer_size(seeds) as f64 / runs[runs.len() / 2];
+            Ok(one_thread * engine.speedup(rayon::current_num_threads()))
         };
-        let in_memory = time(BuildOptions::new(seeds, roomy))?;
+        let in_memory = time(BuildOptions {
+            engine: Some(Engine::InMemory),
+            ..BuildOptions::new(seeds, roomy)
+        })?;
         // The least budget of the out-of-core engine, with room for parts.
         let tight = |engine| BuildOptions {
             engine: Some(engine),
@@ -125,6 +148,22 @@ pub fn calibrate(rules: Ruleset, seeds: usize) -> Result<Calibration, TablebaseE
     })();
     let _ = std::fs::remove_dir_all(&dir);
     result
+}
+
+/// Timed builds of each engine in a calibration: the median is taken.
+pub const CALIBRATION_RUNS: usize = 3;
+
+/// CPU seconds this process has used (user and system, every thread): a
+/// build's CPU time hardly changes with other processes' load, where its
+/// wall time does.
+fn cpu_seconds() -> f64 {
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: `getrusage` fills the struct it is given.
+    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) } != 0 {
+        return 0.0;
+    }
+    let seconds = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    seconds(usage.ru_utime) + seconds(usage.ru_stime)
 }
 
 /// A budget that builds layer `seeds` with `engine` in parts of a few
@@ -245,6 +284,10 @@ pub struct Assumptions {
     /// Disk per node for the tables and the scratch files; `None`: as much
     /// as a layer needs, its deferred lookups swept at once.
     pub disk: Option<u64>,
+    /// Whether the build finds the distance tables (`build oware` without
+    /// `--no-distances`): those of every layer whose pass fits the memory,
+    /// in a build in one process.
+    pub distances: bool,
 }
 
 /// A projected build, as `plan oware --json` prints it. Fields here and
@@ -263,7 +306,16 @@ pub struct Projection {
     pub positions: u64,
     /// Wall time of the whole build.
     pub seconds: f64,
+    /// The same with every engine's rate [`RATE_SPREAD`] higher and lower
+    /// (the disk and the network as they are).
+    pub seconds_spread: [f64; 2],
 }
+
+/// How much higher and lower than measured the rates are taken for a
+/// projection's spread (`seconds_spread`): a calibration on a loaded
+/// machine, or a machine unlike the one projected, is off by about this
+/// much.
+pub const RATE_SPREAD: f64 = 0.15;
 
 /// One layer of a projection.
 #[derive(Clone, Copy, Debug, Serialize)]
@@ -271,6 +323,10 @@ pub struct LayerProjection {
     /// Disk in use at the end of the layer's build, all nodes together:
     /// the tables so far plus the layer's scratch.
     pub disk_bytes: u64,
+    /// Wall time of the layer's distance pass (in `seconds` too); `None`
+    /// where the build finds no distance table (not asked, a pass larger
+    /// than the memory, or a distributed build).
+    pub distance_seconds: Option<f64>,
     /// The least memory per node its engine accepts, whatever the threads
     /// (its arrays, its fixed buffers, a part of one chunk and the
     /// reserve): the buffers that exist per thread shrink to fit it.
@@ -347,12 +403,13 @@ impl From<&Assumptions> for StatedAssumptions {
         let c = a.calibration;
         let mut stated = vec![
             format!(
-                "rates measured here on layer {} with {} threads: {:.2}M positions/s in memory, {:.2}M out of core, {:.2}M compact",
+                "rates measured here on layer {} with {} threads, from CPU time (the median of {CALIBRATION_RUNS} builds each, taken for one thread's time and scaled by the speed-up below, so that other processes' load hardly counts): {:.2}M positions/s in memory, {:.2}M out of core, {:.2}M compact; `time` with every rate {:.0}% higher and lower in brackets",
                 c.seeds,
                 c.threads,
                 c.in_memory / 1e6,
                 c.out_of_core / 1e6,
-                c.compact / 1e6
+                c.compact / 1e6,
+                RATE_SPREAD * 100.0,
             ),
             format!(
                 "rates scale with threads ({} per node) by Amdahl's law with serial shares of {:.1}% in memory, {:.1}% out of core and {:.1}% compact (16 threads {:.1}, {:.1} and {:.1} times as fast as one); where no build recorded a layer, they fall from the calibration's as (layer size)^-{RATE_EXPONENT} up to layer {RATE_FALL_ENDS}'s size ({:.2}G positions) and stay flat beyond",
@@ -399,6 +456,13 @@ impl From<&Assumptions> for StatedAssumptions {
             ),
         ];
         stated.push(least_stated());
+        stated.push(match a.distances {
+            true => format!(
+                "distance tables for the layers whose pass fits the memory ({} bytes/position, its values decoded) in a build in one process: a pass takes {DISTANCE_SHARE} times the in-memory build's time of its layer and writes {DISTANCE_TABLE_BYTES_PER_POSITION} bytes/position of table",
+                distance::pass_bytes_per_position(false)
+            ),
+            false => "no distance tables (--no-distances)".into(),
+        });
         if let Some(r) = &a.recorded {
             let seeds = r.seeds();
             let fall = match r.fitted {
@@ -501,6 +565,28 @@ pub fn project(max_seeds: usize, assumptions: &Assumptions) -> Result<Projection
     if max_seeds > MAX_SEEDS {
         return Err(TablebaseError::TooManySeeds(max_seeds));
     }
+    let layers = project_layers(max_seeds, assumptions, 1.0)?;
+    let seconds = |rates: f64| -> Result<f64, TablebaseError> {
+        let layers = project_layers(max_seeds, assumptions, rates)?;
+        Ok(layers.iter().map(|l| l.seconds).sum())
+    };
+    Ok(Projection {
+        assumptions: assumptions.into(),
+        disk_bytes: layers.iter().map(|l| l.disk_bytes).max().unwrap_or(0),
+        peak_memory_bytes: layers.iter().map(|l| l.memory_bytes).max().unwrap_or(0),
+        positions: layers.iter().map(|l| l.positions).sum(),
+        seconds: layers.iter().map(|l| l.seconds).sum(),
+        seconds_spread: [seconds(1.0 + RATE_SPREAD)?, seconds(1.0 - RATE_SPREAD)?],
+        layers,
+    })
+}
+
+/// The layers of [`project`], every engine's rate multiplied by `rates`.
+fn project_layers(
+    max_seeds: usize,
+    assumptions: &Assumptions,
+    rates: f64,
+) -> Result<Vec<LayerProjection>, TablebaseError> {
     let a = assumptions;
     let c = a.calibration;
     let reference = index::layer_size(c.seeds);
@@ -528,7 +614,8 @@ pub fn project(max_seeds: usize, assumptions: &Assumptions) -> Result<Projection
                 Engine::Compact => in_memory * c.compact / c.in_memory,
             } * plan.engine.speedup(a.threads)
                 / plan.engine.speedup(c.threads)
-                * nodes;
+                * nodes
+                * rates;
             let network = positions as f64 * sent_bytes_per_position(a.nodes)
                 / a.nodes as f64
                 / NETWORK_BYTES_PER_SECOND;
@@ -537,8 +624,17 @@ pub fn project(max_seeds: usize, assumptions: &Assumptions) -> Result<Projection
             // The calibration's scratch files stayed in the page cache.
             let scratch =
                 share as f64 * plan.engine.io_bytes_per_position() / DISK_BYTES_PER_SECOND;
+            let fits = distance::pass_bytes(seeds, false) <= a.memory;
+            let distance_seconds = (a.distances && a.nodes == 1 && fits).then(|| {
+                positions as f64 * DISTANCE_SHARE / in_memory / Engine::InMemory.speedup(a.threads)
+                    * Engine::InMemory.speedup(c.threads)
+            });
             let seconds = positions as f64 / rate + lower + scratch + network;
+            let seconds = seconds + distance_seconds.unwrap_or(0.0);
             tables += (positions as f64 * TABLE_BYTES_PER_POSITION) as u64;
+            if distance_seconds.is_some() {
+                tables += (positions as f64 * DISTANCE_TABLE_BYTES_PER_POSITION) as u64;
+            }
             Ok(LayerProjection {
                 seeds,
                 positions,
@@ -546,19 +642,13 @@ pub fn project(max_seeds: usize, assumptions: &Assumptions) -> Result<Projection
                 least_memory_bytes: least_bytes(plan.engine, seeds, share),
                 memory_bytes: plan.engine_bytes,
                 disk_bytes: disk.bytes,
+                distance_seconds,
                 sweeps: disk.sweeps,
                 seconds,
             })
         })
         .collect::<Result<Vec<_>, TablebaseError>>()?;
-    Ok(Projection {
-        assumptions: assumptions.into(),
-        disk_bytes: layers.iter().map(|l| l.disk_bytes).max().unwrap_or(0),
-        peak_memory_bytes: layers.iter().map(|l| l.memory_bytes).max().unwrap_or(0),
-        positions: layers.iter().map(|l| l.positions).sum(),
-        seconds: layers.iter().map(|l| l.seconds).sum(),
-        layers,
-    })
+    Ok(layers)
 }
 
 /// What each node of the build `a` projects gets for each layer of
@@ -696,7 +786,58 @@ mod tests {
             lower_cache: 0,
             recorded: None,
             disk: None,
+            distances: false,
         }
+    }
+
+    /// The spread: every rate 15% higher and lower, the disk as it is.
+    #[test]
+    fn the_spread_brackets_the_time_by_the_rates() {
+        let plan = project(20, &assumptions(1 << 30)).unwrap();
+        let [fast, slow] = plan.seconds_spread;
+        assert!(
+            fast < plan.seconds && plan.seconds < slow,
+            "{fast} {} {slow}",
+            plan.seconds
+        );
+        // In memory with lower layers kept, nothing but the rates counts.
+        assert!((plan.seconds / fast - 1.15).abs() < 1e-9);
+        assert!((plan.seconds / slow - 0.85).abs() < 1e-9);
+        let json = serde_json::to_value(&plan).unwrap();
+        assert_eq!(json["seconds_spread"][1], slow);
+    }
+
+    #[test]
+    fn distance_passes_are_counted_where_they_fit_the_memory() {
+        let memory = 256 << 20;
+        let with = project(
+            24,
+            &Assumptions {
+                distances: true,
+                ..assumptions(memory)
+            },
+        )
+        .unwrap();
+        let without = project(24, &assumptions(memory)).unwrap();
+        for (l, w) in with.layers.iter().zip(&without.layers) {
+            let fits = distance::pass_bytes(l.seeds, false) <= memory;
+            assert_eq!(l.distance_seconds.is_some(), fits, "layer {}", l.seeds);
+            let extra = l.distance_seconds.unwrap_or(0.0);
+            assert!((l.seconds - w.seconds - extra).abs() < 1e-9 * l.seconds.max(1.0));
+        }
+        // Layer 20 (80 M positions) fits 256 MiB, layer 24 (383 M) does not.
+        assert!(with.layers[20].distance_seconds.is_some());
+        assert!(with.layers[24].distance_seconds.is_none());
+        let nodes = project(
+            20,
+            &Assumptions {
+                distances: true,
+                nodes: 2,
+                ..assumptions(memory)
+            },
+        )
+        .unwrap();
+        assert!(nodes.layers.iter().all(|l| l.distance_seconds.is_none()));
     }
 
     #[test]
@@ -721,11 +862,14 @@ mod tests {
         assert_eq!(layer["mode"], "in memory");
         assert_eq!(json["peak_memory_bytes"], layer["memory_bytes"]);
         assert_eq!(json["disk_bytes"], layer["disk_bytes"]);
+        let least =
+            crate::tablebase::oware::least_bytes(Engine::InMemory, 12, index::layer_size(12));
+        assert_eq!(layer["least_memory_bytes"], least);
         let stated = &json["assumptions"];
         assert_eq!(stated["memory_bytes"], 1u64 << 30);
         assert_eq!(stated["calibration_seeds"], 16);
         assert_eq!(stated["sent_bytes_per_position"], 0.0);
-        assert_eq!(stated["stated"].as_array().unwrap().len(), 8);
+        assert_eq!(stated["stated"].as_array().unwrap().len(), 9);
         let keys: Vec<&String> = json.as_object().unwrap().keys().collect();
         // A layer 20 out of core in 150 MB streams the lower layers it
         // cannot keep: reads each once, and writes and reads its deferred
@@ -798,7 +942,8 @@ mod tests {
                 "layers",
                 "peak_memory_bytes",
                 "positions",
-                "seconds"
+                "seconds",
+                "seconds_spread"
             ]
         );
     }
@@ -864,6 +1009,7 @@ mod tests {
                 },
                 threads: 1,
                 nodes: 1,
+                distances: false,
                 memory,
                 lower_cache,
                 recorded: None,
@@ -964,7 +1110,7 @@ mod tests {
             stated["recorded_seeds"],
             serde_json::json!([10, 22, 23, 24, 25])
         );
-        assert_eq!(stated["stated"].as_array().unwrap().len(), 9);
+        assert_eq!(stated["stated"].as_array().unwrap().len(), 10);
         assert!(
             stated["stated"][2]
                 .as_str()

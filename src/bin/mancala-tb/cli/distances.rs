@@ -35,3 +35,12 @@ pub fn note_missing(build_args: &str) {
          before the value is reached; `mancala-tb build {build_args}` adds them"
     );
 }
+
+/// `1 move`, `5 moves`.
+pub fn moves(n: u16) -> String {
+    if n == 1 {
+        "1 move".into()
+    } else {
+        format!("{n} moves")
+    }
+}

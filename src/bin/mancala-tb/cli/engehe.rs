@@ -118,7 +118,10 @@ pub fn query(args: QueryEngehe) -> anyhow::Result<()> {
     let value = tables.value(&pos)?;
     let moves = tables.move_values(&pos)?;
     match tables.distance(&pos)? {
-        Some(d) if value != 0 => println!("{pos}: value {value:+}, next capture in {d} moves"),
+        Some(d) if value != 0 => println!(
+            "{pos}: value {value:+}, next capture in {}",
+            distances::moves(d)
+        ),
         _ => println!("{pos}: value {value:+}"),
     }
     if moves.is_empty() {

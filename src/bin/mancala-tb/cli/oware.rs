@@ -321,14 +321,20 @@ pub struct PlanOware {
     /// Nodes sharing each layer
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
     nodes: u64,
-    /// The layer built to measure this machine's rates (a few seconds at 16)
+    /// The layer built to measure this machine's rates, three times with each engine (about a minute at 16 on 2 cores)
     #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(8..=22))]
     calibrate_seeds: u32,
     /// Print JSON: {"layers": [{"seeds", "positions", "mode", "memory_bytes",
-    /// "least_memory_bytes", "disk_bytes", "sweeps", "seconds"}, ...], "positions", "peak_memory_bytes",
-    /// "disk_bytes", "seconds", "assumptions": {...}}
+    /// "least_memory_bytes", "disk_bytes", "distance_seconds", "sweeps", "seconds"}, ...],
+    /// "positions", "peak_memory_bytes", "disk_bytes", "seconds", "seconds_spread"
+    /// (with every rate 15% higher, lower), "assumptions": {...}}
     #[arg(long)]
     json: bool,
+    /// Project a build without distance tables (`build oware
+    /// --no-distances`); by default each layer whose distance pass fits
+    /// the memory gets one (column "distances": its time, in "time" too)
+    #[arg(long)]
+    no_distances: bool,
 }
 
 pub fn plan(args: PlanOware) -> anyhow::Result<()> {
@@ -353,6 +359,7 @@ pub fn plan(args: PlanOware) -> anyhow::Result<()> {
         lower_cache,
         recorded: tb::plan::RecordedRates::new(&tb::build_times(&args.dir, args.rules)?),
         disk: args.disk,
+        distances: !args.no_distances,
     };
     let plan = projected.install(|| tb::plan::project(args.max_seeds as usize, &assumptions))?;
     if args.json {
@@ -360,12 +367,12 @@ pub fn plan(args: PlanOware) -> anyhow::Result<()> {
         return Ok(());
     }
     println!(
-        "{:>5} {:>15} {:<11} {:>12} {:>12} {:>12} {:>6} {:>12}",
-        "seeds", "positions", "mode", "memory", "least", "disk", "sweeps", "time"
+        "{:>5} {:>15} {:<11} {:>12} {:>12} {:>12} {:>6} {:>12} {:>12}",
+        "seeds", "positions", "mode", "memory", "least", "disk", "sweeps", "distances", "time"
     );
     for l in &plan.layers {
         println!(
-            "{:>5} {:>15} {:<11} {:>12} {:>12} {:>12} {:>6} {:>12}",
+            "{:>5} {:>15} {:<11} {:>12} {:>12} {:>12} {:>6} {:>12} {:>12}",
             l.seeds,
             l.positions,
             l.engine.to_string(),
@@ -373,15 +380,18 @@ pub fn plan(args: PlanOware) -> anyhow::Result<()> {
             human_bytes(l.least_memory_bytes),
             human_bytes(l.disk_bytes),
             l.sweeps,
+            l.distance_seconds.map_or("-".into(), duration),
             duration(l.seconds)
         );
     }
     println!(
-        "total {} positions; peak memory {} per node; disk {}; time {}",
+        "total {} positions; peak memory {} per node; disk {}; time {} ({} to {})",
         plan.positions,
         human_bytes(plan.peak_memory_bytes),
         human_bytes(plan.disk_bytes),
-        duration(plan.seconds)
+        duration(plan.seconds),
+        duration(plan.seconds_spread[0]),
+        duration(plan.seconds_spread[1]),
     );
     println!("assumptions:");
     for line in &plan.assumptions.stated {

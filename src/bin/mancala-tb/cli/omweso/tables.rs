@@ -122,7 +122,7 @@ pub fn query(args: QueryOmweso) -> anyhow::Result<()> {
     let pv = tables.principal_variation(&pos, args.pv_limit)?;
     match (value, tables.distance(&pos)?) {
         (Value::Points(p), Some(d)) if p != 0 => {
-            println!("{pos}: {value}, the game ends in {d} moves")
+            println!("{pos}: {value}, the game ends in {}", distances::moves(d))
         }
         _ => println!("{pos}: {value}"),
     }
