@@ -11,6 +11,9 @@
 # from and wrote to the disk per position built, its peak resident memory
 # (anonymous and mapped pages, not the page cache), and whether the
 # tables are identical. Needs root (it creates the cgroup; v1 or v2).
+# Both build values only (`--no-distances`): the rehearsal is of the value
+# build, and a workstation's distance passes are the layers' that fit it
+# (docs/oware.md, "Distance tables").
 #
 #   [BIN=binary] scripts/rehearse-workstation.sh LOWER_DIR [FIRST LAST LIMIT ROUNDS]
 #
@@ -70,14 +73,14 @@ for round in $(seq "$rounds"); do
     start=$(date +%s.%N)
     # The build joins the cgroup before it starts, so its page cache is
     # charged there from its first read.
-    sh -c "echo \$\$ >$group/cgroup.procs && exec /usr/bin/time -o $limited/io -f '%I %O %M' $bin build oware --max-seeds $last --dir $limited" \
+    sh -c "echo \$\$ >$group/cgroup.procs && exec /usr/bin/time -o $limited/io -f '%I %O %M' $bin build oware --max-seeds $last --dir $limited --no-distances" \
         >"$limited/summary" 2>&1
     end=$(date +%s.%N)
     echo "round $round: in $limit: $(echo "$end - $start" | bc) s, peak $(numfmt --to=iec <"$peak_file")B, $(disk_io "$limited/io")"
     # The layers' lines of the summary: time, rate, engine, memory.
     awk -v f="$first" -v l="$last" '$1 >= f && $1 <= l && $6 != "built"' "$limited/summary"
     start=$(date +%s.%N)
-    /usr/bin/time -o "$roomy/io" -f '%I %O %M' "$bin" build oware --max-seeds "$last" --dir "$roomy" --engine in-memory >"$roomy/summary" 2>&1
+    /usr/bin/time -o "$roomy/io" -f '%I %O %M' "$bin" build oware --max-seeds "$last" --dir "$roomy" --engine in-memory --no-distances >"$roomy/summary" 2>&1
     end=$(date +%s.%N)
     echo "round $round: unconstrained, in memory: $(echo "$end - $start" | bc) s, $(disk_io "$roomy/io")"
     for seeds in $(seq "$first" "$last"); do

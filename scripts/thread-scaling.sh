@@ -10,8 +10,13 @@
 # Amdahl's law fitted to the medians (plan.rs's SERIAL_SHARE). Every run's table must be
 # byte-identical to the first run's, or the script fails.
 #
+# The engines build values only (`--no-distances`). The engine name
+# `distances` times the distance pass instead: layer LAYER's values built
+# once (in memory), then each run adds its distance table alone (the lower
+# layers have theirs), timed as the build reports it.
+#
 #   scripts/thread-scaling.sh BIN LAYER "ENGINES" "THREADS" [ROUNDS]
-#   scripts/thread-scaling.sh target/release/mancala-tb 22 "in-memory compact" "1 2 4 8 16" 1
+#   scripts/thread-scaling.sh target/release/mancala-tb 22 "in-memory compact distances" "1 2 4 8 16" 1
 #
 # WORK (default /tmp/thread-scaling) holds the folders; RUN_LIMIT (seconds,
 # default 600) stops a run that takes longer, which is then reported and
@@ -25,15 +30,33 @@ mkdir -p "$work"
 
 echo "machine: $(nproc) cores, $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo)," \
     "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"
+# A fresh folder (printed) whose layers are links to those of $1.
+linked() {
+    local dir
+    dir=$(mktemp -d -p "$work")
+    mkdir "$dir/oware-awari"
+    ln -s "$1"/oware-awari/*.mtb "$dir/oware-awari/"
+    echo "$dir"
+}
+
+# The lower layers with their distance tables (a rerun on an older folder
+# adds them), and for `distances` the layer's values.
 lower=$work/lower
-if [ ! -f "$lower/oware-awari/scores.$((layer - 1)).mtb" ]; then
+if [ ! -f "$lower/oware-awari/distance.$((layer - 1)).mtb" ]; then
     start=$(date +%s.%N)
     "$bin" build oware --max-seeds $((layer - 1)) --dir "$lower" >"$work/lower.log" 2>&1 \
         || { cat "$work/lower.log" >&2; exit 1; }
     echo "lower layers 0..=$((layer - 1)): $(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { printf "%.1f", e - s }') s on $(nproc) threads"
 fi
+values=$work/values-$layer
+if [[ " $engines " == *" distances "* && ! -f "$values/oware-awari/scores.$layer.mtb" ]]; then
+    rm -rf "$values"
+    mv "$(linked "$lower")" "$values"
+    "$bin" build oware --max-seeds "$layer" --engine in-memory --no-distances --dir "$values" \
+        >"$work/values.log" 2>&1 || { cat "$work/values.log" >&2; exit 1; }
+fi
 
-reference=""
+declare -A reference=()
 results=$work/results.tsv
 : >"$results"
 for round in $(seq "$rounds"); do
@@ -41,20 +64,27 @@ for round in $(seq "$rounds"); do
     [ $((round % 2)) -eq 0 ] && order=$(echo "$threads" | tr ' ' '\n' | tac | tr '\n' ' ')
     for engine in $engines; do
         for t in $order; do
-            dir=$(mktemp -d -p "$work")
-            mkdir "$dir/oware-awari"
-            ln -s "$lower"/oware-awari/*.mtb "$dir/oware-awari/"
+            if [ "$engine" = distances ]; then
+                dir=$(linked "$values") table=distance args=()
+            else
+                dir=$(linked "$lower") table=scores args=(--engine "$engine" --no-distances)
+            fi
             start=$(date +%s.%N)
-            if ! timeout "$limit" "$bin" build oware --max-seeds "$layer" --engine "$engine" \
+            if ! timeout "$limit" "$bin" build oware --max-seeds "$layer" "${args[@]}" \
                 --threads "$t" --dir "$dir" >"$dir.log" 2>&1; then
                 echo "round $round $engine $t threads: failed or over ${limit} s"; tail -3 "$dir.log"
                 rm -rf "$dir" "$dir.log"; continue
             fi
             wall=$(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { printf "%.2f", e - s }')
-            read -r positions seconds < <(awk -F'\t' -v n="$layer" '$1 == n { print $2, $3 }' "$dir/oware-awari/build-times.tsv")
-            sum=$(md5sum <"$dir/oware-awari/scores.$layer.mtb" | cut -d' ' -f1)
-            [ -n "$reference" ] || reference=$sum
-            [ "$sum" = "$reference" ] || { echo "round $round $engine $t threads: table differs ($sum, first run $reference)" >&2; exit 1; }
+            if [ "$engine" = distances ]; then
+                positions=$(awk -F'\t' -v n="$layer" '$1 == n { print $2 }' "$values/oware-awari/build-times.tsv")
+                seconds=$(sed -n 's/^distances of .* found in \([0-9.]*\) s$/\1/p' "$dir.log")
+            else
+                read -r positions seconds < <(awk -F'\t' -v n="$layer" '$1 == n { print $2, $3 }' "$dir/oware-awari/build-times.tsv")
+            fi
+            sum=$(md5sum <"$dir/oware-awari/$table.$layer.mtb" | cut -d' ' -f1)
+            [ -n "${reference[$table]:-}" ] || reference[$table]=$sum
+            [ "$sum" = "${reference[$table]}" ] || { echo "round $round $engine $t threads: table differs ($sum, first run ${reference[$table]})" >&2; exit 1; }
             printf '%s\t%s\t%s\t%s\n' "$engine" "$t" "$seconds" "$positions" >>"$results"
             echo "round $round $engine $t threads: layer $layer $seconds s, wall $wall s, load $(cut -d' ' -f1 /proc/loadavg)"
             rm -rf "$dir" "$dir.log"

@@ -150,7 +150,7 @@ fn print_distances(reports: &[LayerReport], written: &[DistanceReport]) {
     let bytes: u64 = written.iter().map(|d| d.bytes).sum();
     let seconds: f64 = written.iter().map(|d| d.seconds).sum();
     println!(
-        "distances of {} layers: {bytes} bytes of tables ({:.3} bytes/position), found in {seconds:.1} s",
+        "distances of {} layers: {bytes} bytes of tables ({:.3} bytes/position), found in {seconds:.2} s",
         written.len(),
         bytes as f64 / positions.max(1) as f64
     );
