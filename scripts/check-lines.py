@@ -6,7 +6,13 @@ followed to the end of the game or to a repetition, and the seeds won along
 it must be the position's value (a repetition scores 0 from there, the end
 of the game shares the rest out by the rules).
 
-    scripts/check-lines.py BIN DIR RULES LOW HIGH [COUNT] [SEED]
+With --play, `mancala-tb play oware --side second` is played out instead:
+the computer moves first from each position, and the person's moves are the
+first moves of `query`'s principal variations, so perfect play meets
+perfect play; the computer's captures less the person's at the end (or at
+the repetition) must be the position's value.
+
+    scripts/check-lines.py [--play] BIN DIR RULES LOW HIGH [COUNT] [SEED]
     scripts/check-lines.py target/release/mancala-tb tablebases awari 15 20 200
 
 Prints each failure and a summary; exits 1 if any line misses its value.
@@ -14,6 +20,7 @@ Prints each failure and a summary; exits 1 if any line misses its value.
 
 import json
 import random
+import re
 import subprocess
 import sys
 
@@ -31,21 +38,77 @@ def no_move_value(rules: str, board: list) -> int:
     return n if rules == "abapa" and sum(board[:6]) > 0 else -n
 
 
+def query(binary: str, folder: str, rules: str, board: list, pv_limit: int) -> dict:
+    """`query oware --json` of a board."""
+    out = subprocess.run(
+        [binary, "query", "oware", "--rules", rules, "--dir", folder, "--json",
+         "--pv-limit", str(pv_limit), *map(str, board)],
+        capture_output=True, text=True, check=True,
+    ).stdout
+    return json.loads(out)
+
+
+def play_out(binary: str, folder: str, rules: str, board: list) -> tuple:
+    """Plays `play oware --side second` from `board` to its end, the person
+    answering with `query`'s best moves. Returns the computer's captures
+    less the person's, and the number of moves."""
+    game = subprocess.Popen(
+        [binary, "play", "oware", "--rules", rules, "--dir", folder, "--side", "second",
+         *map(str, board)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=0,
+    )
+    moves = 0
+    text = ""
+    while True:
+        char = game.stdout.read(1)
+        if not char:
+            break
+        text += char
+        if text.endswith(": ") and re.search(r"your move \[[0-9, ]*\]: $", text):
+            step = query(binary, folder, rules, board, 1)["pv"][0]
+            game.stdin.write(f"{step['pit']}\n")
+            board = step["board"]
+            moves += 1
+            text = ""
+        elif text.endswith("\n"):
+            played = re.match(r"computer plays pit (\d+)", text)
+            if played:
+                answer = query(binary, folder, rules, board, 0)
+                board = next(m for m in answer["moves"] if m["pit"] == int(played[1]))["child"]
+                moves += 1
+            final = re.search(r"Final: you (\d+), computer (\d+)", text)
+            if final:
+                captured = [int(final[1]), int(final[2])]
+            elif text.startswith("captured: "):
+                captured = [int(n) for n in re.findall(r"you (\d+), computer (\d+)", text)[0]]
+            if "game over" in text or "the position repeats" in text:
+                game.stdin.close()
+                game.wait()
+                return captured[1] - captured[0], moves
+            text = ""
+    raise RuntimeError(f"play ended early from {board}: {text!r}")
+
+
 def main() -> int:
-    binary, folder, rules = sys.argv[1:4]
-    low, high = int(sys.argv[4]), int(sys.argv[5])
-    count = int(sys.argv[6]) if len(sys.argv) > 6 else 200
-    rng = random.Random(int(sys.argv[7]) if len(sys.argv) > 7 else 1)
+    args = sys.argv[1:]
+    playing = args[:1] == ["--play"]
+    args = args[1:] if playing else args
+    binary, folder, rules = args[0:3]
+    low, high = int(args[3]), int(args[4])
+    count = int(args[5]) if len(args) > 5 else 200
+    rng = random.Random(int(args[6]) if len(args) > 6 else 1)
     failures = 0
     longest = 0
     for _ in range(count):
         board = random_board(rng, rng.randint(low, high))
-        out = subprocess.run(
-            [binary, "query", "oware", "--rules", rules, "--dir", folder, "--json",
-             "--pv-limit", "100000", *map(str, board)],
-            capture_output=True, text=True, check=True,
-        ).stdout
-        answer = json.loads(out)
+        answer = query(binary, folder, rules, board, 100000)
+        if playing:
+            won, moves = play_out(binary, folder, rules, board)
+            longest = max(longest, moves)
+            if won != answer["value"]:
+                failures += 1
+                print(f"{board}: value {answer['value']:+}, play wins {won:+} ({moves} moves)")
+            continue
         pv = answer["pv"]
         won = [0, 0]
         for i, step in enumerate(pv):
@@ -64,8 +127,9 @@ def main() -> int:
             failures += 1
             print(f"{board}: value {answer['value']:+}, the line wins {won[0] - won[1]:+} "
                   f"({len(pv)} moves, {'repeats' if repeated else 'ends'})")
-    print(f"{rules} layers {low}..={high}: {count} random positions, {failures} lines "
-          f"that miss their value; the longest line {longest} moves")
+    what = "games of play" if playing else "lines"
+    print(f"{rules} layers {low}..={high}: {count} random positions, {failures} {what} "
+          f"that miss their value; the longest {longest} moves")
     return 1 if failures else 0
 
 

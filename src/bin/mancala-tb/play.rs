@@ -342,8 +342,9 @@ pub fn board_text(board: &Board, person_to_move: bool) -> String {
 
 /// A game against perfect play: the person's moves are read from `input`
 /// (one pit number 0–5 a line; `q` or the end of input stops), the
-/// computer plays a best move (capturing most, then the lowest pit, among
-/// equals). Each of the person's moves is told its value and its loss.
+/// computer plays a best move ([`best_move`]: the best value, then ahead
+/// the least distance and behind the greatest, so it converts its wins).
+/// Each of the person's moves is told its value and its loss.
 pub fn play_oware(
     tables: &OwareTablebase,
     start: &Board,
