@@ -16,7 +16,8 @@
 //!   and [`OmwesoTablebase`];
 //! - build: [`tablebase::oware::build`], [`tablebase::engehe::build`],
 //!   [`tablebase::omweso::build`], each reporting its progress to a
-//!   [`BuildObserver`] (or [`Quiet`]) and returning a [`LayerReport`] per layer;
+//!   [`BuildObserver`] (an Oware build to a `tablebase::oware::OwareObserver`)
+//!   or [`Quiet`], and returning a [`LayerReport`] per layer;
 //! - rules: [`games::oware::legal_moves`], [`games::omweso::MoveGen`],
 //!   [`games::engehe::legal_moves`]; the rules themselves are in `docs/rules.md`;
 //! - errors: every error type has `cause()` ([`Cause`]): bad input, a

@@ -6,17 +6,9 @@ use std::ops::Add;
 use rayon::prelude::*;
 
 /// Reports the progress of a build (the CLI draws bars; tests ignore it).
+/// An Oware build tells more (`tablebase::oware::OwareObserver`).
 pub trait BuildObserver: Sync {
-    /// An Oware layer about to be built: its engine, and the memory planned
-    /// for it (the engine plus the lower layers kept in memory).
-    fn layer_planned(
-        &self,
-        _seeds: usize,
-        _plan: &crate::tablebase::oware::LayerPlan,
-        _memory_bytes: u64,
-    ) {
-    }
-    /// An out-of-core layer resumes from its checkpoint.
+    /// A layer resumes from its checkpoint.
     fn layer_resumed(&self, _seeds: usize) {}
     /// A layer is about to be solved.
     fn layer_started(&self, _seeds: usize, _positions: u64) {}
@@ -24,15 +16,6 @@ pub trait BuildObserver: Sync {
     fn advance(&self, _steps: u64) {}
     /// A layer is built (or was already).
     fn layer_finished(&self, _report: &LayerReport) {}
-    /// The distances of an Oware layer are about to be found (its progress
-    /// goes to [`advance`](Self::advance), two steps a position).
-    fn distances_started(&self, _seeds: usize, _positions: u64) {}
-    /// The distances of an Oware layer are written.
-    fn distances_finished(&self, _report: &crate::tablebase::oware::DistanceReport) {}
-    /// The distances of an Oware layer are not found: the memory budget is
-    /// smaller than the `needed` bytes, or the build is distributed
-    /// (`needed` 0).
-    fn distances_skipped(&self, _seeds: usize, _needed: u64) {}
     /// A layer of a distributed build is done: the bytes all ranks sent
     /// each other for it (notices and values).
     fn layer_sent(&self, _seeds: usize, _bytes: u64) {}

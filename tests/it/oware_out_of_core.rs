@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use mancala_tb::games::oware::Ruleset;
 use mancala_tb::index::oware as index;
-use mancala_tb::tablebase::oware::{self as tb, Engine, LayerPlan};
+use mancala_tb::tablebase::oware::{self as tb, Engine, LayerPlan, OwareObserver};
 use mancala_tb::tablebase::{BuildObserver, Quiet};
 
 use crate::common;
@@ -266,7 +266,8 @@ fn a_layer_builds_at_its_least_budget_on_eight_threads() {
 #[test]
 fn a_build_on_finished_tables_decodes_them_into_memory() {
     struct Planned(Mutex<Vec<(usize, u64, u64)>>);
-    impl BuildObserver for Planned {
+    impl BuildObserver for Planned {}
+    impl OwareObserver for Planned {
         fn layer_planned(&self, seeds: usize, plan: &LayerPlan, memory_bytes: u64) {
             let planned = (seeds, plan.engine_bytes, memory_bytes);
             self.0.lock().unwrap().push(planned);

@@ -957,7 +957,7 @@ mod tests {
 
         use crate::table::raw;
         use crate::tablebase::BuildObserver;
-        use crate::tablebase::oware::build::lower_cache_dir;
+        use crate::tablebase::oware::build::{OwareObserver, lower_cache_dir};
 
         /// Per layer planned: its plan, the bytes of lower layers resident
         /// and those in the lower cache.
@@ -965,7 +965,8 @@ mod tests {
             cache: std::path::PathBuf,
             layers: Mutex<Vec<(usize, LayerPlan, u64, u64)>>,
         }
-        impl BuildObserver for Recorded {
+        impl BuildObserver for Recorded {}
+        impl OwareObserver for Recorded {
             fn layer_planned(&self, seeds: usize, plan: &LayerPlan, memory_bytes: u64) {
                 let cached = (0..seeds)
                     .filter_map(|s| std::fs::metadata(raw::layer_path(&self.cache, s)).ok())

@@ -219,7 +219,8 @@ fn build_distributed(_args: BuildOware) -> anyhow::Result<()> {
 fn build_distributed(args: BuildOware) -> anyhow::Result<()> {
     use super::exit::CliError;
     use mancala_tb::distributed::{Mpi, Transport};
-    use mancala_tb::tablebase::{BuildObserver, Quiet};
+    use mancala_tb::tablebase::Quiet;
+    use mancala_tb::tablebase::oware::OwareObserver;
 
     let mpi = Mpi::init().context("MPI was started twice")?;
     let (rank, ranks) = (mpi.rank(), mpi.ranks());
@@ -261,7 +262,7 @@ fn build_distributed(args: BuildOware) -> anyhow::Result<()> {
         }
         let options = build_options(&args, memory);
         let bars = Bars::default();
-        let observer: &dyn BuildObserver = if rank == 0 { &bars } else { &Quiet };
+        let observer: &dyn OwareObserver = if rank == 0 { &bars } else { &Quiet };
         let reports = tb::build_on(&args.dir, args.rules, &options, observer, &mpi)?;
         if rank == 0 {
             bars.print_summary(&reports);

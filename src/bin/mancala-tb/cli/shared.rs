@@ -14,7 +14,7 @@ use indicatif::{ProgressBar, ProgressState, ProgressStyle};
 
 use crate::probe_lines::{BatchProber, ProbeOptions, probe_lines};
 use mancala_tb::memory::human_bytes;
-use mancala_tb::tablebase::oware::{DistanceReport, LayerPlan};
+use mancala_tb::tablebase::oware::{DistanceReport, LayerPlan, OwareObserver};
 use mancala_tb::tablebase::{BuildObserver, LayerReport};
 
 /// The worker pool of a build: `threads` workers, or one per core.
@@ -42,13 +42,6 @@ pub struct Bars {
 }
 
 impl BuildObserver for Bars {
-    fn layer_planned(&self, seeds: usize, plan: &LayerPlan, memory_bytes: u64) {
-        self.plans
-            .lock()
-            .expect("plans lock")
-            .push((seeds, *plan, memory_bytes));
-    }
-
     fn layer_resumed(&self, seeds: usize) {
         eprintln!("layer {seeds}: resuming from its checkpoint");
     }
@@ -94,6 +87,15 @@ impl BuildObserver for Bars {
 
     fn layer_sent(&self, seeds: usize, bytes: u64) {
         self.sent.lock().expect("sent lock").push((seeds, bytes));
+    }
+}
+
+impl OwareObserver for Bars {
+    fn layer_planned(&self, seeds: usize, plan: &LayerPlan, memory_bytes: u64) {
+        self.plans
+            .lock()
+            .expect("plans lock")
+            .push((seeds, *plan, memory_bytes));
     }
 
     fn distances_started(&self, seeds: usize, positions: u64) {

@@ -21,7 +21,7 @@ pub(super) use placement::{create_dir, lower_cache_dir, place_lower_layers};
 
 use super::budget::{Budget, LayerPlan, MAX_PART, disk, placement};
 
-use super::distance::{self, distance_path};
+use super::distance::{self, DistanceReport, distance_path};
 use super::layers::{Layer, Layers, allocate_resident};
 use super::{TablebaseError, open_table, ruleset_dir, table_meta, table_path};
 use crate::distributed::{Alone, Transport};
@@ -35,7 +35,7 @@ use crate::solve::oware::{
 use crate::table::raw::{self, RawLayer, RawWriter};
 use crate::table::{CAPTURE_DECIDES, PendingTable, Table, ValueEncoding};
 use crate::tablebase::FileError;
-use crate::tablebase::{BuildObserver, LayerReport, Outcomes, outcomes, writers};
+use crate::tablebase::{BuildObserver, LayerReport, Outcomes, Quiet, outcomes, writers};
 pub(super) use lock::lock;
 use placement::{raw_copy, retain};
 
@@ -101,6 +101,24 @@ impl BuildOptions {
     }
 }
 
+/// What an Oware build tells its caller besides a [`BuildObserver`]'s
+/// progress: each layer's plan and its distance pass.
+pub trait OwareObserver: BuildObserver {
+    /// A layer about to be built: its engine, and the memory planned for it
+    /// (the engine plus the lower layers kept in memory).
+    fn layer_planned(&self, _seeds: usize, _plan: &LayerPlan, _memory_bytes: u64) {}
+    /// The distances of a layer are about to be found (its progress goes
+    /// to [`advance`](BuildObserver::advance), two steps a position).
+    fn distances_started(&self, _seeds: usize, _positions: u64) {}
+    /// The distances of a layer are written.
+    fn distances_finished(&self, _report: &DistanceReport) {}
+    /// The distances of a layer are not found: the memory budget is smaller
+    /// than the `needed` bytes, or the build is distributed (`needed` 0).
+    fn distances_skipped(&self, _seeds: usize, _needed: u64) {}
+}
+
+impl OwareObserver for Quiet {}
+
 /// Builds the layers `0..=options.max_seeds` of `rules` under `dir` (the
 /// tablebase folder), skipping layers already complete. Refuses at once if
 /// another build holds the folder. Uses the current rayon pool.
@@ -108,7 +126,7 @@ pub fn build(
     dir: &Path,
     rules: Ruleset,
     options: &BuildOptions,
-    observer: &dyn BuildObserver,
+    observer: &dyn OwareObserver,
 ) -> Result<Vec<LayerReport>, TablebaseError> {
     build_on(dir, rules, options, observer, &Alone)
 }
@@ -122,7 +140,7 @@ pub fn build_on<T: Transport>(
     dir: &Path,
     rules: Ruleset,
     options: &BuildOptions,
-    observer: &dyn BuildObserver,
+    observer: &dyn OwareObserver,
     transport: &T,
 ) -> Result<Vec<LayerReport>, TablebaseError> {
     if options.max_seeds > MAX_SEEDS {
@@ -195,7 +213,7 @@ struct Run<'a> {
     rules: Ruleset,
     options: &'a BuildOptions,
     budget: Budget,
-    observer: &'a dyn BuildObserver,
+    observer: &'a dyn OwareObserver,
     /// Bytes the ranks sent each other for the layers built so far.
     sent: u64,
 }
