@@ -4,8 +4,8 @@
 # (default 3), and prints per round the value build's time and the distance
 # pass's (both as `build oware` reports them: the layers' own times, in the
 # same process, so the machine's speed swings alike for both), their ratio,
-# the distance tables' bytes per position and the longest line of each layer;
-# then the medians. With LOWER set to a tablebase folder holding 0..=K, each
+# and per layer the pass's time, its table's bytes per position and its
+# longest line; then the medians. With LOWER set to a tablebase folder holding 0..=K, each
 # fresh folder starts with links to its value and distance tables, so only
 # the layers above K are timed.
 #
@@ -27,7 +27,8 @@ for round in $(seq "$rounds"); do
     d=$(sed -n 's/^distances of .* found in \([0-9.]*\) s$/\1/p' <<<"$out")
     r=$(awk -v v="$v" -v d="$d" 'BEGIN { printf "%.3f", d / v }')
     echo "round $round: values $v s, distances $d s, distances/values $r (load $(cut -d' ' -f1 /proc/loadavg))"
-    grep -E '^(distances of|longest line)' <<<"$out"
+    # The distance pass's lines: a line per layer, then the totals.
+    sed -n '/^ *dist  *seconds/,/^distances of/p' <<<"$out"
     values+=("$v") distances+=("$d") ratios+=("$r")
     rm -rf "$dir"
 done

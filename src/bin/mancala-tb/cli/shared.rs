@@ -142,11 +142,25 @@ impl Bars {
     }
 }
 
-/// The distance tables written: their size, time and the longest line of
-/// each layer.
+/// The distance tables written: a line per layer (its pass's time, its
+/// table's size and its longest line to a capture, in moves), then the
+/// totals.
 fn print_distances(reports: &[LayerReport], written: &[DistanceReport]) {
     if written.is_empty() {
         return;
+    }
+    println!(
+        "{:>5} {:>9} {:>11} {:>8}",
+        "dist", "seconds", "bytes/pos", "longest"
+    );
+    for d in written {
+        println!(
+            "{:>5} {:>9.2} {:>11.3} {:>8}",
+            d.seeds,
+            d.seconds,
+            d.bytes as f64 / reports[d.seeds].positions.max(1) as f64,
+            d.longest
+        );
     }
     let positions: u64 = written.iter().map(|d| reports[d.seeds].positions).sum();
     let bytes: u64 = written.iter().map(|d| d.bytes).sum();
@@ -155,14 +169,6 @@ fn print_distances(reports: &[LayerReport], written: &[DistanceReport]) {
         "distances of {} layers: {bytes} bytes of tables ({:.3} bytes/position), found in {seconds:.2} s",
         written.len(),
         bytes as f64 / positions.max(1) as f64
-    );
-    let longest: Vec<String> = written
-        .iter()
-        .map(|d| format!("{}: {}", d.seeds, d.longest))
-        .collect();
-    println!(
-        "longest line to a capture, moves, by layer: {}",
-        longest.join(", ")
     );
 }
 
