@@ -66,11 +66,13 @@ const DISK_BYTES_PER_SECOND: f64 = 1e9;
 const NETWORK_BYTES_PER_SECOND: f64 = 1.25e9;
 
 /// The distance pass's time over the in-memory value build's of the same
-/// layers, threads alike: the median ratio `scripts/bench-distances.sh BIN
-/// 20` prints.
-const DISTANCE_SHARE: f64 = 1.0;
-/// Bytes of a distance table per position: `bench-distances.sh`'s.
-const DISTANCE_TABLE_BYTES_PER_POSITION: f64 = 0.46;
+/// layer, threads alike: the median ratio `LOWER=DIR scripts/bench-distances.sh
+/// BIN 26` prints for layer 26 (DIR holding 0..=25). It grows with the layer
+/// (0..=20 as a whole: 1.2), so the largest layer measured is taken.
+const DISTANCE_SHARE: f64 = 1.6;
+/// Bytes of a distance table per position: `bench-distances.sh`'s at layer
+/// 26 (0.45 for 0..=20 as a whole).
+const DISTANCE_TABLE_BYTES_PER_POSITION: f64 = 0.43;
 
 /// Bytes the ranks of a build on `ranks` send each other per position.
 fn sent_bytes_per_position(ranks: usize) -> f64 {
@@ -105,9 +107,15 @@ pub struct Calibration {
 /// it). Runs on the current rayon pool.
 pub fn calibrate(rules: Ruleset, seeds: usize) -> Result<Calibration, TablebaseError> {
     let dir = std::env::temp_dir().join(format!("mancala-tb-calibrate-{}", std::process::id()));
+    // Values only: the rates are the value engines'; the distance passes
+    // are projected from them (`DISTANCE_SHARE`).
+    let values_only = |max_seeds, memory| BuildOptions {
+        distances: false,
+        ..BuildOptions::new(max_seeds, memory)
+    };
     let result = (|| {
         let roomy = 16 << 30;
-        build(&dir, rules, &BuildOptions::new(seeds - 1, roomy), &Quiet)?;
+        build(&dir, rules, &values_only(seeds - 1, roomy), &Quiet)?;
         // The rate with the pool's threads on a machine of its own: the
         // median CPU time of the runs taken for one thread's time, scaled
         // by the engine's speed-up.
@@ -129,12 +137,12 @@ pub fn calibrate(rules: Ruleset, seeds: usize) -> Result<Calibration, TablebaseE
         };
         let in_memory = time(BuildOptions {
             engine: Some(Engine::InMemory),
-            ..BuildOptions::new(seeds, roomy)
+            ..values_only(seeds, roomy)
         })?;
         // The least budget of the out-of-core engine, with room for parts.
         let tight = |engine| BuildOptions {
             engine: Some(engine),
-            ..BuildOptions::new(seeds, tight_budget(engine, seeds))
+            ..values_only(seeds, tight_budget(engine, seeds))
         };
         let out_of_core = time(tight(Engine::OutOfCore))?;
         let compact = time(tight(Engine::Compact))?;
