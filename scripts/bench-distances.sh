@@ -5,9 +5,9 @@
 # pass's (both as `build oware` reports them: the layers' own times, in the
 # same process, so the machine's speed swings alike for both), their ratio,
 # and per layer the pass's time, its table's bytes per position and its
-# longest line; then the medians. With LOWER set to a tablebase folder holding 0..=K, each
-# fresh folder starts with links to its value and distance tables, so only
-# the layers above K are timed.
+# longest line; then the medians. With LOWER set to a tablebase folder
+# holding 0..=K, each fresh folder starts with links to its value and
+# distance tables, so only the layers above K are timed.
 #
 #   scripts/bench-distances.sh BIN MAX [ROUNDS]
 #   scripts/bench-distances.sh target/release/mancala-tb 20 3

@@ -16,9 +16,6 @@ pub trait BuildObserver: Sync {
     fn advance(&self, _steps: u64) {}
     /// A layer is built (or was already).
     fn layer_finished(&self, _report: &LayerReport) {}
-    /// A layer of a distributed build is done: the bytes all ranks sent
-    /// each other for it (notices and values).
-    fn layer_sent(&self, _seeds: usize, _bytes: u64) {}
 }
 
 /// An observer that shows nothing.

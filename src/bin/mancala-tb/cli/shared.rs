@@ -84,13 +84,13 @@ impl BuildObserver for Bars {
             bar.finish();
         }
     }
-
-    fn layer_sent(&self, seeds: usize, bytes: u64) {
-        self.sent.lock().expect("sent lock").push((seeds, bytes));
-    }
 }
 
 impl OwareObserver for Bars {
+    fn layer_sent(&self, seeds: usize, bytes: u64) {
+        self.sent.lock().expect("sent lock").push((seeds, bytes));
+    }
+
     fn layer_planned(&self, seeds: usize, plan: &LayerPlan, memory_bytes: u64) {
         self.plans
             .lock()

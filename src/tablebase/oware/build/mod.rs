@@ -102,7 +102,8 @@ impl BuildOptions {
 }
 
 /// What an Oware build tells its caller besides a [`BuildObserver`]'s
-/// progress: each layer's plan and its distance pass.
+/// progress: each layer's plan, its distance pass and, distributed, its
+/// traffic.
 pub trait OwareObserver: BuildObserver {
     /// A layer about to be built: its engine, and the memory planned for it
     /// (the engine plus the lower layers kept in memory).
@@ -115,6 +116,9 @@ pub trait OwareObserver: BuildObserver {
     /// The distances of a layer are not found: the memory budget is smaller
     /// than the `needed` bytes, or the build is distributed (`needed` 0).
     fn distances_skipped(&self, _seeds: usize, _needed: u64) {}
+    /// A layer of a distributed build is done: the bytes all ranks sent
+    /// each other for it (notices and values).
+    fn layer_sent(&self, _seeds: usize, _bytes: u64) {}
 }
 
 impl OwareObserver for Quiet {}
