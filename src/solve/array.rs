@@ -5,6 +5,7 @@
 use std::io;
 use std::marker::PhantomData;
 use std::ops::{Deref, DerefMut};
+use std::sync::atomic::{AtomicU16, AtomicU64};
 
 use bytemuck::Zeroable;
 use memmap2::MmapMut;
@@ -48,6 +49,20 @@ impl<T> BigArray<T> {
     pub fn as_bytes_mut(&mut self) -> &mut [u8] {
         let bytes = self.len * size_of::<T>();
         &mut self.map[..bytes]
+    }
+}
+
+#[cfg(target_endian = "little")]
+impl BigArray<AtomicU16> {
+    /// The same memory as 64-bit words, four items to a word, the first in
+    /// the lowest bits. Its length must be a multiple of four.
+    pub fn into_words(self) -> BigArray<AtomicU64> {
+        assert!(self.len.is_multiple_of(4), "whole words");
+        BigArray {
+            map: self.map,
+            len: self.len / 4,
+            _items: PhantomData,
+        }
     }
 }
 

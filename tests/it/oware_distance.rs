@@ -218,3 +218,38 @@ fn distance_tables_of_other_values_or_inconsistent_are_refused() {
     )
     .unwrap();
 }
+
+/// The distances the in-memory engine finds as it builds a layer are those
+/// of the distance pass over the finished layer (a rerun adding them to
+/// tables built without): the same tables, byte for byte, on every layer
+/// 0..=14 of both rulesets.
+#[test]
+fn distances_found_while_building_are_those_of_the_distance_pass() {
+    for rules in Ruleset::ALL {
+        let (found, added) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let options = tb::BuildOptions::new(MAX_SEEDS, 4 << 30);
+        tb::build(found.path(), rules, &options, &Quiet).unwrap();
+        let without = tb::BuildOptions {
+            distances: false,
+            ..options.clone()
+        };
+        tb::build(added.path(), rules, &without, &Quiet).unwrap();
+        let (found, added) = (
+            tb::ruleset_dir(found.path(), rules),
+            tb::ruleset_dir(added.path(), rules),
+        );
+        assert!(!distance_path(&added, MAX_SEEDS).exists());
+        tb::build(added.parent().unwrap(), rules, &options, &Quiet).unwrap();
+        for seeds in 0..=MAX_SEEDS {
+            for path in [tb::table_path, distance_path] {
+                let (a, b) = (path(&found, seeds), path(&added, seeds));
+                assert!(
+                    std::fs::read(&a).unwrap() == std::fs::read(&b).unwrap(),
+                    "{} differs from {}",
+                    a.display(),
+                    b.display()
+                );
+            }
+        }
+    }
+}

@@ -4,7 +4,8 @@
 //! compact engine its codes (the scratch files of the last two by then are
 //! complete).
 //!
-//! The file: a header naming the engine, the layer and the next threshold,
+//! The file: a header naming the engine, the layer (and whether the
+//! in-memory engine finds its distances) and the next threshold,
 //! the arrays in this machine's byte order, and a CRC-32 of all before it.
 //! It is written to a temporary name and renamed, so a file at its name is
 //! complete.
@@ -40,14 +41,16 @@ impl Checkpoint {
     pub fn new(
         scratch: &Path,
         engine: Engine,
+        levels: bool,
         rules: Ruleset,
         seeds: usize,
         every: Option<Duration>,
     ) -> Checkpoint {
         let mut header = MAGIC.to_vec();
+        let levels = if levels { " with levels" } else { "" };
         header.extend_from_slice(
             format!(
-                "oware {} layer {seeds} {}\n",
+                "oware {} layer {seeds} {}{levels}\n",
                 rules.name(),
                 engine.checkpoint_name()
             )
@@ -141,7 +144,10 @@ impl Checkpoint {
         file.read_exact(&mut header)
             .map_err(|_| error("not a checkpoint of this layer"))?;
         if header[..self.header.len()] != self.header[..] {
-            return Err(error("not a checkpoint of this layer"));
+            return Err(error(
+                "not a checkpoint of this layer and engine (or saved with distances \
+                 turned the other way)",
+            ));
         }
         crc.update(&header);
         let next = header[self.header.len()] as i8;

@@ -1051,6 +1051,7 @@ mod tests {
             scratch: dir.join(format!("scratch.{seeds}")),
             checkpoint_every,
             buffer_bytes: u64::MAX,
+            distances: false,
         }
     }
 

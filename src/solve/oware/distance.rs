@@ -20,7 +20,7 @@
 //! levels at the end skip most of the layer. Memory: two bytes a
 //! position besides the values and exits.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU16, AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
@@ -46,8 +46,9 @@ const LOW_BITS: u64 = 0x0001_0001_0001_0001;
 /// for before they are read.
 const BATCH: usize = 16;
 /// Positions a mark of a level covers: a level scans only the ranges marked
-/// for it, so the long tail of sparse levels skips most of the layer.
-const MARK: usize = 1 << 10;
+/// for it, so the long tail of sparse levels skips most of the layer (a
+/// multiple of 16: a state word holds 16).
+pub(super) const MARK: usize = 1 << 10;
 
 /// Why a layer's distances cannot be found.
 #[derive(Debug, thiserror::Error)]
@@ -84,21 +85,13 @@ pub fn solve_layer(
 ) -> Result<Distances, DistanceError> {
     let size = values.len();
     debug_assert_eq!(size as u64, index::layer_size(seeds));
-    let words = BigArray::<AtomicU64>::zeroed(size.div_ceil(PER_WORD)).map_err(|source| {
-        DistanceError::Memory {
-            seeds,
-            bytes: size as u64 * BYTES_PER_POSITION,
-            source,
-        }
+    let distances = Distances::zeroed(size).map_err(|source| DistanceError::Memory {
+        seeds,
+        bytes: size as u64 * BYTES_PER_POSITION,
+        source,
     })?;
-    let distances = Distances { words, len: size };
-    let marks = || {
-        (0..size.div_ceil(MARK))
-            .map(|_| AtomicBool::new(false))
-            .collect::<Vec<_>>()
-    };
     // The ranges holding positions of the level being walked, and of the next.
-    let (mut level, mut next) = (marks(), marks());
+    let (mut level, mut next) = (marks(size), marks(size));
     let pass = Pass {
         rules,
         seeds,
@@ -136,6 +129,13 @@ pub fn solve_layer(
     }
 }
 
+/// No range of a layer of `size` positions marked.
+pub(super) fn marks(size: usize) -> Vec<AtomicBool> {
+    (0..size.div_ceil(MARK))
+        .map(|_| AtomicBool::new(false))
+        .collect()
+}
+
 /// The distances of a layer, four to a word.
 pub struct Distances {
     words: BigArray<AtomicU64>,
@@ -143,6 +143,22 @@ pub struct Distances {
 }
 
 impl Distances {
+    /// Every distance 0.
+    fn zeroed(len: usize) -> std::io::Result<Distances> {
+        let words = BigArray::zeroed(len.div_ceil(PER_WORD))?;
+        Ok(Distances { words, len })
+    }
+
+    /// The distances of a layer of `len` positions held one to an item of
+    /// `lanes` (rounded up to a whole word).
+    pub(super) fn from_lanes(lanes: BigArray<AtomicU16>, len: usize) -> Distances {
+        debug_assert_eq!(lanes.len(), len.next_multiple_of(PER_WORD));
+        Distances {
+            words: lanes.into_words(),
+            len,
+        }
+    }
+
     /// Positions.
     pub fn len(&self) -> usize {
         self.len

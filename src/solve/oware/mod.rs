@@ -42,10 +42,12 @@ use super::Progress;
 use super::array::BigArray;
 use crate::distributed::{self, Alone, Transport};
 use crate::error::WithPath;
-use crate::games::oware::Ruleset;
+use crate::games::oware::{self, Children, Ruleset};
 use crate::index::oware as index;
 use crate::solve::threshold::{self, Verdict};
 use checkpoint::Checkpoint;
+use distance::Distances;
+use levels::Levels;
 use outbox::Outbox;
 use propagate::propagate_threshold;
 use states::{
@@ -57,6 +59,7 @@ mod checkpoint;
 pub mod compact;
 pub mod distance;
 mod engine;
+mod levels;
 mod lower;
 pub mod out_of_core;
 mod outbox;
@@ -145,6 +148,17 @@ pub struct Config {
     /// thread shrink, or are shared, to fit. `u64::MAX`: as large as they
     /// are with memory to spare. The in-memory engine has none.
     pub buffer_bytes: u64,
+    /// The in-memory engine in one process also finds the layer's distances
+    /// as it resolves it ([`levels_bytes`] more); the others leave them to
+    /// the distance pass.
+    pub distances: bool,
+}
+
+/// Bytes of memory the in-memory engine takes besides its own to find the
+/// distances of `positions` positions as it builds them
+/// ([`Config::distances`]).
+pub fn levels_bytes(positions: u64) -> u64 {
+    (positions as f64 * levels::BYTES_PER_POSITION).ceil() as u64
 }
 
 /// Solves layer `seeds` in memory, resuming from its checkpoint in
@@ -189,26 +203,34 @@ where
         .map(|r| distributed::share(size, r, transport.ranks(), CHUNK).start)
         .collect();
     let share = distributed::share(size, transport.rank(), transport.ranks(), CHUNK);
+    let levels = config.distances && transport.ranks() == 1;
     let memory = |source| EngineError::Memory {
         seeds,
-        bytes: (share.len() as f64 * Engine::InMemory.bytes_per_position()) as u64,
+        bytes: (share.len() as f64 * Engine::InMemory.bytes_per_position()) as u64
+            + if levels {
+                levels_bytes(share.len() as u64)
+            } else {
+                0
+            },
         source,
     };
     let mut layer = Layer {
         values: BigArray::zeroed(share.len()).map_err(memory)?,
         states: States::new(rules, seeds, share.clone()).map_err(memory)?,
+        levels: levels
+            .then(|| Levels::new(share.len()))
+            .transpose()
+            .map_err(memory)?,
     };
     let mut checkpoint = Checkpoint::new(
         &config.scratch,
         Engine::InMemory,
+        levels,
         rules,
         seeds,
         config.checkpoint_every,
     );
-    let first = match checkpoint.load(&mut [
-        layer.values.as_bytes_mut(),
-        layer.states.words.as_bytes_mut(),
-    ])? {
+    let first = match checkpoint.load(&mut layer.arrays_mut())? {
         Some(next) => {
             // Count the set-up and the positions resolved before the
             // checkpoint again, so the bar ends full.
@@ -223,19 +245,18 @@ where
     let mut outbox = Outbox::new(bounds, outbox_bytes);
     for t in (1..=first).rev() {
         layer.scan_threshold(t);
-        propagate_threshold(
-            &layer.states,
-            &*layer.values,
-            t,
-            progress,
-            &mut outbox,
-            transport,
-        );
+        let (states, values) = (&layer.states, &*layer.values);
+        let walked =
+            (layer.levels.as_mut()).is_some_and(|l| l.propagate(states, values, t, progress));
+        if !walked {
+            // Without levels, or with a line longer than a distance table
+            // holds: the layer goes on without them (the distance pass
+            // then reports that line).
+            layer.levels = None;
+            propagate_threshold(states, values, t, progress, &mut outbox, transport);
+        }
         if checkpoint.due(t - 1) {
-            checkpoint.save(
-                &[layer.values.as_bytes(), layer.states.words.as_bytes()],
-                t - 1,
-            )?;
+            checkpoint.save(&layer.arrays(), t - 1)?;
         }
     }
     Ok(layer.finish(progress))
@@ -245,6 +266,8 @@ struct Layer {
     /// Best exit while unresolved (`NO_EXIT` if none), then the value.
     values: BigArray<i8>,
     states: States,
+    /// Where the distances are found as the layer is built.
+    levels: Option<Levels>,
 }
 
 /// The propagation of the in-memory engine reads the best exit (or value)
@@ -261,11 +284,26 @@ impl Exits for [i8] {
 }
 
 impl Layer {
+    /// The arrays a checkpoint saves.
+    fn arrays(&self) -> Vec<&[u8]> {
+        let mut arrays = vec![self.values.as_bytes(), self.states.words.as_bytes()];
+        arrays.extend(self.levels.as_ref().map(Levels::as_bytes));
+        arrays
+    }
+
+    /// The arrays a checkpoint loads.
+    fn arrays_mut(&mut self) -> Vec<&mut [u8]> {
+        let mut arrays = vec![self.values.as_bytes_mut(), self.states.words.as_bytes_mut()];
+        arrays.extend(self.levels.as_mut().map(Levels::as_bytes_mut));
+        arrays
+    }
+
     /// The layer cut into work units, each owning its values and state words.
-    fn chunks_mut(&mut self) -> impl IndexedParallelIterator<Item = (&mut [i8], &mut [AtomicU64])> {
-        self.values
-            .par_chunks_mut(CHUNK)
-            .zip(self.states.words.par_chunks_mut(CHUNK / STATES_PER_WORD))
+    fn chunks_mut<'a>(
+        values: &'a mut [i8],
+        states: &'a mut [AtomicU64],
+    ) -> impl IndexedParallelIterator<Item = (&'a mut [i8], &'a mut [AtomicU64])> {
+        (values.par_chunks_mut(CHUNK)).zip(states.par_chunks_mut(CHUNK / STATES_PER_WORD))
     }
 
     /// Forward pass, `part` positions at a time: for every position, the
@@ -297,47 +335,65 @@ impl Layer {
     /// exits: a capture worth `t`, or nothing left but exits worth `−t`. (An
     /// unresolved position's best exit is at most `t`, and if it is at most
     /// `−t` with no move left, exactly `−t`.)
+    /// With levels, the positions resolved by their exits are seeded at
+    /// theirs.
     fn scan_threshold(&mut self, t: i8) {
-        self.chunks_mut().for_each(|(values, states)| {
-            for (values, word) in values.chunks_mut(STATES_PER_WORD).zip(states) {
-                let word = word.get_mut();
-                // Only values ±t (exits to seed) and fresh positions
-                // matter here; most groups hold neither.
-                let candidates = candidates(values, t);
-                let fresh = *word & (*word >> 1) & (LOW_BITS << 2);
-                if candidates == 0 && fresh == 0 {
-                    continue;
+        let (rules, seeds) = (self.states.rules, self.states.seeds);
+        let levels = self.levels.as_ref();
+        let chunks = Layer::chunks_mut(&mut self.values, &mut self.states.words);
+        let cursor = || index::Cursor::new(seeds);
+        chunks
+            .enumerate()
+            .for_each_init(cursor, |cursor, (c, (values, states))| {
+                let groups = values.chunks_mut(STATES_PER_WORD).zip(states);
+                for (g, (values, word)) in groups.enumerate() {
+                    let word = word.get_mut();
+                    // Only values ±t (exits to seed) and fresh positions
+                    // matter here; most groups hold neither.
+                    let candidates = candidates(values, t);
+                    let fresh = *word & (*word >> 1) & (LOW_BITS << 2);
+                    if candidates == 0 && fresh == 0 {
+                        continue;
+                    }
+                    // Bit 2 of the state of each slot to look at: the others
+                    // keep their state (resolved ones have nothing to settle).
+                    let mut todo = fresh | nibbles(candidates) << 2;
+                    while todo != 0 {
+                        let shift = todo.trailing_zeros() as usize & !3;
+                        todo &= todo - 1;
+                        let value = &mut values[shift / 4];
+                        let state = (*word >> shift) & NIBBLE;
+                        let new = if state & RESOLVED != 0 {
+                            match settle(state, value, t + 1) {
+                                Some(new) => new,
+                                None => continue,
+                            }
+                        } else {
+                            let open = state & COUNTER != 0;
+                            let Some(verdict) = threshold::seed(*value, open, t) else {
+                                continue;
+                            };
+                            if let Some(levels) = levels {
+                                let rank = c * CHUNK + g * STATES_PER_WORD + shift / 4;
+                                let over = !open && game_over(rules, cursor.board(rank as u64));
+                                levels.seed(rank, over);
+                            }
+                            match verdict {
+                                Verdict::Won => RESOLVED | FRESH | PENDING,
+                                Verdict::Lost => RESOLVED | FRESH | PENDING | LOSS,
+                            }
+                        };
+                        *word = (*word & !(NIBBLE << shift)) | (new << shift);
+                    }
                 }
-                // Bit 2 of the state of each slot to look at: the others
-                // keep their state (resolved ones have nothing to settle).
-                let mut todo = fresh | nibbles(candidates) << 2;
-                while todo != 0 {
-                    let shift = todo.trailing_zeros() as usize & !3;
-                    todo &= todo - 1;
-                    let value = &mut values[shift / 4];
-                    let state = (*word >> shift) & NIBBLE;
-                    let new = if state & RESOLVED != 0 {
-                        match settle(state, value, t + 1) {
-                            Some(new) => new,
-                            None => continue,
-                        }
-                    } else {
-                        match threshold::seed(*value, state & COUNTER != 0, t) {
-                            Some(Verdict::Won) => RESOLVED | FRESH | PENDING,
-                            Some(Verdict::Lost) => RESOLVED | FRESH | PENDING | LOSS,
-                            None => continue,
-                        }
-                    };
-                    *word = (*word & !(NIBBLE << shift)) | (new << shift);
-                }
-            }
-        });
+            });
     }
 
     /// Settles the positions resolved at threshold 1; unresolved positions
     /// are draws (decided by their exits if their best exit is worth 0).
     fn finish(mut self, progress: Progress) -> SolvedLayer {
-        self.chunks_mut().for_each(|(values, states)| {
+        let chunks = Layer::chunks_mut(&mut self.values, &mut self.states.words);
+        chunks.for_each(|(values, states)| {
             let mut draws = 0;
             for (values, word) in values.chunks_mut(STATES_PER_WORD).zip(states) {
                 let word = word.get_mut();
@@ -360,8 +416,14 @@ impl Layer {
         SolvedLayer {
             values: self.values,
             states: self.states.words,
+            distances: self.levels.map(Levels::into_distances),
         }
     }
+}
+
+/// Whether the game is over on `board` (the mover has no move).
+fn game_over(rules: Ruleset, board: oware::Packed) -> bool {
+    Children::of_packed(rules, board).is_empty()
 }
 
 /// Bit `i` set where `values[i]` (at most 16 of them) is ±t.
@@ -416,6 +478,8 @@ pub struct SolvedLayer {
     /// Final states: `RESOLVED`, plus `EXIT` for a position whose value is
     /// that of its best exit.
     states: BigArray<AtomicU64>,
+    /// The distances, if the engine found them ([`Config::distances`]).
+    distances: Option<Distances>,
 }
 
 impl SolvedLayer {
@@ -440,6 +504,11 @@ impl SolvedLayer {
                     *m = if state & EXIT != 0 { mark } else { v };
                 }
             });
+    }
+
+    /// The distances the engine found, if it did; taken once.
+    pub fn take_distances(&mut self) -> Option<Distances> {
+        self.distances.take()
     }
 
     /// The values, the states dropped.

@@ -81,6 +81,7 @@ where
     let mut checkpoint = Checkpoint::new(
         &scratch.dir,
         X::ENGINE,
+        false,
         rules,
         seeds,
         config.checkpoint_every,

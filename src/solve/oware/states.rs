@@ -182,22 +182,13 @@ impl States {
         outbox: &S,
     ) -> usize {
         let handled = AtomicUsize::new(0);
-        let words = self.words.len();
-        let per_chunk = CHUNK / STATES_PER_WORD;
-        (0..words.div_ceil(per_chunk))
+        (0..self.len.div_ceil(CHUNK))
             .into_par_iter()
             .filter(|&c| self.dirty[c].swap(false, Ordering::Relaxed))
             .for_each_init(
                 || (Vec::new(), Vec::new(), Vec::new()),
                 |(stack, notices, remote), c| {
-                    let mut scan = PendingScan {
-                        states: &self.words,
-                        first: self.first,
-                        word: c * per_chunk,
-                        end: ((c + 1) * per_chunk).min(words),
-                        pending: 0,
-                        cursor: index::Cursor::new(self.seeds),
-                    };
+                    let mut scan = self.pending_scan(c * CHUNK..((c + 1) * CHUNK).min(self.len));
                     let mut count = 0;
                     while !outbox.is_full() {
                         // Gather the parents of a batch of positions first, so
@@ -224,7 +215,7 @@ impl States {
                         }
                         count += batch;
                         for notice in notices.iter() {
-                            if self.apply(exits, notice.parent(), notice.child_lost(), t)
+                            if self.apply(exits, notice.parent(), notice.child_lost(), t, true)
                                 && stack.len() < STACK_LIMIT
                             {
                                 stack.push((notice.parent(), notice.board));
@@ -246,10 +237,23 @@ impl States {
         handled.into_inner()
     }
 
+    /// The pending positions of share ranks `ranks` (which start at a
+    /// state word), in rank order.
+    pub(super) fn pending_scan(&self, ranks: Range<usize>) -> PendingScan<'_> {
+        PendingScan {
+            states: &self.words,
+            first: self.first,
+            word: ranks.start / STATES_PER_WORD,
+            end: ranks.end.div_ceil(STATES_PER_WORD),
+            pending: 0,
+            cursor: index::Cursor::new(self.seeds),
+        }
+    }
+
     /// Appends the notices for the parents of a position resolved at the
     /// current threshold (those another rank owns to `remote`, in wire
     /// form), and asks for the state words of the share's own.
-    fn gather_notices<X: Exits + ?Sized>(
+    pub(super) fn gather_notices<X: Exits + ?Sized>(
         &self,
         exits: &X,
         board: Packed,
@@ -277,14 +281,23 @@ impl States {
     }
 
     /// Applies a notice to the parent of share rank `parent`; returns
-    /// whether it resolved the parent.
+    /// whether it resolved the parent. A parent resolved is left pending if
+    /// `pending` (else its resolver walks it at once).
     #[inline]
-    fn apply<X: Exits + ?Sized>(&self, exits: &X, parent: usize, child_lost: bool, t: i8) -> bool {
+    pub(super) fn apply<X: Exits + ?Sized>(
+        &self,
+        exits: &X,
+        parent: usize,
+        child_lost: bool,
+        t: i8,
+        pending: bool,
+    ) -> bool {
+        let pending = if pending { PENDING } else { 0 };
         let resolved = if child_lost {
             // A move to a lost child wins t for the parent.
-            self.resolve_win(parent)
+            self.resolve_win(parent, pending)
         } else {
-            self.count_down(exits, parent, t)
+            self.count_down(exits, parent, t, pending)
         };
         let dirty = &self.dirty[parent / CHUNK];
         // Read first: most are set already, and a store would take the
@@ -307,7 +320,7 @@ impl States {
                 }
                 for &code in group {
                     let (rank, child_lost) = Notice::from_wire(code);
-                    self.apply(exits, rank - self.first, child_lost, t);
+                    self.apply(exits, rank - self.first, child_lost, t, true);
                 }
             }
         });
@@ -315,7 +328,7 @@ impl States {
 
     /// Clears the pending bit of a resolved position; returns whether it was
     /// lost, or `None` if it was not pending (or another worker took it).
-    fn take_pending(&self, rank: usize) -> Option<bool> {
+    pub(super) fn take_pending(&self, rank: usize) -> Option<bool> {
         let shift = 4 * (rank % STATES_PER_WORD);
         let word = &self.words[rank / STATES_PER_WORD];
         let state = (word.load(Ordering::Acquire) >> shift) & NIBBLE;
@@ -328,20 +341,20 @@ impl States {
     }
 
     /// Resolves an unresolved position as won at the current threshold.
-    fn resolve_win(&self, rank: usize) -> bool {
+    fn resolve_win(&self, rank: usize, pending: u64) -> bool {
         let shift = 4 * (rank % STATES_PER_WORD);
         let word = &self.words[rank / STATES_PER_WORD];
         word.fetch_update(Ordering::AcqRel, Ordering::Acquire, |w| {
             let state = (w >> shift) & NIBBLE;
             (state & RESOLVED == 0)
-                .then(|| (w & !(NIBBLE << shift)) | ((RESOLVED | FRESH | PENDING) << shift))
+                .then(|| (w & !(NIBBLE << shift)) | ((RESOLVED | FRESH | pending) << shift))
         })
         .is_ok()
     }
 
     /// One more non-capturing child of this position is won: count it down;
     /// with none left and no exit better than −t the position is lost at −t.
-    fn count_down<X: Exits + ?Sized>(&self, exits: &X, rank: usize, t: i8) -> bool {
+    fn count_down<X: Exits + ?Sized>(&self, exits: &X, rank: usize, t: i8, pending: u64) -> bool {
         let shift = 4 * (rank % STATES_PER_WORD);
         let word = &self.words[rank / STATES_PER_WORD];
         let mut lost = false;
@@ -354,7 +367,7 @@ impl States {
             let left = (state & COUNTER) - 1;
             lost = left == 0 && exits.lost_when_closed(rank, t);
             let new = if lost {
-                RESOLVED | FRESH | PENDING | LOSS
+                RESOLVED | FRESH | pending | LOSS
             } else {
                 left
             };
@@ -365,7 +378,7 @@ impl States {
 }
 
 /// The pending positions of a range of state words, in rank order.
-struct PendingScan<'a> {
+pub(super) struct PendingScan<'a> {
     states: &'a [AtomicU64],
     /// The layer rank of state 0.
     first: usize,
@@ -379,7 +392,7 @@ struct PendingScan<'a> {
 
 impl PendingScan<'_> {
     /// The board of a position returned by the scan.
-    fn board(&mut self, rank: usize) -> Packed {
+    pub(super) fn board(&mut self, rank: usize) -> Packed {
         self.cursor.board((self.first + rank) as u64)
     }
 }

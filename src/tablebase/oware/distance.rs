@@ -21,7 +21,7 @@ use crate::games::oware::{self, Children, Ruleset};
 use crate::index::oware as index;
 use crate::solve::Progress;
 use crate::solve::array::BigArray;
-use crate::solve::oware::distance::{self, DistanceError};
+use crate::solve::oware::distance::{self, DistanceError, Distances};
 use crate::table::{
     CAPTURE_DECIDES, Table, TableError, ValueEncoding, distance_options, distance_source,
 };
@@ -99,8 +99,21 @@ pub(super) fn write_layer(
     let exit = |rank: usize| exits[rank / 64] >> (rank % 64) & 1 != 0;
     let distances = distance::solve_layer(rules, seeds, values, &exit, progress)
         .map_err(|e| distance_error(folder, e))?;
+    write_table(folder, rules, seeds, &table, &distances, start)
+}
+
+/// Writes the distance table of layer `seeds` beside `values`, its value
+/// table; the report's time counts from `start`.
+pub(super) fn write_table(
+    folder: &Path,
+    rules: Ruleset,
+    seeds: usize,
+    values: &Table,
+    distances: &Distances,
+    start: std::time::Instant,
+) -> Result<DistanceReport, TablebaseError> {
     let mut meta = table_meta(rules, seeds, ValueEncoding::Distance);
-    meta.options = distance_options(&meta.options, table.payload_crc());
+    meta.options = distance_options(&meta.options, values.payload_crc());
     let path = distance_path(folder, seeds);
     let mut out = writers::oware_distance(meta).create_for::<i16>(&path)?;
     let mut longest = 0;

@@ -444,7 +444,11 @@ mod tests {
     /// best exit, as the resolver recomputes it from the lower layers.
     #[test]
     fn built_tables_mark_exactly_the_positions_decided_by_their_exits() {
-        for rules in Ruleset::ALL {
+        // With the distances (found level by level) and without.
+        for (rules, distances) in Ruleset::ALL
+            .into_iter()
+            .flat_map(|r| [(r, false), (r, true)])
+        {
             let mut tables = layers::Layers::new(rules);
             for seeds in 0..=9 {
                 let config = engine::Config {
@@ -453,6 +457,7 @@ mod tests {
                     scratch: std::env::temp_dir(),
                     checkpoint_every: None,
                     buffer_bytes: 0,
+                    distances,
                 };
                 let solved = engine::solve_layer(rules, seeds, &tables, &config, &|_| {}).unwrap();
                 let mut marked = vec![0; solved.values().len()];
@@ -466,7 +471,7 @@ mod tests {
                     assert_eq!(
                         stored == CAPTURE_DECIDES,
                         exit == value,
-                        "{rules} {seeds} rank {rank} {board:?}"
+                        "{rules} {seeds} rank {rank} {board:?} distances {distances}"
                     );
                     index::next_indexed(&mut board);
                 }

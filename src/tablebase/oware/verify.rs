@@ -294,6 +294,7 @@ fn check_layer(
         checkpoint_every: None,
         // Only the set-up runs: no threshold's buffers.
         buffer_bytes: 0,
+        distances: false,
     };
     let out = |start: usize, exits: &[i8]| {
         let first = start as u64;

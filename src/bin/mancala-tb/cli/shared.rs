@@ -114,6 +114,10 @@ impl OwareObserver for Bars {
         if let Some(bar) = self.bar.lock().expect("bar lock").take() {
             bar.finish_and_clear();
         }
+        self.distances_found(report);
+    }
+
+    fn distances_found(&self, report: &DistanceReport) {
         self.distances.lock().expect("distances lock").push(*report);
     }
 

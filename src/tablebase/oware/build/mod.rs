@@ -113,6 +113,10 @@ pub trait OwareObserver: BuildObserver {
     fn distances_started(&self, _seeds: usize, _positions: u64) {}
     /// The distances of a layer are written.
     fn distances_finished(&self, _report: &DistanceReport) {}
+    /// The distances of a layer were found by its engine as it built the
+    /// layer, and are written (no [`distances_started`](Self::distances_started)
+    /// before).
+    fn distances_found(&self, _report: &DistanceReport) {}
     /// The distances of a layer are not found: the memory budget is smaller
     /// than the `needed` bytes, or the build is distributed (`needed` 0).
     fn distances_skipped(&self, _seeds: usize, _needed: u64) {}
@@ -242,16 +246,22 @@ impl Run<'_> {
         let memory = plan.engine_bytes + lower.resident_bytes();
         self.observer.layer_planned(seeds, plan, memory);
         let start = Instant::now();
-        let (outcomes, values) = match transport.ranks() {
+        let (outcomes, values, distances) = match transport.ranks() {
             1 => {
                 self.observer.layer_started(seeds, positions);
                 self.build_layer(seeds, plan, sweep, lower)?
             }
-            _ => self.build_share(seeds, plan, lower, transport)?,
+            _ => {
+                let (outcomes, values) = self.build_share(seeds, plan, lower, transport)?;
+                (outcomes, values, None)
+            }
         };
         lower.push(self.kept(seeds, values)?);
         let seconds = start.elapsed().as_secs_f64();
-        self.distances(seeds, lower, transport)?;
+        match distances {
+            Some(report) => self.observer.distances_found(&report),
+            None => self.distances(seeds, lower, transport)?,
+        }
         if transport.rank() == 0 {
             let time = super::BuildTime {
                 seeds,
@@ -325,14 +335,16 @@ impl Run<'_> {
 
     /// Builds one layer, its set-up sweeping `sweep` positions before it
     /// answers its deferred lookups; writes its table (and raw file if
-    /// asked). Returns its outcomes, and its values if they stay in memory.
+    /// asked), and its distance table if the engine found them. Returns its
+    /// outcomes, its values if they stay in memory, and the distances'
+    /// report.
     fn build_layer(
         &self,
         seeds: usize,
         plan: &LayerPlan,
         sweep: usize,
         lower: &Layers,
-    ) -> Result<(Outcomes, Option<BigArray<i8>>), TablebaseError> {
+    ) -> Result<(Outcomes, Option<BigArray<i8>>, Option<DistanceReport>), TablebaseError> {
         let &Run {
             folder,
             rules,
@@ -354,19 +366,33 @@ impl Run<'_> {
         if engine::checkpoint_path(&scratch, plan.engine).exists() {
             observer.layer_resumed(seeds);
         }
+        // The in-memory engine finds the distances as it builds where they
+        // fit beside it.
+        let levels_bytes = engine::levels_bytes(index::layer_size(seeds));
         let config = engine::Config {
             part: plan.part,
             sweep,
             scratch: scratch.clone(),
             checkpoint_every: Some(options.checkpoint_every),
             buffer_bytes: plan.buffer_bytes,
+            distances: options.distances
+                && plan.engine == Engine::InMemory
+                && plan.engine_bytes + levels_bytes + lower.resident_bytes() <= budget.memory,
         };
+        let mut distances = None;
         let values = match plan.engine {
             Engine::InMemory => {
-                let solved = engine::solve_layer(rules, seeds, lower, &config, &progress)
+                let mut solved = engine::solve_layer(rules, seeds, lower, &config, &progress)
                     .map_err(TablebaseError::from)?;
                 let outcomes = outcomes(solved.values());
                 out.finish_from(&solved)?;
+                if let Some(found) = solved.take_distances() {
+                    let start = Instant::now();
+                    let values = Table::open(table_path(folder, seeds))?;
+                    let report =
+                        distance::write_table(folder, rules, seeds, &values, &found, start)?;
+                    distances = Some(report);
+                }
                 (outcomes, retain.then(|| solved.into_values()))
             }
             Engine::OutOfCore | Engine::Compact => {
@@ -401,7 +427,7 @@ impl Run<'_> {
         };
         // The layer's checkpoint, or an interrupted build's scratch files.
         remove_dir(&scratch)?;
-        Ok(values)
+        Ok((values.0, values.1, distances))
     }
 
     /// Builds this rank's share of a layer with the others; rank 0 writes the
@@ -426,6 +452,7 @@ impl Run<'_> {
             scratch: scratch_dir(self.folder, seeds),
             checkpoint_every: None,
             buffer_bytes: plan.buffer_bytes,
+            distances: false,
         };
         let solved = engine::solve_share(
             self.rules,

@@ -1,0 +1,332 @@
+//! The in-memory engine's propagation level by level, which finds each
+//! position's distance (module `distance`) as it resolves the position,
+//! instead of a pass of its own over the finished layer.
+//!
+//! At threshold `t` the engine resolves the positions of value `±t`; the
+//! value-keeping moves of such a position lead to positions of value `∓t`,
+//! resolved at the same threshold (a move to a position resolved at a higher
+//! one does not keep the value, and was counted down before). So when the
+//! positions a threshold resolves are walked a level at a time (level 0 the
+//! finished games, level 1 those its exits resolve: a capture worth `t`, or
+//! nothing left but exits worth `−t`), a position ahead is resolved at one
+//! level more than its first value-keeping child, and one behind at one
+//! more than its last (its counter reaches zero there): its distance. The
+//! same edges are walked as by the worker's stack of [`States::propagate`],
+//! in another order.
+//!
+//! The positions of the next level are listed with their boards, as the
+//! stack keeps them, up to one position in [`LIST_SHARE`] of the layer; the
+//! others (and the levels 0 and 1 the scan of a threshold seeds) stay
+//! pending in their states, the ranges holding them marked, and are found
+//! by their stored level. A level is stored plus one while the layer is
+//! built (0: not resolved at a level), so that a position resolved but not
+//! yet given its level is never taken for one of level 0.
+
+use std::io;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU16, AtomicUsize, Ordering};
+
+use rayon::prelude::*;
+
+use super::distance::{self, Distances, MARK, MAX_DISTANCE};
+use super::prefetch;
+use super::states::{Exits, Notice, States};
+use crate::games::oware::{self, Packed};
+use crate::solve::Progress;
+use crate::solve::array::BigArray;
+
+/// Positions looked at together, so that the memory they need is fetched
+/// in parallel.
+const BATCH: usize = 16;
+/// A level lists at most one position in this many of the layer.
+const LIST_SHARE: usize = 128;
+/// Room for listed positions a worker takes at a time.
+const ROOM_TAKEN: usize = 256;
+/// Listed positions handed to the next level together: its units of work.
+const PIECE: usize = 4096;
+/// Marked ranges a worker takes at least.
+const RANGES_TAKEN: usize = 64;
+/// Bytes of memory the levels take per position: the stored level, and the
+/// lists of two levels (allowing for their vectors' slack).
+pub const BYTES_PER_POSITION: f64 =
+    distance::BYTES_PER_POSITION as f64 + 4.0 * size_of::<Listed>() as f64 / LIST_SHARE as f64;
+
+/// The levels of a layer being built, and the ranges holding the positions
+/// pending at the level being walked and at the next.
+pub struct Levels {
+    /// Each position's level plus one, in an item of its own: a level is
+    /// stored without waiting for its cache line.
+    stored: BigArray<AtomicU16>,
+    len: usize,
+    level: Vec<AtomicBool>,
+    next: Vec<AtomicBool>,
+}
+
+/// A position of the next level, with its board.
+#[derive(Clone, Copy)]
+struct Listed {
+    board: Packed,
+    /// Its rank, and whether it is lost in bit 0.
+    code: u64,
+}
+
+/// What the workers of a level share.
+struct Walk<'a, X: ?Sized> {
+    stored: &'a [AtomicU16],
+    next: &'a [AtomicBool],
+    states: &'a States,
+    exits: &'a X,
+    t: i8,
+    /// The stored level of the positions walked.
+    level: u16,
+    /// Positions the next level may still list.
+    room: AtomicUsize,
+    /// The next level's lists, in pieces.
+    listed: Mutex<Vec<Vec<Listed>>>,
+    progress: Progress<'a>,
+}
+
+/// A worker's buffers, and what it hands over when done (dropped): the
+/// positions it lists for the next level and those it walked.
+struct Worker<'a> {
+    taken: Vec<usize>,
+    notices: Vec<Notice>,
+    remote: Vec<u64>,
+    listed: Vec<Listed>,
+    room: usize,
+    walked: u64,
+    lists: &'a Mutex<Vec<Vec<Listed>>>,
+    progress: Progress<'a>,
+}
+
+impl<'a> Worker<'a> {
+    fn new<X: ?Sized>(walk: &'a Walk<'a, X>) -> Worker<'a> {
+        Worker {
+            taken: Vec::with_capacity(BATCH),
+            notices: Vec::with_capacity(BATCH * 2 * oware::SIDE),
+            remote: Vec::new(),
+            listed: Vec::new(),
+            room: 0,
+            walked: 0,
+            lists: &walk.listed,
+            progress: walk.progress,
+        }
+    }
+
+    /// Lists a position of the next level.
+    fn list(&mut self, listed: Listed) {
+        if self.listed.capacity() == 0 {
+            self.listed.reserve_exact(PIECE);
+        }
+        self.listed.push(listed);
+        if self.listed.len() == PIECE {
+            self.hand_over();
+        }
+    }
+
+    /// Hands the positions listed to the next level.
+    fn hand_over(&mut self) {
+        if !self.listed.is_empty() {
+            let piece = std::mem::take(&mut self.listed);
+            // A worker that panicked has no piece to hand over.
+            if let Ok(mut lists) = self.lists.lock() {
+                lists.push(piece);
+            }
+        }
+    }
+}
+
+impl Drop for Worker<'_> {
+    fn drop(&mut self) {
+        (self.progress)(self.walked);
+        self.hand_over();
+    }
+}
+
+impl Levels {
+    /// No position of a layer of `len` positions at a level yet.
+    pub fn new(len: usize) -> io::Result<Levels> {
+        Ok(Levels {
+            // Whole words of distances (`into_distances`).
+            stored: BigArray::zeroed(len.next_multiple_of(4))?,
+            len,
+            level: distance::marks(len),
+            next: distance::marks(len),
+        })
+    }
+
+    /// A position its exits resolve at the scan of a threshold: at level 0
+    /// if the game is over, else at 1.
+    #[inline]
+    pub fn seed(&self, rank: usize, over: bool) {
+        let (stored, marks) = match over {
+            true => (1, &self.level),
+            false => (2, &self.next),
+        };
+        self.stored[rank].store(stored, Ordering::Relaxed);
+        marks[rank / MARK].store(true, Ordering::Relaxed);
+    }
+
+    /// Propagates threshold `t` a level at a time from the positions seeded.
+    /// Returns `false`, the threshold not finished, at a level past the
+    /// largest distance a table holds.
+    pub fn propagate<X: Exits + ?Sized>(
+        &mut self,
+        states: &States,
+        exits: &X,
+        t: i8,
+        progress: Progress,
+    ) -> bool {
+        debug_assert_eq!(states.first, 0, "levels are found in one process");
+        let mut listed: Vec<Vec<Listed>> = Vec::new();
+        let mut level = 1u16;
+        while !listed.is_empty() || self.level.iter().chain(&self.next).any(is_set) {
+            if level - 1 > MAX_DISTANCE {
+                return false;
+            }
+            let walk = Walk {
+                stored: &self.stored,
+                next: &self.next,
+                states,
+                exits,
+                t,
+                level,
+                room: AtomicUsize::new(self.len / LIST_SHARE),
+                listed: Mutex::default(),
+                progress,
+            };
+            let marked = &self.level;
+            (0..marked.len())
+                .into_par_iter()
+                .with_min_len(RANGES_TAKEN)
+                // Read first: most are clear, and a swap takes the line.
+                .filter(|&m| is_set(&marked[m]) && marked[m].swap(false, Ordering::Relaxed))
+                .for_each_init(|| Worker::new(&walk), |worker, m| walk.range(m, worker));
+            listed.par_iter().for_each_init(
+                || Worker::new(&walk),
+                |worker, piece| {
+                    for batch in piece.chunks(BATCH) {
+                        walk.batch(batch, worker);
+                    }
+                },
+            );
+            listed = walk.listed.into_inner().expect("no worker panicked");
+            std::mem::swap(&mut self.level, &mut self.next);
+            level += 1;
+        }
+        true
+    }
+
+    /// The distances of the finished layer: each level, and 0 for the
+    /// positions never resolved (draws).
+    pub fn into_distances(mut self) -> Distances {
+        self.stored.par_iter_mut().for_each(|stored| {
+            let stored = stored.get_mut();
+            *stored = stored.saturating_sub(1);
+        });
+        Distances::from_lanes(self.stored, self.len)
+    }
+
+    /// The levels, as a checkpoint saves them.
+    pub fn as_bytes(&self) -> &[u8] {
+        self.stored.as_bytes()
+    }
+
+    /// The levels, as a checkpoint loads them.
+    pub fn as_bytes_mut(&mut self) -> &mut [u8] {
+        self.stored.as_bytes_mut()
+    }
+}
+
+fn is_set(mark: &AtomicBool) -> bool {
+    mark.load(Ordering::Relaxed)
+}
+
+impl<X: Exits + ?Sized> Walk<'_, X> {
+    /// Walks the positions of this level pending in range `m`.
+    fn range(&self, m: usize, worker: &mut Worker) {
+        let ranks = m * MARK..((m + 1) * MARK).min(self.states.len);
+        let mut scan = self.states.pending_scan(ranks);
+        loop {
+            worker.taken.clear();
+            worker.taken.extend(scan.by_ref().take(BATCH));
+            if worker.taken.is_empty() {
+                break;
+            }
+            for &rank in &worker.taken {
+                prefetch(&self.stored[rank]);
+            }
+            worker.notices.clear();
+            for &rank in &worker.taken {
+                if self.stored[rank].load(Ordering::Relaxed) != self.level {
+                    continue;
+                }
+                if let Some(lost) = self.states.take_pending(rank) {
+                    let board = scan.board(rank);
+                    let (notices, remote) = (&mut worker.notices, &mut worker.remote);
+                    (self.states).gather_notices(self.exits, board, lost, notices, remote);
+                    worker.walked += 1;
+                }
+            }
+            self.tell_parents(worker);
+        }
+    }
+
+    /// Walks a batch of the positions listed for this level.
+    fn batch(&self, batch: &[Listed], worker: &mut Worker) {
+        worker.notices.clear();
+        for listed in batch {
+            let (notices, remote) = (&mut worker.notices, &mut worker.remote);
+            let lost = listed.code & 1 != 0;
+            (self.states).gather_notices(self.exits, listed.board, lost, notices, remote);
+        }
+        worker.walked += batch.len() as u64;
+        self.tell_parents(worker);
+    }
+
+    /// Applies the worker's notices; a parent they resolve is at the next
+    /// level: listed while there is room, else left pending and its range
+    /// marked.
+    fn tell_parents(&self, worker: &mut Worker) {
+        debug_assert!(worker.remote.is_empty(), "one process owns every parent");
+        let notices = std::mem::take(&mut worker.notices);
+        for notice in &notices {
+            let parent = notice.parent();
+            if worker.room == 0 {
+                worker.room = self.take_room();
+            }
+            let listed = worker.room > 0;
+            let child_lost = notice.child_lost();
+            if !(self.states).apply(self.exits, parent, child_lost, self.t, !listed) {
+                continue;
+            }
+            self.stored[parent].store(self.level + 1, Ordering::Relaxed);
+            if listed {
+                worker.room -= 1;
+                // A lost child makes the parent won; the last won one, lost.
+                let lost = !child_lost;
+                worker.list(Listed {
+                    board: notice.board,
+                    code: (parent as u64) << 1 | u64::from(lost),
+                });
+            } else {
+                self.next[parent / MARK].store(true, Ordering::Relaxed);
+            }
+        }
+        worker.notices = notices;
+    }
+
+    /// Room for up to [`ROOM_TAKEN`] more listed positions.
+    fn take_room(&self) -> usize {
+        // Read first: once it is spent, every worker asks for each notice.
+        if self.room.load(Ordering::Relaxed) == 0 {
+            return 0;
+        }
+        let before = self
+            .room
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |room| {
+                Some(room.saturating_sub(ROOM_TAKEN))
+            });
+        before.unwrap_or(0).min(ROOM_TAKEN)
+    }
+}
