@@ -211,6 +211,13 @@ impl Levels {
                 },
             );
             listed = walk.listed.into_inner().expect("no worker panicked");
+            // The listed positions' levels are stored apart: a store that
+            // misses the cache would hold up the next locked update of a
+            // state (which waits for the stores before it).
+            listed.par_iter().flatten().for_each(|listed| {
+                let rank = (listed.code >> 1) as usize;
+                self.stored[rank].store(level + 1, Ordering::Relaxed);
+            });
             std::mem::swap(&mut self.level, &mut self.next);
             level += 1;
         }
@@ -300,7 +307,6 @@ impl<X: Exits + ?Sized> Walk<'_, X> {
             if !(self.states).apply(self.exits, parent, child_lost, self.t, !listed) {
                 continue;
             }
-            self.stored[parent].store(self.level + 1, Ordering::Relaxed);
             if listed {
                 worker.room -= 1;
                 // A lost child makes the parent won; the last won one, lost.
@@ -310,6 +316,7 @@ impl<X: Exits + ?Sized> Walk<'_, X> {
                     code: (parent as u64) << 1 | u64::from(lost),
                 });
             } else {
+                self.stored[parent].store(self.level + 1, Ordering::Relaxed);
                 self.next[parent / MARK].store(true, Ordering::Relaxed);
             }
         }
