@@ -44,7 +44,7 @@ const LIST_SHARE: usize = 128;
 const ROOM_TAKEN: usize = 256;
 /// Listed positions handed to the next level together: its units of work.
 const PIECE: usize = 4096;
-/// Marked ranges a worker takes at least.
+/// Marks of ranges a worker takes at a time.
 const RANGES_TAKEN: usize = 64;
 /// Bytes of memory the levels take per position: the stored level, and the
 /// lists of two levels (allowing for their vectors' slack).
@@ -196,12 +196,17 @@ impl Levels {
                 progress,
             };
             let marked = &self.level;
-            (0..marked.len())
-                .into_par_iter()
-                .with_min_len(RANGES_TAKEN)
-                // Read first: most are clear, and a swap takes the line.
-                .filter(|&m| is_set(&marked[m]) && marked[m].swap(false, Ordering::Relaxed))
-                .for_each_init(|| Worker::new(&walk), |worker, m| walk.range(m, worker));
+            (marked.par_chunks(RANGES_TAKEN).enumerate()).for_each_init(
+                || Worker::new(&walk),
+                |worker, (block, marks)| {
+                    for (i, mark) in marks.iter().enumerate() {
+                        // Read first: most are clear, and a swap takes the line.
+                        if is_set(mark) && mark.swap(false, Ordering::Relaxed) {
+                            walk.range(block * RANGES_TAKEN + i, worker);
+                        }
+                    }
+                },
+            );
             listed.par_iter().for_each_init(
                 || Worker::new(&walk),
                 |worker, piece| {
