@@ -11,12 +11,14 @@
 # byte-identical to the first run's, or the script fails.
 #
 # The engines build values only (`--no-distances`). The engine name
-# `distances` times the distance pass instead: layer LAYER's values built
-# once (in memory), then each run adds its distance table alone (the lower
-# layers have theirs), timed as the build reports it.
+# `in-memory-distances` is the in-memory engine finding the distances as it
+# builds the layer; `distances` times the distance pass instead: layer
+# LAYER's values built once (in memory), then each run adds its distance
+# table alone (the lower layers have theirs), timed as the build reports
+# it. Both write the same distance table, which must be byte-identical too.
 #
 #   scripts/thread-scaling.sh BIN LAYER "ENGINES" "THREADS" [ROUNDS]
-#   scripts/thread-scaling.sh target/release/mancala-tb 22 "in-memory compact distances" "1 2 4 8 16" 1
+#   scripts/thread-scaling.sh target/release/mancala-tb 22 "in-memory in-memory-distances compact distances" "1 2 4 8 16" 1
 #
 # WORK (default /tmp/thread-scaling) holds the folders; RUN_LIMIT (seconds,
 # default 600) stops a run that takes longer, which is then reported and
@@ -64,11 +66,11 @@ for round in $(seq "$rounds"); do
     [ $((round % 2)) -eq 0 ] && order=$(echo "$threads" | tr ' ' '\n' | tac | tr '\n' ' ')
     for engine in $engines; do
         for t in $order; do
-            if [ "$engine" = distances ]; then
-                dir=$(linked "$values") table=distance args=()
-            else
-                dir=$(linked "$lower") table=scores args=(--engine "$engine" --no-distances)
-            fi
+            case $engine in
+                distances) dir=$(linked "$values") table=distance args=() ;;
+                in-memory-distances) dir=$(linked "$lower") table=distance args=(--engine in-memory) ;;
+                *) dir=$(linked "$lower") table=scores args=(--engine "$engine" --no-distances) ;;
+            esac
             start=$(date +%s.%N)
             if ! timeout "$limit" "$bin" build oware --max-seeds "$layer" "${args[@]}" \
                 --threads "$t" --dir "$dir" >"$dir.log" 2>&1; then
@@ -78,7 +80,7 @@ for round in $(seq "$rounds"); do
             wall=$(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { printf "%.2f", e - s }')
             if [ "$engine" = distances ]; then
                 positions=$(awk -F'\t' -v n="$layer" '$1 == n { print $2 }' "$values/oware-awari/build-times.tsv")
-                seconds=$(sed -n 's/^distances of .* found in \([0-9.]*\) s$/\1/p' "$dir.log")
+                seconds=$(sed -n 's/^distances of .* by passes in \([0-9.]*\) s.*$/\1/p' "$dir.log")
             else
                 read -r positions seconds < <(awk -F'\t' -v n="$layer" '$1 == n { print $2, $3 }' "$dir/oware-awari/build-times.tsv")
             fi

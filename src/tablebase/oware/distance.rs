@@ -57,8 +57,12 @@ pub struct DistanceReport {
     pub longest: u16,
     /// Bytes of the distance table.
     pub bytes: u64,
-    /// Wall time of the pass and the table's writing.
+    /// Wall time of the pass and the table's writing; of the writing
+    /// alone for distances found as the layer was built (the rest is in
+    /// the layer's time).
     pub seconds: f64,
+    /// Found by the in-memory engine as it built the layer, not by a pass.
+    pub while_building: bool,
 }
 
 /// Finds and writes the distances of layer `seeds` of `layers` (which
@@ -130,6 +134,7 @@ pub(super) fn write_table(
         longest,
         bytes: std::fs::metadata(&path).map_or(0, |m| m.len()),
         seconds: start.elapsed().as_secs_f64(),
+        while_building: false,
     })
 }
 

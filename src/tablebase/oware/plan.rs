@@ -65,10 +65,15 @@ const DISK_BYTES_PER_SECOND: f64 = 1e9;
 /// assumed not to overlap computation.
 const NETWORK_BYTES_PER_SECOND: f64 = 1.25e9;
 
+/// The time the in-memory engine adds to find a layer's distances as it
+/// builds it (and to write their table), over its build without: the
+/// median `LOWER=DIR scripts/bench-distances.sh BIN 26` prints for layer 26
+/// (DIR holding 0..=25).
+const LEVELS_SHARE: f64 = 0.3;
 /// The distance pass's time over the in-memory value build's of the same
-/// layer, threads alike: the median ratio `LOWER=DIR scripts/bench-distances.sh
-/// BIN 26` prints for layer 26 (DIR holding 0..=25). It grows with the layer
-/// (0..=20 as a whole: 1.2), so the largest layer measured is taken.
+/// layer, threads alike, for the layers the engine cannot find them in:
+/// the median ratio of the pass at layer 26, measured as `LEVELS_SHARE`
+/// (0..=20 as a whole: 1.2).
 const DISTANCE_SHARE: f64 = 1.6;
 /// Bytes of a distance table per position: `bench-distances.sh`'s at layer
 /// 26 (0.45 for 0..=20 as a whole).
@@ -331,10 +336,15 @@ pub struct LayerProjection {
     /// Disk in use at the end of the layer's build, all nodes together:
     /// the tables so far plus the layer's scratch.
     pub disk_bytes: u64,
-    /// Wall time of the layer's distance pass (in `seconds` too); `None`
-    /// where the build finds no distance table (not asked, a pass larger
-    /// than the memory, or a distributed build).
+    /// Wall time the layer's distances take (in `seconds` too): what the
+    /// in-memory engine adds to find them as it builds the layer, or the
+    /// pass over the finished layer; `None` where the build finds no
+    /// distance table (not asked, neither fits the memory, or a
+    /// distributed build).
     pub distance_seconds: Option<f64>,
+    /// Whether the in-memory engine finds the distances as it builds the
+    /// layer (else a pass does, if any).
+    pub distances_while_building: bool,
     /// The least memory per node its engine accepts, whatever the threads
     /// (its arrays, its fixed buffers, a part of one chunk and the
     /// reserve): the buffers that exist per thread shrink to fit it.
@@ -466,7 +476,8 @@ impl From<&Assumptions> for StatedAssumptions {
         stated.push(least_stated());
         stated.push(match a.distances {
             true => format!(
-                "distance tables for the layers whose pass fits the memory ({} bytes/position, its values decoded) in a build in one process: a pass takes {DISTANCE_SHARE} times the in-memory build's time of its layer and writes {DISTANCE_TABLE_BYTES_PER_POSITION} bytes/position of table",
+                "distance tables, in a build in one process: found by the in-memory engine as it builds a layer where they fit beside it ({} bytes/position more), adding {LEVELS_SHARE} of the layer's time; else by a pass over the finished layer where it fits the memory ({} bytes/position, its values decoded), taking {DISTANCE_SHARE} times the in-memory build's time of the layer; {DISTANCE_TABLE_BYTES_PER_POSITION} bytes/position of table",
+                crate::solve::oware::levels_bytes(1 << 20) as f64 / (1 << 20) as f64,
                 distance::pass_bytes_per_position(false)
             ),
             false => "no distance tables (--no-distances)".into(),
@@ -632,11 +643,17 @@ fn project_layers(
             // The calibration's scratch files stayed in the page cache.
             let scratch =
                 share as f64 * plan.engine.io_bytes_per_position() / DISK_BYTES_PER_SECOND;
-            let fits = distance::pass_bytes(seeds, false) <= a.memory;
-            let distance_seconds = (a.distances && a.nodes == 1 && fits).then(|| {
-                positions as f64 * DISTANCE_SHARE / in_memory / Engine::InMemory.speedup(a.threads)
-                    * Engine::InMemory.speedup(c.threads)
-            });
+            let pass_fits = distance::pass_bytes(seeds, false) <= a.memory;
+            let distance_seconds = match (a.distances && a.nodes == 1, plan.levels) {
+                (false, _) => None,
+                (true, true) => Some(positions as f64 / rate * LEVELS_SHARE),
+                (true, false) => pass_fits.then(|| {
+                    positions as f64 * DISTANCE_SHARE
+                        / in_memory
+                        / Engine::InMemory.speedup(a.threads)
+                        * Engine::InMemory.speedup(c.threads)
+                }),
+            };
             let seconds = positions as f64 / rate + lower + scratch + network;
             let seconds = seconds + distance_seconds.unwrap_or(0.0);
             tables += (positions as f64 * TABLE_BYTES_PER_POSITION) as u64;
@@ -651,6 +668,7 @@ fn project_layers(
                 memory_bytes: plan.engine_bytes,
                 disk_bytes: disk.bytes,
                 distance_seconds,
+                distances_while_building: distance_seconds.is_some() && plan.levels,
                 sweeps: disk.sweeps,
                 seconds,
             })
@@ -664,6 +682,7 @@ fn project_layers(
 fn node_budget(max_seeds: usize, a: &Assumptions) -> Budget {
     let options = BuildOptions {
         lower_cache: a.lower_cache,
+        distances: a.distances,
         ..BuildOptions::new(max_seeds, a.memory)
     };
     options.budget(a.nodes)
@@ -775,7 +794,8 @@ fn layer_disk(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tablebase::oware::plan_layer;
+    use crate::solve::oware as engine;
+    use crate::tablebase::oware::{plan_engine, plan_layer};
 
     /// One node of 2 threads with `memory`, calibrated on layer 16 at 10,
     /// 5 and 2.5 M positions/s, nothing recorded, no disk limit.
@@ -827,13 +847,30 @@ mod tests {
         )
         .unwrap();
         let without = project(24, &assumptions(memory)).unwrap();
+        let budget = node_budget(24, &assumptions(memory));
         for (l, w) in with.layers.iter().zip(&without.layers) {
-            let fits = distance::pass_bytes(l.seeds, false) <= memory;
-            assert_eq!(l.distance_seconds.is_some(), fits, "layer {}", l.seeds);
-            let extra = l.distance_seconds.unwrap_or(0.0);
-            assert!((l.seconds - w.seconds - extra).abs() < 1e-9 * l.seconds.max(1.0));
+            let pass_fits = distance::pass_bytes(l.seeds, false) <= memory;
+            let levels_fit = budget.plan(l.seeds, l.positions).unwrap().engine == Engine::InMemory
+                && (memory.checked_sub(engine::levels_bytes(l.positions))).is_some_and(|room| {
+                    plan_engine(Engine::InMemory, l.seeds, l.positions, room).is_ok()
+                });
+            assert_eq!(
+                l.distance_seconds.is_some(),
+                levels_fit || pass_fits,
+                "layer {}",
+                l.seeds
+            );
+            assert_eq!(l.distances_while_building, levels_fit, "layer {}", l.seeds);
+            if !levels_fit {
+                let extra = l.distance_seconds.unwrap_or(0.0);
+                assert!((l.seconds - w.seconds - extra).abs() < 1e-9 * l.seconds.max(1.0));
+            }
         }
-        // Layer 20 (80 M positions) fits 256 MiB, layer 24 (383 M) does not.
+        // In 256 MiB, the engine finds the distances of the small layers as
+        // it builds them, a pass those of layer 20 (80 M positions), and
+        // layer 24 (383 M) has no room for either.
+        assert!(with.layers[18].distances_while_building);
+        assert!(!with.layers[20].distances_while_building);
         assert!(with.layers[20].distance_seconds.is_some());
         assert!(with.layers[24].distance_seconds.is_none());
         let nodes = project(
@@ -1018,7 +1055,7 @@ mod tests {
                 },
                 threads: 1,
                 nodes: 1,
-                distances: false,
+                distances: options.distances,
                 memory,
                 lower_cache,
                 recorded: None,

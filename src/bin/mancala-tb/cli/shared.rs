@@ -146,21 +146,22 @@ impl Bars {
     }
 }
 
-/// The distance tables written: a line per layer (its pass's time, its
-/// table's size and its longest line to a capture, in moves), then the
-/// totals.
+/// The distance tables written: a line per layer (how they were found,
+/// the time, the table's size and its longest line to a capture, in moves),
+/// then the totals.
 fn print_distances(reports: &[LayerReport], written: &[DistanceReport]) {
     if written.is_empty() {
         return;
     }
     println!(
-        "{:>5} {:>9} {:>11} {:>8}",
-        "dist", "seconds", "bytes/pos", "longest"
+        "{:>5} {:>6} {:>9} {:>11} {:>8}",
+        "dist", "found", "seconds", "bytes/pos", "longest"
     );
     for d in written {
         println!(
-            "{:>5} {:>9.2} {:>11.3} {:>8}",
+            "{:>5} {:>6} {:>9.2} {:>11.3} {:>8}",
             d.seeds,
+            if d.while_building { "built" } else { "pass" },
             d.seconds,
             d.bytes as f64 / reports[d.seeds].positions.max(1) as f64,
             d.longest
@@ -168,11 +169,24 @@ fn print_distances(reports: &[LayerReport], written: &[DistanceReport]) {
     }
     let positions: u64 = written.iter().map(|d| reports[d.seeds].positions).sum();
     let bytes: u64 = written.iter().map(|d| d.bytes).sum();
-    let seconds: f64 = written.iter().map(|d| d.seconds).sum();
+    let (built, passes): (Vec<&DistanceReport>, Vec<_>) =
+        written.iter().partition(|d| d.while_building);
+    let mut how = Vec::new();
+    if !built.is_empty() {
+        how.push(format!(
+            "{} found as the layers were built (in their seconds)",
+            built.len()
+        ));
+    }
+    if !passes.is_empty() {
+        let seconds: f64 = passes.iter().map(|d| d.seconds).sum();
+        how.push(format!("{} by passes in {seconds:.2} s", passes.len()));
+    }
     println!(
-        "distances of {} layers: {bytes} bytes of tables ({:.3} bytes/position), found in {seconds:.2} s",
+        "distances of {} layers: {bytes} bytes of tables ({:.3} bytes/position); {}",
         written.len(),
-        bytes as f64 / positions.max(1) as f64
+        bytes as f64 / positions.max(1) as f64,
+        how.join("; ")
     );
 }
 

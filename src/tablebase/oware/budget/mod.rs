@@ -10,7 +10,7 @@ mod places;
 
 use crate::distributed;
 use crate::index::oware as index;
-use crate::solve::oware::{CHUNK, Engine};
+use crate::solve::oware::{self as engine, CHUNK, Engine};
 use crate::tablebase::oware::TablebaseError;
 pub(crate) use places::{Place, place_within, placement};
 
@@ -54,8 +54,13 @@ pub struct LayerPlan {
     /// (the engine's `fixed_bytes` and as much of its `buffer_bytes` as
     /// the budget leaves; 0 in memory).
     pub buffer_bytes: u64,
-    /// Peak memory of the engine, its parts and the fixed overhead.
+    /// Peak memory of the engine, its parts and the fixed overhead (and
+    /// its levels, if it finds the distances).
     pub engine_bytes: u64,
+    /// The in-memory engine finds the layer's distances as it builds it
+    /// ([`engine::levels_bytes`] more memory); without, a pass over the
+    /// finished layer finds them where it fits.
+    pub levels: bool,
 }
 
 /// The engine for layer `seeds` under `budget` bytes: the fastest that fits
@@ -167,6 +172,7 @@ pub fn plan_engine(
             part,
             buffer_bytes: fixed + more,
             engine_bytes: base + more + part as u64 * part_bytes,
+            levels: false,
         }),
         None => Err(TablebaseError::TooLittleMemory {
             seeds,
@@ -195,6 +201,9 @@ pub(crate) struct Budget {
     /// The engine of every layer a single process builds, if it fits;
     /// `None`: the fastest that fits.
     pub engine: Option<Engine>,
+    /// Whether the build finds the distances: a layer built in memory by
+    /// one process finds them as it is built where its levels fit.
+    pub distances: bool,
 }
 
 impl Budget {
@@ -232,10 +241,25 @@ impl Budget {
     /// queued and received.
     pub fn plan(&self, seeds: usize, positions: u64) -> Result<LayerPlan, TablebaseError> {
         if self.ranks == 1 {
-            return match self.engine {
+            let plan = match self.engine {
                 Some(engine) => plan_engine(engine, seeds, positions, self.memory),
                 None => self.fastest(seeds, positions),
-            };
+            }?;
+            // In memory, the levels that find the distances come before
+            // larger parts.
+            let levels_bytes = engine::levels_bytes(positions);
+            if self.distances
+                && plan.engine == Engine::InMemory
+                && let Some(room) = self.memory.checked_sub(levels_bytes)
+                && let Ok(with) = plan_engine(Engine::InMemory, seeds, positions, room)
+            {
+                return Ok(LayerPlan {
+                    levels: true,
+                    engine_bytes: with.engine_bytes + levels_bytes,
+                    ..with
+                });
+            }
+            return Ok(plan);
         }
         let buffers = self.outbox_bytes * 2;
         let plan = plan_share(seeds, positions, self.memory.saturating_sub(buffers))?;
@@ -268,6 +292,7 @@ mod tests {
             ranks: 1,
             outbox_bytes: crate::solve::oware::OUTBOX_BYTES,
             engine: None,
+            distances: false,
         }
     }
 

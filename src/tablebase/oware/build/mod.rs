@@ -97,6 +97,7 @@ impl BuildOptions {
             ranks,
             outbox_bytes: self.outbox_bytes,
             engine: self.engine,
+            distances: self.distances,
         }
     }
 }
@@ -215,6 +216,15 @@ pub fn build_on<T: Transport>(
     Ok(reports)
 }
 
+/// A layer just built by one process.
+struct BuiltLayer {
+    outcomes: Outcomes,
+    /// Its values, if they stay in memory.
+    values: Option<BigArray<i8>>,
+    /// Its distances' report, if the engine found them.
+    distances: Option<DistanceReport>,
+}
+
 /// A build under way: what the build of each layer reads.
 struct Run<'a> {
     folder: &'a Path,
@@ -246,14 +256,22 @@ impl Run<'_> {
         let memory = plan.engine_bytes + lower.resident_bytes();
         self.observer.layer_planned(seeds, plan, memory);
         let start = Instant::now();
-        let (outcomes, values, distances) = match transport.ranks() {
+        let BuiltLayer {
+            outcomes,
+            values,
+            distances,
+        } = match transport.ranks() {
             1 => {
                 self.observer.layer_started(seeds, positions);
                 self.build_layer(seeds, plan, sweep, lower)?
             }
             _ => {
                 let (outcomes, values) = self.build_share(seeds, plan, lower, transport)?;
-                (outcomes, values, None)
+                BuiltLayer {
+                    outcomes,
+                    values,
+                    distances: None,
+                }
             }
         };
         lower.push(self.kept(seeds, values)?);
@@ -335,16 +353,14 @@ impl Run<'_> {
 
     /// Builds one layer, its set-up sweeping `sweep` positions before it
     /// answers its deferred lookups; writes its table (and raw file if
-    /// asked), and its distance table if the engine found them. Returns its
-    /// outcomes, its values if they stay in memory, and the distances'
-    /// report.
+    /// asked), and its distance table if the engine found them.
     fn build_layer(
         &self,
         seeds: usize,
         plan: &LayerPlan,
         sweep: usize,
         lower: &Layers,
-    ) -> Result<(Outcomes, Option<BigArray<i8>>, Option<DistanceReport>), TablebaseError> {
+    ) -> Result<BuiltLayer, TablebaseError> {
         let &Run {
             folder,
             rules,
@@ -366,21 +382,16 @@ impl Run<'_> {
         if engine::checkpoint_path(&scratch, plan.engine).exists() {
             observer.layer_resumed(seeds);
         }
-        // The in-memory engine finds the distances as it builds where they
-        // fit beside it.
-        let levels_bytes = engine::levels_bytes(index::layer_size(seeds));
         let config = engine::Config {
             part: plan.part,
             sweep,
             scratch: scratch.clone(),
             checkpoint_every: Some(options.checkpoint_every),
             buffer_bytes: plan.buffer_bytes,
-            distances: options.distances
-                && plan.engine == Engine::InMemory
-                && plan.engine_bytes + levels_bytes + lower.resident_bytes() <= budget.memory,
+            distances: plan.levels,
         };
         let mut distances = None;
-        let values = match plan.engine {
+        let (outcomes, values) = match plan.engine {
             Engine::InMemory => {
                 let mut solved = engine::solve_layer(rules, seeds, lower, &config, &progress)
                     .map_err(TablebaseError::from)?;
@@ -391,7 +402,10 @@ impl Run<'_> {
                     let values = Table::open(table_path(folder, seeds))?;
                     let report =
                         distance::write_table(folder, rules, seeds, &values, &found, start)?;
-                    distances = Some(report);
+                    distances = Some(DistanceReport {
+                        while_building: true,
+                        ..report
+                    });
                 }
                 (outcomes, retain.then(|| solved.into_values()))
             }
@@ -427,7 +441,11 @@ impl Run<'_> {
         };
         // The layer's checkpoint, or an interrupted build's scratch files.
         remove_dir(&scratch)?;
-        Ok((values.0, values.1, distances))
+        Ok(BuiltLayer {
+            outcomes,
+            values,
+            distances,
+        })
     }
 
     /// Builds this rank's share of a layer with the others; rank 0 writes the
