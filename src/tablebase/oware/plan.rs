@@ -67,13 +67,13 @@ const NETWORK_BYTES_PER_SECOND: f64 = 1.25e9;
 
 /// The time the in-memory engine adds to find a layer's distances as it
 /// builds it (and to write their table), over its build without: the
-/// median `LOWER=DIR scripts/bench-distances.sh BIN 26` prints for layer 26
-/// (DIR holding 0..=25).
+/// median extra `scripts/bench-distances.sh BIN 20` prints for 0..=20 (for
+/// a layer alone, `LOWER=DIR scripts/bench-distances.sh BIN 26`, DIR
+/// holding 0..=25).
 const LEVELS_SHARE: f64 = 0.3;
 /// The distance pass's time over the in-memory value build's of the same
 /// layer, threads alike, for the layers the engine cannot find them in:
-/// the median ratio of the pass at layer 26, measured as `LEVELS_SHARE`
-/// (0..=20 as a whole: 1.2).
+/// the median ratio of the pass at layer 26 (0..=20 as a whole: 1.2).
 const DISTANCE_SHARE: f64 = 1.6;
 /// Bytes of a distance table per position: `bench-distances.sh`'s at layer
 /// 26 (0.45 for 0..=20 as a whole).
