@@ -127,7 +127,10 @@ impl<'a> Worker<'a> {
     /// Hands the positions listed to the next level.
     fn hand_over(&mut self) {
         if !self.listed.is_empty() {
-            let piece = std::mem::take(&mut self.listed);
+            let mut piece = std::mem::take(&mut self.listed);
+            // A worker's last piece is partly filled; many would hold far
+            // more memory than their positions.
+            piece.shrink_to_fit();
             // A worker that panicked has no piece to hand over.
             if let Ok(mut lists) = self.lists.lock() {
                 lists.push(piece);
