@@ -10,7 +10,9 @@
 # and prints each build's wall time, the cgroup's peak, the bytes each read
 # from and wrote to the disk per position built, its peak resident memory
 # (anonymous and mapped pages, not the page cache), and whether the
-# tables are identical. Needs root (it creates the cgroup; v1 or v2).
+# tables are identical, and where each build spent its time by phase
+# (`build oware --phases`, the layers FIRST..LAST). Needs root (it
+# creates the cgroup; v1 or v2).
 # Both build values only (`--no-distances`): the rehearsal is of the value
 # build, and a workstation's distance passes are the layers' that fit it
 # (docs/oware.md, "Distance tables").
@@ -67,22 +69,29 @@ disk_io() {
     awk -v p="$positions" '{ printf "disk read %.2f B, written %.2f B a position, max RSS %.0f MiB", $1 * 512 / p, $2 * 512 / p, $3 / 1024 }' "$1"
 }
 
+# The phase lines of a summary, of the layers FIRST..LAST.
+phases() {
+    awk -v f="$first" -v l="$last" '/^phases/ { on = 1 } on && ($2 >= f && $2 <= l || $1 == "phase")' "$1"
+}
+
 for round in $(seq "$rounds"); do
     limited=$(fresh) roomy=$(fresh)
     [ -f "$group/memory.max_usage_in_bytes" ] && echo 0 >"$group/memory.max_usage_in_bytes"
     start=$(date +%s.%N)
     # The build joins the cgroup before it starts, so its page cache is
     # charged there from its first read.
-    sh -c "echo \$\$ >$group/cgroup.procs && exec /usr/bin/time -o $limited/io -f '%I %O %M' $bin build oware --max-seeds $last --dir $limited --no-distances" \
+    sh -c "echo \$\$ >$group/cgroup.procs && exec /usr/bin/time -o $limited/io -f '%I %O %M' $bin build oware --max-seeds $last --dir $limited --no-distances --phases" \
         >"$limited/summary" 2>&1
     end=$(date +%s.%N)
     echo "round $round: in $limit: $(echo "$end - $start" | bc) s, peak $(numfmt --to=iec <"$peak_file")B, $(disk_io "$limited/io")"
     # The layers' lines of the summary: time, rate, engine, memory.
     awk -v f="$first" -v l="$last" '$1 >= f && $1 <= l && $6 != "built"' "$limited/summary"
+    phases "$limited/summary"
     start=$(date +%s.%N)
-    /usr/bin/time -o "$roomy/io" -f '%I %O %M' "$bin" build oware --max-seeds "$last" --dir "$roomy" --engine in-memory --no-distances >"$roomy/summary" 2>&1
+    /usr/bin/time -o "$roomy/io" -f '%I %O %M' "$bin" build oware --max-seeds "$last" --dir "$roomy" --engine in-memory --no-distances --phases >"$roomy/summary" 2>&1
     end=$(date +%s.%N)
     echo "round $round: unconstrained, in memory: $(echo "$end - $start" | bc) s, $(disk_io "$roomy/io")"
+    phases "$roomy/summary"
     for seeds in $(seq "$first" "$last"); do
         cmp "$limited/oware-awari/scores.$seeds.mtb" "$roomy/oware-awari/scores.$seeds.mtb" \
             && echo "layer $seeds: tables identical"

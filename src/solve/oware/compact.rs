@@ -38,6 +38,7 @@ use crate::error::{PathContext, WithPath};
 use crate::games::oware::{self, Packed, Ruleset, SIDE};
 use crate::index::oware as index;
 use crate::solve::Progress;
+use crate::solve::phases::{Phase, Phases};
 use crate::solve::array::BigArray;
 
 const OPEN: u64 = 0b00;
@@ -363,8 +364,10 @@ impl ScratchEngine for Compact {
         &mut self,
         scratch: &Scratch,
         t: i8,
+        phases: &Phases,
         progress: Progress,
     ) -> Result<(), EngineError<E>> {
+        phases.enter(Phase::Seeding);
         let pass = Pass {
             layer: self,
             frontier: Frontier::create(scratch.dir.join("frontier"), self.limits)?,
@@ -378,6 +381,7 @@ impl ScratchEngine for Compact {
         exits.par_for_each(self.limits.seed_batch, SEED_CHUNK, |chunk| {
             pass.with_worker(|w| pass.seed(w, chunk))
         })?;
+        phases.enter(Phase::Propagation);
         loop {
             let chunks = pass.frontier.take(2 * pass.workers.len())?;
             if chunks.is_empty() {
@@ -387,6 +391,7 @@ impl ScratchEngine for Compact {
                 .par_iter()
                 .try_for_each(|chunk| pass.with_worker(|w| pass.tell_parents_of(w, chunk)))?;
         }
+        phases.enter(Phase::Recording);
         pass.workers.par_iter().try_for_each(|worker| {
             let mut worker = worker.lock().unwrap();
             let Worker {
@@ -1052,6 +1057,7 @@ mod tests {
             checkpoint_every,
             buffer_bytes: u64::MAX,
             distances: false,
+            phases: Default::default(),
         }
     }
 

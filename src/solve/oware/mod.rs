@@ -44,6 +44,7 @@ use crate::distributed::{self, Alone, Transport};
 use crate::error::WithPath;
 use crate::games::oware::{self, Children, Ruleset};
 use crate::index::oware as index;
+use crate::solve::phases::{Phase, Phases};
 use crate::solve::threshold::{self, Verdict};
 use checkpoint::Checkpoint;
 use distance::Distances;
@@ -152,6 +153,8 @@ pub struct Config {
     /// as it resolves it ([`levels_bytes`] more); the others leave them to
     /// the distance pass.
     pub distances: bool,
+    /// Where the engine records the phases it enters.
+    pub phases: Phases,
 }
 
 /// Bytes of memory the in-memory engine takes besides its own to find the
@@ -230,6 +233,7 @@ where
         seeds,
         config.checkpoint_every,
     );
+    config.phases.enter(Phase::Checkpoint);
     let first = match checkpoint.load(&mut layer.arrays_mut())? {
         Some(next) => {
             // Count the set-up and the positions resolved before the
@@ -238,13 +242,16 @@ where
             next
         }
         None => {
+            config.phases.enter(Phase::SetUp);
             layer.set_up(lower, config.part, progress)?;
             seeds as i8
         }
     };
     let mut outbox = Outbox::new(bounds, outbox_bytes);
     for t in (1..=first).rev() {
+        config.phases.enter(Phase::Scan);
         layer.scan_threshold(t);
+        config.phases.enter(Phase::Propagation);
         let (states, values) = (&layer.states, &*layer.values);
         let walked =
             (layer.levels.as_mut()).is_some_and(|l| l.propagate(states, values, t, progress));
@@ -256,9 +263,11 @@ where
             propagate_threshold(states, values, t, progress, &mut outbox, transport);
         }
         if checkpoint.due(t - 1) {
-            checkpoint.save(&layer.arrays(), t - 1)?;
+            let arrays = layer.arrays();
+            config.phases.time(Phase::Checkpoint, || checkpoint.save(&arrays, t - 1))?;
         }
     }
+    config.phases.enter(Phase::Scan);
     Ok(layer.finish(progress))
 }
 

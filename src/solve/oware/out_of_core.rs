@@ -34,6 +34,7 @@ use crate::error::WithPath;
 use crate::games::oware::Ruleset;
 use crate::index::oware as index;
 use crate::solve::Progress;
+use crate::solve::phases::{Phase, Phases};
 use crate::solve::array::BigArray;
 use crate::solve::threshold::{self, Verdict};
 
@@ -164,11 +165,15 @@ impl ScratchEngine for OutOfCore {
         &mut self,
         scratch: &Scratch,
         t: i8,
+        phases: &Phases,
         progress: Progress,
     ) -> Result<(), EngineError<E>> {
+        phases.enter(Phase::Seeding);
         self.seed(scratch, t)?;
+        phases.enter(Phase::Propagation);
         let mut outbox = Outbox::new(vec![0, self.states.len], 0);
         propagate_threshold(&self.states, &*self, t, progress, &mut outbox, &Alone);
+        phases.enter(Phase::Recording);
         self.record(scratch, t)
     }
 }

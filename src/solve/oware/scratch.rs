@@ -22,6 +22,7 @@ use crate::error::PathContext;
 use crate::games::oware::Ruleset;
 use crate::index::oware as index;
 use crate::solve::Progress;
+use crate::solve::phases::{Phase, Phases};
 use crate::solve::threshold::{self, NO_EXIT, Verdict};
 
 /// An engine that keeps a few arrays in memory and the rest in scratch
@@ -43,11 +44,13 @@ pub trait ScratchEngine {
         scratch: &Scratch,
         progress: Progress,
     ) -> Result<(), EngineError<E>>;
-    /// Threshold `t`, to the file of the positions resolved at `t`.
+    /// Threshold `t`, to the file of the positions resolved at `t`; its
+    /// steps entered in `phases`.
     fn threshold<E: std::error::Error + 'static>(
         &mut self,
         scratch: &Scratch,
         t: i8,
+        phases: &Phases,
         progress: Progress,
     ) -> Result<(), EngineError<E>>;
 }
@@ -86,6 +89,7 @@ where
         seeds,
         config.checkpoint_every,
     );
+    config.phases.enter(Phase::Checkpoint);
     let first = match checkpoint.load(&mut engine.arrays_mut())? {
         Some(next) => {
             // The set-up and the positions resolved before the checkpoint
@@ -94,17 +98,20 @@ where
             next
         }
         None => {
+            config.phases.enter(Phase::SetUp);
             engine.set_up(lower, config, &scratch, progress)?;
             seeds as i8
         }
     };
     for t in (1..=first).rev() {
-        engine.threshold(&scratch, t, progress)?;
+        engine.threshold(&scratch, t, &config.phases, progress)?;
         if checkpoint.due(t - 1) {
-            checkpoint.save(&engine.arrays(), t - 1)?;
+            let arrays = engine.arrays();
+            config.phases.time(Phase::Checkpoint, || checkpoint.save(&arrays, t - 1))?;
         }
     }
     drop(engine);
+    config.phases.enter(Phase::Table);
     final_pass(
         seeds,
         size,

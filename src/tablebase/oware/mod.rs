@@ -35,6 +35,7 @@ use crate::games::oware::{self, MAX_SEEDS, Ruleset};
 use crate::index::oware as index;
 use crate::memory::human_bytes;
 pub use crate::solve::oware::Engine;
+pub use crate::solve::phases::{Phase, PhaseTime};
 use crate::solve::oware::EngineError;
 use crate::table::raw::RawError;
 use crate::table::{TableError, TableMeta, ValueEncoding};
@@ -50,8 +51,9 @@ pub fn table_path(folder: &Path, seeds: usize) -> PathBuf {
 }
 
 /// The build times of a ruleset folder: one line per layer built,
-/// `seeds positions seconds threads engine ranks`, tab-separated, the latest
-/// last (`engine` as the progress line prints it: `in memory`, `out of core`).
+/// `seeds positions seconds threads engine ranks serial`, tab-separated, the
+/// latest last (`engine` as the progress line prints it: `in memory`, `out
+/// of core`; `serial` the build's serial share, `-` if not measured).
 pub fn build_times_path(dir: &Path, rules: Ruleset) -> PathBuf {
     ruleset_dir(dir, rules).join("build-times.tsv")
 }
@@ -72,6 +74,11 @@ pub struct BuildTime {
     pub engine: Engine,
     /// Ranks of a distributed build sharing the layer; 1 otherwise.
     pub ranks: usize,
+    /// The share of its one-thread time that its threads did not shorten,
+    /// as its phases measured it ([`crate::solve::phases::PhaseTime::serial_share`]); `None` on
+    /// one thread, distributed, or in lines written before it was
+    /// recorded.
+    pub serial_share: Option<f64>,
 }
 
 fn record_build_time(folder: &Path, time: &BuildTime) -> Result<(), TablebaseError> {
@@ -84,7 +91,9 @@ fn record_build_time(folder: &Path, time: &BuildTime) -> Result<(), TablebaseErr
         threads,
         engine,
         ranks,
+        serial_share,
     } = time;
+    let serial = serial_share.map_or("-".into(), |s| format!("{s:.4}"));
     std::fs::OpenOptions::new()
         .create(true)
         .append(true)
@@ -92,7 +101,7 @@ fn record_build_time(folder: &Path, time: &BuildTime) -> Result<(), TablebaseErr
         .and_then(|mut f| {
             writeln!(
                 f,
-                "{seeds}\t{positions}\t{seconds:.6}\t{threads}\t{engine}\t{ranks}"
+                "{seeds}\t{positions}\t{seconds:.6}\t{threads}\t{engine}\t{ranks}\t{serial}"
             )
         })
         .map_err(|e| WithPath::new(path, FileError::Io(e)).into())
@@ -117,9 +126,17 @@ pub fn build_times(dir: &Path, rules: Ruleset) -> Result<Vec<BuildTime>, Tableba
 /// A line of `build-times.tsv`, if it reads as one.
 fn parse_build_time(line: &str) -> Option<BuildTime> {
     let fields: Vec<&str> = line.split('\t').collect();
-    let (engine, ranks) = match fields[..] {
-        [_, _, _, _] => (Engine::InMemory, 1),
-        [_, _, _, _, engine, ranks] => (engine.parse().ok()?, ranks.parse().ok()?),
+    let (engine, ranks, serial_share) = match fields[..] {
+        [_, _, _, _] => (Engine::InMemory, 1, None),
+        [_, _, _, _, engine, ranks] => (engine.parse().ok()?, ranks.parse().ok()?, None),
+        [_, _, _, _, engine, ranks, serial] => (
+            engine.parse().ok()?,
+            ranks.parse().ok()?,
+            match serial {
+                "-" => None,
+                share => Some(share.parse().ok()?),
+            },
+        ),
         _ => return None,
     };
     Some(BuildTime {
@@ -129,6 +146,7 @@ fn parse_build_time(line: &str) -> Option<BuildTime> {
         threads: fields[3].parse().ok()?,
         engine,
         ranks,
+        serial_share,
     })
 }
 
@@ -429,13 +447,34 @@ mod tests {
             threads: 4,
             engine: Engine::OutOfCore,
             ranks: 3,
+            serial_share: None,
         };
+        let measured = BuildTime {
+            engine: Engine::Compact,
+            ranks: 1,
+            serial_share: Some(0.0625),
+            ..time
+        };
+        let six = parse_build_time("18\t33245212\t8.500000\t4\tout of core\t3").unwrap();
+        assert_eq!(six, time);
         let folder = tempfile::tempdir().unwrap();
         record_build_time(folder.path(), &time).unwrap();
+        record_build_time(folder.path(), &measured).unwrap();
         let text = std::fs::read_to_string(folder.path().join("build-times.tsv")).unwrap();
-        assert_eq!(text, "18\t33245212\t8.500000\t4\tout of core\t3\n");
-        assert_eq!(parse_build_time(text.trim_end()), Some(time));
-        for bad in ["", "20\t1\t2", "20\t1\t2\t3\tsideways\t1", "x\t1\t2\t3"] {
+        assert_eq!(
+            text,
+            "18\t33245212\t8.500000\t4\tout of core\t3\t-\n\
+             18\t33245212\t8.500000\t4\tcompact\t1\t0.0625\n"
+        );
+        let lines: Vec<_> = text.lines().map(parse_build_time).collect();
+        assert_eq!(lines, [Some(time), Some(measured)]);
+        for bad in [
+            "",
+            "20\t1\t2",
+            "20\t1\t2\t3\tsideways\t1",
+            "x\t1\t2\t3",
+            "20\t1\t2\t3\tcompact\t1\tmuch",
+        ] {
             assert_eq!(parse_build_time(bad), None, "{bad:?}");
         }
     }
@@ -458,6 +497,7 @@ mod tests {
                     checkpoint_every: None,
                     buffer_bytes: 0,
                     distances,
+                    phases: Default::default(),
                 };
                 let solved = engine::solve_layer(rules, seeds, &tables, &config, &|_| {}).unwrap();
                 let mut marked = vec![0; solved.values().len()];

@@ -1102,6 +1102,7 @@ mod tests {
             threads,
             engine: Engine::InMemory,
             ranks: 1,
+            serial_share: None,
         };
         // On 2 threads, exactly P^−0.3 over layers 22..=25.
         let law = |seeds: usize| 2e6 * (index::layer_size(seeds) as f64 / 1e8).powf(-0.3);

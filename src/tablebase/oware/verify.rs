@@ -295,6 +295,7 @@ fn check_layer(
         // Only the set-up runs: no threshold's buffers.
         buffer_bytes: 0,
         distances: false,
+        phases: Default::default(),
     };
     let out = |start: usize, exits: &[i8]| {
         let first = start as u64;

@@ -87,6 +87,13 @@ pub struct BuildOware {
     /// to layers already built, without building their values again
     #[arg(long)]
     no_distances: bool,
+    /// After the summary, where each layer's build spent its time: per
+    /// phase (set-up, scans or seeding, propagation, recording, table...)
+    /// its wall time, how much of it fewer than all threads were busy or a
+    /// worker waited on the disk, and its serial share (build-times.tsv
+    /// records each layer's)
+    #[arg(long)]
+    phases: bool,
 }
 
 /// An engine as `--engine` names it: its name with dashes for spaces.
@@ -190,6 +197,9 @@ pub fn build(args: BuildOware) -> anyhow::Result<()> {
     let observer = Bars::default();
     let reports = pool.install(|| tb::build(&args.dir, args.rules, &options, &observer))?;
     observer.print_summary(&reports);
+    if args.phases {
+        observer.print_phases();
+    }
     Ok(())
 }
 

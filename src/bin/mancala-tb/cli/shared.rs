@@ -14,7 +14,7 @@ use indicatif::{ProgressBar, ProgressState, ProgressStyle};
 
 use crate::probe_lines::{BatchProber, ProbeOptions, probe_lines};
 use mancala_tb::memory::human_bytes;
-use mancala_tb::tablebase::oware::{DistanceReport, LayerPlan, OwareObserver};
+use mancala_tb::tablebase::oware::{DistanceReport, LayerPlan, OwareObserver, PhaseTime};
 use mancala_tb::tablebase::{BuildObserver, LayerReport};
 
 /// The worker pool of a build: `threads` workers, or one per core.
@@ -39,6 +39,8 @@ pub struct Bars {
     sent: std::sync::Mutex<Vec<(usize, u64)>>,
     /// The distance tables written.
     distances: std::sync::Mutex<Vec<DistanceReport>>,
+    /// Where each layer built in one process spent its time.
+    phases: std::sync::Mutex<Vec<(usize, Vec<PhaseTime>)>>,
 }
 
 impl BuildObserver for Bars {
@@ -121,6 +123,11 @@ impl OwareObserver for Bars {
         self.distances.lock().expect("distances lock").push(*report);
     }
 
+    fn layer_phases(&self, seeds: usize, phases: &[PhaseTime]) {
+        let phases = phases.to_vec();
+        self.phases.lock().expect("phases lock").push((seeds, phases));
+    }
+
     fn distances_skipped(&self, seeds: usize, needed: u64) {
         match needed {
             0 => eprintln!(
@@ -143,6 +150,47 @@ impl Bars {
         print_summary(reports, &self.plans.lock().expect("plans lock"));
         print_sent(reports, &self.sent.lock().expect("sent lock"));
         print_distances(reports, &self.distances.lock().expect("distances lock"));
+    }
+
+    /// Prints where each layer's build spent its time, phase by phase
+    /// (`build oware --phases`).
+    pub fn print_phases(&self) {
+        print_phases(&self.phases.lock().expect("phases lock"));
+    }
+}
+
+/// Per layer built, each phase's wall time, how much of it fewer than all
+/// threads were busy or a worker waited on the disk, the threads busy on
+/// average and the phase's serial share (Amdahl's law), then the layer's.
+fn print_phases(layers: &[(usize, Vec<PhaseTime>)]) {
+    let Some(threads) = layers.iter().flat_map(|l| &l.1).map(|p| p.threads).next() else {
+        return;
+    };
+    println!(
+        "phases ({threads} threads; short: fewer than all busy; disk: a worker waiting on the \
+         disk; serial: the share of one thread's time more threads did not shorten)"
+    );
+    println!(
+        "{:<12} {:>5} {:>9} {:>9} {:>9} {:>6} {:>7}",
+        "phase", "layer", "seconds", "short", "disk", "busy", "serial"
+    );
+    let row = |name: &str, seeds: usize, p: &PhaseTime| {
+        let share = p.serial_share().map_or("-".into(), |s| format!("{:.1}%", 100.0 * s));
+        println!(
+            "{name:<12} {seeds:>5} {:>9.2} {:>9.2} {:>9.2} {:>6.2} {share:>7}",
+            p.seconds,
+            p.short_seconds,
+            p.disk_seconds,
+            p.busy_seconds / p.seconds.max(f64::MIN_POSITIVE),
+        );
+    };
+    for (seeds, phases) in layers {
+        for p in phases {
+            row(p.phase.name(), *seeds, p);
+        }
+        if let Some(total) = PhaseTime::total(phases) {
+            row("layer", *seeds, &total);
+        }
     }
 }
 

@@ -29,6 +29,7 @@ use crate::error::{PathContext, WithPath};
 use crate::games::oware::{MAX_SEEDS, Ruleset};
 use crate::index::oware as index;
 use crate::solve::array::BigArray;
+use crate::solve::phases::{Phase, PhaseTime, Phases};
 use crate::solve::oware::{
     self as engine, Engine, OUTBOX_BYTES, SolvedLayer, compact, out_of_core,
 };
@@ -124,6 +125,9 @@ pub trait OwareObserver: BuildObserver {
     /// A layer of a distributed build is done: the bytes all ranks sent
     /// each other for it (notices and values).
     fn layer_sent(&self, _seeds: usize, _bytes: u64) {}
+    /// Where the build of a layer in one process spent its time, phase by
+    /// phase (before [`layer_finished`](BuildObserver::layer_finished)).
+    fn layer_phases(&self, _seeds: usize, _phases: &[PhaseTime]) {}
 }
 
 impl OwareObserver for Quiet {}
@@ -223,6 +227,8 @@ struct BuiltLayer {
     values: Option<BigArray<i8>>,
     /// Its distances' report, if the engine found them.
     distances: Option<DistanceReport>,
+    /// Where its build spent its time (none if distributed).
+    phases: Vec<PhaseTime>,
 }
 
 /// A build under way: what the build of each layer reads.
@@ -260,6 +266,7 @@ impl Run<'_> {
             outcomes,
             values,
             distances,
+            phases,
         } = match transport.ranks() {
             1 => {
                 self.observer.layer_started(seeds, positions);
@@ -271,6 +278,7 @@ impl Run<'_> {
                     outcomes,
                     values,
                     distances: None,
+                    phases: Vec::new(),
                 }
             }
         };
@@ -280,6 +288,9 @@ impl Run<'_> {
             Some(report) => self.observer.distances_found(&report),
             None => self.distances(seeds, lower, transport)?,
         }
+        if !phases.is_empty() {
+            self.observer.layer_phases(seeds, &phases);
+        }
         if transport.rank() == 0 {
             let time = super::BuildTime {
                 seeds,
@@ -288,6 +299,7 @@ impl Run<'_> {
                 threads: rayon::current_num_threads(),
                 engine: plan.engine,
                 ranks: transport.ranks(),
+                serial_share: PhaseTime::total(&phases).and_then(|t| t.serial_share()),
             };
             super::record_build_time(self.folder, &time)?;
         }
@@ -382,6 +394,7 @@ impl Run<'_> {
         if engine::checkpoint_path(&scratch, plan.engine).exists() {
             observer.layer_resumed(seeds);
         }
+        let phases = Phases::start();
         let config = engine::Config {
             part: plan.part,
             sweep,
@@ -389,15 +402,18 @@ impl Run<'_> {
             checkpoint_every: Some(options.checkpoint_every),
             buffer_bytes: plan.buffer_bytes,
             distances: plan.levels,
+            phases: phases.clone(),
         };
         let mut distances = None;
         let (outcomes, values) = match plan.engine {
             Engine::InMemory => {
                 let mut solved = engine::solve_layer(rules, seeds, lower, &config, &progress)
                     .map_err(TablebaseError::from)?;
+                phases.enter(Phase::Table);
                 let outcomes = outcomes(solved.values());
                 out.finish_from(&solved)?;
                 if let Some(found) = solved.take_distances() {
+                    phases.enter(Phase::Distances);
                     let start = Instant::now();
                     let values = Table::open(table_path(folder, seeds))?;
                     let report =
@@ -445,6 +461,7 @@ impl Run<'_> {
             outcomes,
             values,
             distances,
+            phases: phases.finish(),
         })
     }
 
@@ -471,6 +488,7 @@ impl Run<'_> {
             checkpoint_every: None,
             buffer_bytes: plan.buffer_bytes,
             distances: false,
+            phases: Default::default(),
         };
         let solved = engine::solve_share(
             self.rules,
