@@ -379,6 +379,9 @@ mod tests {
         assert!(serial.serial_share().unwrap() > 0.8, "{serial:?}");
         assert!(serial.short_seconds > 0.8 * serial.seconds, "{serial:?}");
         assert!(parallel.serial_share().unwrap() < 0.2, "{parallel:?}");
-        assert!(parallel.short_seconds < 0.2 * parallel.seconds, "{parallel:?}");
+        assert!(
+            parallel.short_seconds < 0.2 * parallel.seconds,
+            "{parallel:?}"
+        );
     }
 }

@@ -20,8 +20,9 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 
 use super::EngineError;
+use super::lower::Lookup;
 use super::lower::LowerLayers;
-use super::rank_stream::{RankReader, RankWriter, ScratchResult};
+use super::rank_stream::{Encoded, RankReader, RankWriter, ScratchResult};
 use crate::error::{PathContext, WithPath};
 use crate::index::oware as index;
 
@@ -39,6 +40,14 @@ const BUFFER: usize = 1 << 13;
 pub const DEFERRED_BYTES_PER_POSITION: f64 = 6.0;
 /// Lookups of a bucket answered at once.
 const ANSWER_BATCH: usize = 1 << 20;
+
+/// The deferred lookups of a chunk of a part, encoded: per bucket their
+/// offsets, their askers and their buckets.
+struct DeferredChunk {
+    offsets: Vec<Vec<u8>>,
+    askers: Encoded,
+    ids: Vec<u8>,
+}
 
 /// One bucket: ranks `first .. first + len` of lower layer `seeds`.
 #[derive(Clone, Copy, Debug)]
@@ -128,9 +137,7 @@ impl<'a, L: LowerLayers> Deferred<'a, L> {
     /// layer; askers come in increasing order.
     #[inline]
     pub fn push(&mut self, asker: u64, seeds: usize, rank: u64) -> ScratchResult<()> {
-        let first = self.first_bucket[seeds].expect("a layer read in order");
-        let id = first as usize + (rank / self.positions) as usize;
-        let offset = (rank % self.positions) as u32;
+        let (id, offset) = self.place(seeds, rank).expect("a layer read in order");
         let dir = &self.dir;
         self.lookups[id]
             .write_all(&offset.to_le_bytes())
@@ -139,6 +146,64 @@ impl<'a, L: LowerLayers> Deferred<'a, L> {
         self.ids
             .write_all(&(id as u16).to_le_bytes())
             .map_err(|e| WithPath::new(dir.join("buckets"), e))
+    }
+
+    /// The bucket of rank `rank` of layer `seeds` and the offset in it, if
+    /// lookups into that layer are deferred.
+    #[inline]
+    fn place(&self, seeds: usize, rank: u64) -> Option<(usize, u32)> {
+        let first = self.first_bucket[seeds]?;
+        let id = first as usize + (rank / self.positions) as usize;
+        Some((id, (rank % self.positions) as u32))
+    }
+
+    /// Defers the lookups of a part into the layers read in order, and
+    /// leaves the others in `per_chunk`: its lookups by chunk of `chunk`
+    /// positions from `start`, each chunk's in its askers' order (a
+    /// lookup's `slot` its asker's offset in the chunk). Parts come in rank
+    /// order. The chunks are encoded in parallel and written in order.
+    pub fn defer_part(
+        &mut self,
+        start: u64,
+        chunk: u64,
+        per_chunk: &mut [Vec<Lookup>],
+    ) -> ScratchResult<()> {
+        let this = &*self;
+        let encoded: Vec<DeferredChunk> = per_chunk
+            .par_iter_mut()
+            .enumerate()
+            .map(|(c, lookups)| {
+                let mut out = DeferredChunk {
+                    offsets: vec![Vec::new(); this.buckets.len()],
+                    askers: Encoded::default(),
+                    ids: Vec::new(),
+                };
+                let first = start + c as u64 * chunk;
+                for l in lookups.iter() {
+                    let Some((id, offset)) = this.place(l.seeds as usize, l.rank) else {
+                        continue;
+                    };
+                    out.offsets[id].extend_from_slice(&offset.to_le_bytes());
+                    out.askers.push(first + u64::from(l.slot), false);
+                    out.ids.extend_from_slice(&(id as u16).to_le_bytes());
+                }
+                lookups.retain(|l| !this.defers(l.seeds as usize));
+                out
+            })
+            .collect();
+        let dir = &self.dir;
+        for chunk in encoded {
+            for (id, offsets) in chunk.offsets.iter().enumerate() {
+                self.lookups[id]
+                    .write_all(offsets)
+                    .map_err(|e| WithPath::new(lookups_path(dir, id), e))?;
+            }
+            chunk.askers.append_to(&mut self.askers)?;
+            self.ids
+                .write_all(&chunk.ids)
+                .map_err(|e| WithPath::new(dir.join("buckets"), e))?;
+        }
+        Ok(())
     }
 
     /// Keeps the values of the next positions of the sweep, in rank order.
@@ -362,7 +427,22 @@ mod tests {
                     .wrapping_add(1442695040888963407);
                 let child = 2 + (x >> 33) as usize % (seeds - 2);
                 let rank = (x >> 7) % index::layer_size(child);
-                deferred.push(asker, child, rank).unwrap();
+                let slot = (asker - first) as u32;
+                let lookup = Lookup {
+                    rank,
+                    seeds: child as u8,
+                    value: 0,
+                    captured: 0,
+                    slot,
+                };
+                // Every other lookup one at a time, the rest as a part's.
+                if x % 2 == 0 {
+                    deferred.push(asker, child, rank).unwrap();
+                } else {
+                    let mut part = vec![vec![lookup]];
+                    deferred.defer_part(first, askers, &mut part).unwrap();
+                    assert!(part[0].is_empty(), "a deferred lookup is not left");
+                }
                 let value = made.0[child][rank as usize];
                 let e = &mut expected[(asker - first) as usize];
                 *e = (*e).max((seeds - child) as i8 - value);

@@ -38,8 +38,8 @@ use crate::error::{PathContext, WithPath};
 use crate::games::oware::{self, Packed, Ruleset, SIDE};
 use crate::index::oware as index;
 use crate::solve::Progress;
-use crate::solve::phases::{Phase, Phases};
 use crate::solve::array::BigArray;
+use crate::solve::phases::{Phase, Phases};
 
 const OPEN: u64 = 0b00;
 const CLOSED: u64 = 0b01;
@@ -408,21 +408,11 @@ impl ScratchEngine for Compact {
 }
 
 impl Compact {
-    /// With its best exit worth at most `−t`: is every non-capturing move
-    /// of `board` one to a child won at `t` or better?
+    /// The test of a closed position (whose child by the move from `won`
+    /// was just won): its (other) non-capturing children, their codes
+    /// asked for.
     #[inline]
-    fn every_move_closed(&self, board: Packed) -> bool {
-        let children = oware::Children::of_packed(self.rules, board);
-        children.quiet().all(|pit| {
-            let child = index::rank_packed(children.packed_child(pit), self.seeds);
-            self.codes.get(child as usize) == WON
-        })
-    }
-
-    /// The test of a closed position whose child by the move from `pit` was
-    /// just won: its other non-capturing children, their codes asked for.
-    #[inline]
-    fn test_of(&self, rank: usize, board: Packed, pit: usize) -> Test {
+    fn test_of(&self, rank: usize, board: Packed, won: Option<usize>) -> Test {
         let mut test = Test {
             rank,
             board,
@@ -430,7 +420,7 @@ impl Compact {
             len: 0,
         };
         let children = oware::Children::of_packed(self.rules, board);
-        for p in children.quiet().filter(|&p| p != pit) {
+        for p in children.quiet().filter(|&p| Some(p) != won) {
             let child = index::rank_packed(children.packed_child(p), self.seeds) as usize;
             self.codes.prefetch(child);
             test.children[test.len] = child;
@@ -495,23 +485,45 @@ impl Pass<'_> {
 
     /// The exits of a threshold worth `+t` (won) or `−t` (closed, and lost
     /// if no move is left open), in rank order, each with what it resolves.
+    /// The closed ones are tested, and the won ones' parents told, in
+    /// batches, so that the codes they read are fetched from memory
+    /// together.
     fn seed(&self, w: &mut Worker, chunk: &[u64]) -> ScratchResult<()> {
         let layer = self.layer;
         let mut cursor = index::Cursor::new(layer.seeds);
+        let mut tests = std::mem::take(&mut w.tests);
         for &code in chunk {
             let (rank, negative) = (code >> 1, code & 1 != 0);
             let (rank, board) = (rank as usize, cursor.board(rank));
-            let resolved = if negative {
+            if negative {
                 layer.codes.change(rank, |c| c == OPEN, CLOSED);
-                layer.codes.get(rank) == CLOSED
-                    && layer.every_move_closed(board)
-                    && layer.codes.change(rank, |c| c == CLOSED, LOST)
-            } else {
-                layer.codes.change(rank, |c| c == OPEN || c == CLOSED, WON)
-            };
-            if resolved {
-                self.resolved(w, rank, board, negative)?;
+                if layer.codes.get(rank) == CLOSED {
+                    tests.push(layer.test_of(rank, board, None));
+                }
+            } else if layer.codes.change(rank, |c| c == OPEN || c == CLOSED, WON) {
+                self.resolved(w, rank, board, false)?;
+            }
+            if tests.len() >= PARENT_BATCH {
+                self.run_tests(w, &mut tests)?;
+            }
+            if w.stack.len() >= PARENT_BATCH {
                 self.propagate(w)?;
+            }
+        }
+        self.run_tests(w, &mut tests)?;
+        w.tests = tests;
+        self.propagate(w)
+    }
+
+    /// Closed positions lose when every child their tests list is won.
+    fn run_tests(&self, w: &mut Worker, tests: &mut Vec<Test>) -> ScratchResult<()> {
+        let codes = &self.layer.codes;
+        for test in tests.drain(..) {
+            let children = &test.children[..test.len];
+            if children.iter().all(|&child| codes.get(child) == WON)
+                && codes.change(test.rank, |c| c == CLOSED, LOST)
+            {
+                self.resolved(w, test.rank, test.board, true)?;
             }
         }
         Ok(())
@@ -554,17 +566,10 @@ impl Pass<'_> {
                         self.resolved(w, rank, board, false)?;
                     }
                 } else if layer.codes.get(rank) == CLOSED {
-                    tests.push(layer.test_of(rank, board, pit));
+                    tests.push(layer.test_of(rank, board, Some(pit)));
                 }
             }
-            for test in tests.drain(..) {
-                let children = &test.children[..test.len];
-                if children.iter().all(|&child| layer.codes.get(child) == WON)
-                    && layer.codes.change(test.rank, |c| c == CLOSED, LOST)
-                {
-                    self.resolved(w, test.rank, test.board, true)?;
-                }
-            }
+            self.run_tests(w, &mut tests)?;
             w.tests = tests;
         }
         Ok(())

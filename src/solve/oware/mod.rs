@@ -264,7 +264,9 @@ where
         }
         if checkpoint.due(t - 1) {
             let arrays = layer.arrays();
-            config.phases.time(Phase::Checkpoint, || checkpoint.save(&arrays, t - 1))?;
+            config
+                .phases
+                .time(Phase::Checkpoint, || checkpoint.save(&arrays, t - 1))?;
         }
     }
     config.phases.enter(Phase::Scan);

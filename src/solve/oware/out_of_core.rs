@@ -23,7 +23,7 @@ use rayon::prelude::*;
 use super::lower::LowerLayers;
 use super::outbox::Outbox;
 use super::propagate::propagate_threshold;
-use super::rank_stream::{RankReader, RankWriter, STREAM_BYTES, encode};
+use super::rank_stream::{Encoded, RankReader, RankWriter, STREAM_BYTES};
 use super::scratch::{Scratch, ScratchEngine, set_up_exits, solve_streamed};
 use super::states::{
     COUNTER, Exits, FRESH, LOSS, LOW_BITS, NIBBLE, PENDING, RESOLVED, STATES_PER_WORD, States,
@@ -34,8 +34,8 @@ use crate::error::WithPath;
 use crate::games::oware::Ruleset;
 use crate::index::oware as index;
 use crate::solve::Progress;
-use crate::solve::phases::{Phase, Phases};
 use crate::solve::array::BigArray;
+use crate::solve::phases::{Phase, Phases};
 use crate::solve::threshold::{self, Verdict};
 
 /// Exits of a threshold read from their file at once.
@@ -236,15 +236,13 @@ impl OutOfCore {
         let buffers = self.buffer_bytes.saturating_sub(2 * STREAM_BYTES);
         let window = record_parts(buffers, rayon::current_num_threads()) * RECORD_WORDS;
         for (w, words) in self.states.words.chunks_mut(window).enumerate() {
-            let parts: Vec<Recorded> = words
+            let parts: Vec<Encoded> = words
                 .par_chunks_mut(RECORD_WORDS)
                 .enumerate()
                 .map(|(p, words)| record_fresh(words, w * window + p * RECORD_WORDS))
                 .collect();
             for part in parts {
-                if let Some(first) = part.first {
-                    file.append(first, &part.rest, part.last)?;
-                }
+                part.append_to(&mut file)?;
             }
         }
         let len = file.written();
@@ -253,22 +251,10 @@ impl OutOfCore {
     }
 }
 
-/// The positions of a part of the states resolved at the threshold: the
-/// first (rank and loss), the rest encoded from it on, the last rank.
-struct Recorded {
-    first: Option<(u64, bool)>,
-    rest: Vec<u8>,
-    last: u64,
-}
-
 /// Records the positions of `words` (word `first_word` on) resolved at the
 /// threshold (`FRESH`), marks them `RESOLVED`, and returns them.
-fn record_fresh(words: &mut [AtomicU64], first_word: usize) -> Recorded {
-    let mut part = Recorded {
-        first: None,
-        rest: Vec::new(),
-        last: 0,
-    };
+fn record_fresh(words: &mut [AtomicU64], first_word: usize) -> Encoded {
+    let mut part = Encoded::default();
     for (w, word) in words.iter_mut().enumerate() {
         let word = word.get_mut();
         let mut fresh = (*word >> 3) & (*word >> 2) & LOW_BITS;
@@ -278,11 +264,7 @@ fn record_fresh(words: &mut [AtomicU64], first_word: usize) -> Recorded {
             let state = (*word >> shift) & NIBBLE;
             debug_assert_eq!(state & PENDING, 0);
             let rank = ((first_word + w) * STATES_PER_WORD) as u64 + u64::from(shift / 4);
-            let lost = state & LOSS != 0;
-            match part.first {
-                None => (part.first, part.last) = (Some((rank, lost)), rank),
-                Some(_) => encode(&mut part.last, rank, lost, &mut part.rest),
-            }
+            part.push(rank, state & LOSS != 0);
             *word = (*word & !(NIBBLE << shift)) | (RESOLVED << shift);
         }
     }

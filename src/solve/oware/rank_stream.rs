@@ -132,6 +132,35 @@ impl RankWriter {
     }
 }
 
+/// Entries of a stream encoded apart (by a thread of their own), to be
+/// appended to its [`RankWriter`] in order: the first entry, the rest
+/// encoded from it on, the last rank.
+#[derive(Default)]
+pub struct Encoded {
+    first: Option<(u64, bool)>,
+    rest: Vec<u8>,
+    last: u64,
+}
+
+impl Encoded {
+    /// Adds an entry (ranks increasing).
+    #[inline]
+    pub fn push(&mut self, rank: u64, flag: bool) {
+        match self.first {
+            None => (self.first, self.last) = (Some((rank, flag)), rank),
+            Some(_) => encode(&mut self.last, rank, flag, &mut self.rest),
+        }
+    }
+
+    /// Appends the entries to `writer`, after those it holds.
+    pub fn append_to(&self, writer: &mut RankWriter) -> ScratchResult<()> {
+        match self.first {
+            Some(first) => writer.append(first, &self.rest, self.last),
+            None => Ok(()),
+        }
+    }
+}
+
 /// Appends the entry for `rank` after `previous` (and makes it the
 /// previous) to `out`.
 #[inline]

@@ -15,7 +15,7 @@ use rayon::prelude::*;
 
 use super::checkpoint::Checkpoint;
 use super::lower::LowerLayers;
-use super::rank_stream::{RankReader, RankWriter, ScratchResult};
+use super::rank_stream::{Encoded, RankReader, RankWriter, ScratchResult};
 use super::set_up::set_up_layer;
 use super::{CHUNK, Config, Engine, EngineError};
 use crate::error::PathContext;
@@ -107,7 +107,9 @@ where
         engine.threshold(&scratch, t, &config.phases, progress)?;
         if checkpoint.due(t - 1) {
             let arrays = engine.arrays();
-            config.phases.time(Phase::Checkpoint, || checkpoint.save(&arrays, t - 1))?;
+            config
+                .phases
+                .time(Phase::Checkpoint, || checkpoint.save(&arrays, t - 1))?;
         }
     }
     drop(engine);
@@ -208,7 +210,7 @@ pub fn set_up_exits<L, E>(
     scratch: &Scratch,
     states: Option<&mut [AtomicU64]>,
     progress: Progress,
-    mut no_exit: impl FnMut(usize),
+    no_exit: impl Fn(usize) + Sync,
 ) -> Result<(), EngineError<E>>
 where
     L: LowerLayers<Error = E>,
@@ -216,7 +218,7 @@ where
 {
     let mut files = ExitFiles::create(scratch, layer.1)?;
     set_up_layer(layer, config, lower, states, progress, |start, exits| {
-        Ok(files.push_part(start, exits, &mut no_exit)?)
+        Ok(files.push_part(start, exits, &no_exit)?)
     })?;
     Ok(files.finish()?)
 }
@@ -234,19 +236,34 @@ impl ExitFiles {
     }
 
     /// Appends the exits of the positions `start ..`; `no_exit` is told the
-    /// rank of every position without one.
+    /// rank of every position without one. The part is encoded in
+    /// parallel, a chunk at a time, and appended in order.
     pub fn push_part(
         &mut self,
         start: usize,
         exits: &[i8],
-        mut no_exit: impl FnMut(usize),
+        no_exit: &(impl Fn(usize) + Sync),
     ) -> ScratchResult<()> {
-        for (i, &exit) in exits.iter().enumerate() {
-            let rank = start + i;
-            if exit == NO_EXIT {
-                no_exit(rank);
-            } else {
-                self.0[exit.unsigned_abs() as usize].push(rank as u64, exit < 0)?;
+        let sizes = self.0.len();
+        let chunks: Vec<Vec<Encoded>> = exits
+            .par_chunks(CHUNK)
+            .enumerate()
+            .map(|(c, exits)| {
+                let mut by_size: Vec<Encoded> = (0..sizes).map(|_| Encoded::default()).collect();
+                for (i, &exit) in exits.iter().enumerate() {
+                    let rank = start + c * CHUNK + i;
+                    if exit == NO_EXIT {
+                        no_exit(rank);
+                    } else {
+                        by_size[exit.unsigned_abs() as usize].push(rank as u64, exit < 0);
+                    }
+                }
+                by_size
+            })
+            .collect();
+        for by_size in chunks {
+            for (file, encoded) in self.0.iter_mut().zip(&by_size) {
+                encoded.append_to(file)?;
             }
         }
         Ok(())

@@ -72,15 +72,7 @@ pub fn set_up_part<L: LowerLayers>(
         .collect();
     let mut per_chunk = per_chunk;
     if let Some(deferred) = deferred {
-        for (c, lookups) in per_chunk.iter_mut().enumerate() {
-            let first = (start + c * CHUNK) as u64;
-            for l in lookups.iter() {
-                if deferred.defers(l.seeds as usize) {
-                    deferred.push(first + u64::from(l.slot), l.seeds as usize, l.rank)?;
-                }
-            }
-            lookups.retain(|l| !deferred.defers(l.seeds as usize));
-        }
+        deferred.defer_part(start as u64, CHUNK as u64, &mut per_chunk)?;
     }
     let lens: Vec<usize> = per_chunk.iter().map(Vec::len).collect();
     let mut lookups = concat(&per_chunk);

@@ -35,8 +35,8 @@ use crate::games::oware::{self, MAX_SEEDS, Ruleset};
 use crate::index::oware as index;
 use crate::memory::human_bytes;
 pub use crate::solve::oware::Engine;
-pub use crate::solve::phases::{Phase, PhaseTime};
 use crate::solve::oware::EngineError;
+pub use crate::solve::phases::{Phase, PhaseTime};
 use crate::table::raw::RawError;
 use crate::table::{TableError, TableMeta, ValueEncoding};
 

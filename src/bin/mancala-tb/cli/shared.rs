@@ -125,7 +125,10 @@ impl OwareObserver for Bars {
 
     fn layer_phases(&self, seeds: usize, phases: &[PhaseTime]) {
         let phases = phases.to_vec();
-        self.phases.lock().expect("phases lock").push((seeds, phases));
+        self.phases
+            .lock()
+            .expect("phases lock")
+            .push((seeds, phases));
     }
 
     fn distances_skipped(&self, seeds: usize, needed: u64) {
@@ -175,7 +178,9 @@ fn print_phases(layers: &[(usize, Vec<PhaseTime>)]) {
         "phase", "layer", "seconds", "short", "disk", "busy", "serial"
     );
     let row = |name: &str, seeds: usize, p: &PhaseTime| {
-        let share = p.serial_share().map_or("-".into(), |s| format!("{:.1}%", 100.0 * s));
+        let share = p
+            .serial_share()
+            .map_or("-".into(), |s| format!("{:.1}%", 100.0 * s));
         println!(
             "{name:<12} {seeds:>5} {:>9.2} {:>9.2} {:>9.2} {:>6.2} {share:>7}",
             p.seconds,

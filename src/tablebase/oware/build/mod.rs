@@ -29,10 +29,10 @@ use crate::error::{PathContext, WithPath};
 use crate::games::oware::{MAX_SEEDS, Ruleset};
 use crate::index::oware as index;
 use crate::solve::array::BigArray;
-use crate::solve::phases::{Phase, PhaseTime, Phases};
 use crate::solve::oware::{
     self as engine, Engine, OUTBOX_BYTES, SolvedLayer, compact, out_of_core,
 };
+use crate::solve::phases::{Phase, PhaseTime, Phases};
 use crate::table::raw::{self, RawLayer, RawWriter};
 use crate::table::{CAPTURE_DECIDES, PendingTable, Table, ValueEncoding};
 use crate::tablebase::FileError;
