@@ -81,6 +81,7 @@ impl Phase {
 /// One phase of a layer's build, all its stretches together.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PhaseTime {
+    /// The phase.
     pub phase: Phase,
     /// Wall time.
     pub seconds: f64,
@@ -124,6 +125,12 @@ pub fn serial_share(wall: f64, busy: f64, threads: usize) -> Option<f64> {
     }
     let p = threads as f64;
     Some(((wall / busy - 1.0 / p) / (1.0 - 1.0 / p)).clamp(0.0, 1.0))
+}
+
+/// How many times as fast as one thread `threads` threads run work whose
+/// serial share is `serial` (Amdahl's law).
+pub fn speedup(serial: f64, threads: usize) -> f64 {
+    1.0 / (serial + (1.0 - serial) / threads.max(1) as f64)
 }
 
 /// The phases of a layer's build, as the engines enter them. Cloned, it is
@@ -347,6 +354,9 @@ mod tests {
         let s = serial_share(1.25, 2.0, 4).unwrap();
         assert!((s - 0.5).abs() < 1e-12, "{s}");
         assert_eq!(serial_share(1.0, 1.0, 1), None);
+        // The share and the speed-up are inverses.
+        assert!((speedup(0.5, 4) - 2.0 / 1.25).abs() < 1e-12);
+        assert_eq!(speedup(0.3, 1), 1.0);
     }
 
     /// A phase where one thread works and the others sleep is short all

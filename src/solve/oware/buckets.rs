@@ -282,6 +282,12 @@ impl<'a, L: LowerLayers> Deferred<'a, L> {
             askers: RankReader::open(dir.join("askers"))?,
             ids: BufReader::new(File::open(&ids_path).at(&ids_path)?),
             layer_of: buckets.iter().map(|b| b.seeds).collect(),
+            part: AnsweredPart {
+                askers: Vec::new(),
+                ids: Vec::new(),
+                answers: vec![Vec::new(); buckets.len()],
+                answered: vec![0; buckets.len()],
+            },
             answers,
             dir,
         })
@@ -300,11 +306,24 @@ pub struct Answers {
     /// The lower layer of each bucket.
     layer_of: Vec<usize>,
     answers: Vec<BufReader<File>>,
+    /// The part being answered.
+    part: AnsweredPart,
+}
+
+/// The deferred lookups of a part being answered: their askers and
+/// buckets, each bucket's answers to them, and how many are used.
+struct AnsweredPart {
+    askers: Vec<u64>,
+    ids: Vec<u8>,
+    answers: Vec<Vec<u8>>,
+    answered: Vec<usize>,
 }
 
 impl Answers {
     /// The next `values.len()` kept values, each the best of itself and
     /// `captured − answer` over the deferred captures of its position.
+    /// The part's askers and buckets are read first, then each bucket's
+    /// answers for them in one read.
     pub fn next_part(&mut self, values: &mut [i8]) -> ScratchResult<()> {
         let bytes = bytemuck::cast_slice_mut(values);
         let dir = &self.dir;
@@ -313,19 +332,34 @@ impl Answers {
             .map_err(|e| WithPath::new(dir.join("kept"), e))?;
         let first = self.next;
         self.next += values.len() as u64;
+        let part = &mut self.part;
+        part.askers.clear();
         while let Some((asker, _)) = self.askers.next_below(self.next)? {
-            let mut id = [0u8; 2];
-            self.ids
-                .read_exact(&mut id)
-                .map_err(|e| WithPath::new(dir.join("buckets"), e))?;
-            let id = u16::from_le_bytes(id) as usize;
-            let mut answer = [0u8];
-            self.answers[id]
-                .read_exact(&mut answer)
-                .map_err(|e| WithPath::new(answers_path(dir, id), e))?;
-            let captured = (self.seeds - self.layer_of[id]) as i8;
+            part.askers.push(asker);
+        }
+        part.ids.resize(2 * part.askers.len(), 0);
+        self.ids
+            .read_exact(&mut part.ids)
+            .map_err(|e| WithPath::new(dir.join("buckets"), e))?;
+        let id = |pair: &[u8]| u16::from_le_bytes([pair[0], pair[1]]) as usize;
+        part.answered.fill(0);
+        for pair in part.ids.chunks_exact(2) {
+            part.answered[id(pair)] += 1;
+        }
+        for (b, answers) in part.answers.iter_mut().enumerate() {
+            answers.resize(part.answered[b], 0);
+            self.answers[b]
+                .read_exact(answers)
+                .map_err(|e| WithPath::new(answers_path(dir, b), e))?;
+        }
+        part.answered.fill(0);
+        for (&asker, pair) in part.askers.iter().zip(part.ids.chunks_exact(2)) {
+            let b = id(pair);
+            let answer = part.answers[b][part.answered[b]] as i8;
+            part.answered[b] += 1;
+            let captured = (self.seeds - self.layer_of[b]) as i8;
             let value = &mut values[(asker - first) as usize];
-            *value = (*value).max(captured - answer[0] as i8);
+            *value = (*value).max(captured - answer);
         }
         Ok(())
     }

@@ -95,6 +95,8 @@ impl Engine {
     /// engine the merges of its runs. `scripts/thread-scaling.sh BIN 22
     /// "in-memory out-of-core compact" "1 2 4 8 16"` prints it per engine,
     /// fitted to the layer times; wanted on a machine with many cores.
+    /// `plan` takes it where its calibration cannot measure the share
+    /// (on one thread).
     pub fn serial_share(self) -> f64 {
         match self {
             Engine::InMemory => 0.033,
@@ -106,8 +108,7 @@ impl Engine {
     /// How many times as fast as one thread `threads` threads build a
     /// layer, by [`Engine::serial_share`].
     pub fn speedup(self, threads: usize) -> f64 {
-        let serial = self.serial_share();
-        1.0 / (serial + (1.0 - serial) / threads.max(1) as f64)
+        crate::solve::phases::speedup(self.serial_share(), threads)
     }
 
     /// The file of the engine's checkpoint in a layer's scratch folder. The

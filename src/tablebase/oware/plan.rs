@@ -4,6 +4,7 @@
 //! recorded here, scaled by stated assumptions.
 
 use std::ops::Range;
+use std::sync::Mutex;
 
 use serde::{Serialize, Serializer};
 
@@ -11,15 +12,15 @@ use super::budget::disk::{
     TABLE_BYTES_PER_POSITION, deferred_bytes, has_raw_copy, layer_bytes, sweep_within,
 };
 use super::budget::{Budget, LayerPlan, Place, least_bytes, placement, plan_engine};
-use super::build::BuildOptions;
+use super::build::{BuildOptions, OwareObserver};
 use super::{BuildTime, TablebaseError, build, distance, ruleset_dir, table_path};
 use crate::error::PathContext;
 use crate::games::oware::{MAX_SEEDS, Ruleset};
 use crate::index::oware as index;
 use crate::solve::oware::DEFERRED_BYTES_PER_POSITION;
 use crate::solve::oware::Engine;
-use crate::tablebase::FileError;
-use crate::tablebase::Quiet;
+use crate::solve::phases::{self, PhaseTime};
+use crate::tablebase::{BuildObserver, FileError, Quiet};
 
 /// How the rate of the engines falls with the layer size `P` where no
 /// build recorded it: as `P^−RATE_EXPONENT`, up to [`RATE_FALL_ENDS`]:
@@ -101,15 +102,80 @@ pub struct Calibration {
     pub out_of_core: f64,
     /// Positions per second of that layer in the compact engine.
     pub compact: f64,
+    /// Each engine's serial share, by which its rate scales with threads.
+    pub serial: SerialShares,
+}
+
+/// Each engine's share of a layer's one-thread time that more threads do
+/// not shorten (Amdahl's law).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct SerialShares {
+    /// The in-memory engine's.
+    pub in_memory: f64,
+    /// The out-of-core engine's.
+    pub out_of_core: f64,
+    /// The compact engine's.
+    pub compact: f64,
+    /// Whether the calibration's builds measured them (their phases); else
+    /// they are the engines' own ([`Engine::serial_share`], fitted to
+    /// layer times on 16 cores).
+    pub measured: bool,
+}
+
+impl SerialShares {
+    /// The engines' own ([`Engine::serial_share`]).
+    pub fn fitted() -> SerialShares {
+        SerialShares {
+            in_memory: Engine::InMemory.serial_share(),
+            out_of_core: Engine::OutOfCore.serial_share(),
+            compact: Engine::Compact.serial_share(),
+            measured: false,
+        }
+    }
+
+    /// The share of `engine`.
+    pub fn of(&self, engine: Engine) -> f64 {
+        match engine {
+            Engine::InMemory => self.in_memory,
+            Engine::OutOfCore => self.out_of_core,
+            Engine::Compact => self.compact,
+        }
+    }
+
+    /// How many times as fast as one thread `threads` threads run `engine`.
+    pub fn speedup(&self, engine: Engine, threads: usize) -> f64 {
+        phases::speedup(self.of(engine), threads)
+    }
+}
+
+/// The serial share of the layer a calibration build times, as its phases
+/// measured it.
+struct Measured {
+    seeds: usize,
+    share: Mutex<Option<f64>>,
+}
+
+impl BuildObserver for Measured {}
+
+impl OwareObserver for Measured {
+    fn layer_phases(&self, seeds: usize, phases: &[PhaseTime]) {
+        if seeds == self.seeds {
+            let share = PhaseTime::total(phases).and_then(|t| t.serial_share());
+            *self.share.lock().unwrap() = share;
+        }
+    }
 }
 
 /// Builds layers `0..=seeds` in a temporary folder, the last one
 /// [`CALIBRATION_RUNS`] times with each engine (in memory, then out of
 /// core and compact with its lower layers read from their tables), and
-/// measures the rates: the median run's CPU time is one thread's time,
-/// which the engine's [`speedup`] takes to the pool's threads, so that
-/// other processes' load changes little (their wall times would vary with
-/// it). Runs on the current rayon pool.
+/// measures each engine's serial share (the median of its runs', from
+/// their phases: the threads busy, which other processes' load does not
+/// change) and its rate: the median run's CPU time is one thread's time,
+/// which the share's speed-up takes to the pool's threads, so that other
+/// processes' load changes little (their wall times would vary with it).
+/// On one thread no share is measured: the engines' own are taken. Runs on
+/// the current rayon pool.
 pub fn calibrate(rules: Ruleset, seeds: usize) -> Result<Calibration, TablebaseError> {
     let dir = std::env::temp_dir().join(format!("mancala-tb-calibrate-{}", std::process::id()));
     // Values only: the rates are the value engines'; the distance passes
@@ -121,24 +187,31 @@ pub fn calibrate(rules: Ruleset, seeds: usize) -> Result<Calibration, TablebaseE
     let result = (|| {
         let roomy = 16 << 30;
         build(&dir, rules, &values_only(seeds - 1, roomy), &Quiet)?;
-        // The rate with the pool's threads on a machine of its own: the
-        // median CPU time of the runs taken for one thread's time, scaled
-        // by the engine's speed-up.
-        let time = |options: BuildOptions| -> Result<f64, TablebaseError> {
-            let engine = options.engine.unwrap_or(Engine::InMemory);
+        // The engine's serial share, and its rate with the pool's threads
+        // on a machine of its own: the median CPU time of the runs taken
+        // for one thread's time, scaled by the share's speed-up.
+        let threads = rayon::current_num_threads();
+        let time = |options: BuildOptions| -> Result<(f64, Option<f64>), TablebaseError> {
             let mut runs = Vec::new();
+            let mut shares = Vec::new();
             for _ in 0..CALIBRATION_RUNS {
+                let measured = Measured {
+                    seeds,
+                    share: Mutex::new(None),
+                };
                 let start = cpu_seconds();
-                build(&dir, rules, &options, &Quiet)?;
+                build(&dir, rules, &options, &measured)?;
                 runs.push(cpu_seconds() - start);
+                shares.extend(measured.share.into_inner().unwrap());
                 let table = table_path(&ruleset_dir(&dir, rules), seeds);
                 std::fs::remove_file(&table)
                     .map_err(FileError::Io)
                     .at(&table)?;
             }
-            runs.sort_by(f64::total_cmp);
-            let one_thread = index::layer_size(seeds) as f64 / runs[runs.len() / 2];
-            Ok(one_thread * engine.speedup(rayon::current_num_threads()))
+            Ok((
+                median(runs),
+                (shares.len() == CALIBRATION_RUNS).then(|| median(shares)),
+            ))
         };
         let in_memory = time(BuildOptions {
             engine: Some(Engine::InMemory),
@@ -151,12 +224,25 @@ pub fn calibrate(rules: Ruleset, seeds: usize) -> Result<Calibration, TablebaseE
         };
         let out_of_core = time(tight(Engine::OutOfCore))?;
         let compact = time(tight(Engine::Compact))?;
+        let fitted = SerialShares::fitted();
+        let serial = SerialShares {
+            in_memory: in_memory.1.unwrap_or(fitted.in_memory),
+            out_of_core: out_of_core.1.unwrap_or(fitted.out_of_core),
+            compact: compact.1.unwrap_or(fitted.compact),
+            measured: [in_memory.1, out_of_core.1, compact.1]
+                .iter()
+                .all(Option::is_some),
+        };
+        let rate = |engine, cpu_seconds: f64| {
+            index::layer_size(seeds) as f64 / cpu_seconds * serial.speedup(engine, threads)
+        };
         Ok(Calibration {
             seeds,
-            threads: rayon::current_num_threads(),
-            in_memory,
-            out_of_core,
-            compact,
+            threads,
+            in_memory: rate(Engine::InMemory, in_memory.0),
+            out_of_core: rate(Engine::OutOfCore, out_of_core.0),
+            compact: rate(Engine::Compact, compact.0),
+            serial,
         })
     })();
     let _ = std::fs::remove_dir_all(&dir);
@@ -165,6 +251,12 @@ pub fn calibrate(rules: Ruleset, seeds: usize) -> Result<Calibration, TablebaseE
 
 /// Timed builds of each engine in a calibration: the median is taken.
 pub const CALIBRATION_RUNS: usize = 3;
+
+/// The median of `values` (not empty).
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values[values.len() / 2]
+}
 
 /// CPU seconds this process has used (user and system, every thread): a
 /// build's CPU time hardly changes with other processes' load, where its
@@ -216,7 +308,8 @@ impl RecordedRates {
             .iter()
             .filter(|t| t.engine == Engine::InMemory && t.ranks == 1 && t.seconds > 0.0)
             .map(|t| {
-                let rate = t.positions as f64 / t.seconds / Engine::InMemory.speedup(t.threads);
+                let serial = t.serial_share.unwrap_or(Engine::InMemory.serial_share());
+                let rate = t.positions as f64 / t.seconds / phases::speedup(serial, t.threads);
                 (t.seeds, t.positions, rate)
             })
             .collect();
@@ -244,7 +337,8 @@ impl RecordedRates {
     }
 
     /// Positions per second of layer `seeds` in memory on one thread (the
-    /// recorded rate over its threads' [`Engine::speedup`]): as
+    /// recorded rate over its threads' speed-up, by the serial share the
+    /// build measured, else the engine's own): as
     /// recorded, or beyond the largest recorded layer its rate falling as
     /// `P^−exponent`; `None` below it where nothing was recorded.
     fn rate(&self, seeds: usize) -> Option<f64> {
@@ -408,6 +502,8 @@ pub struct StatedAssumptions {
     pub scratch_bytes_per_position: f64,
     /// `sent_bytes_per_position` of [`Assumptions::nodes`].
     pub sent_bytes_per_position: f64,
+    /// [`Calibration::serial`].
+    pub serial_shares: SerialShares,
     /// All of it in sentences, as `plan oware` lists it.
     pub stated: Vec<String>,
     /// `TABLE_BYTES_PER_POSITION`.
@@ -430,14 +526,20 @@ impl From<&Assumptions> for StatedAssumptions {
                 RATE_SPREAD * 100.0,
             ),
             format!(
-                "rates scale with threads ({} per node) by Amdahl's law with serial shares of {:.1}% in memory, {:.1}% out of core and {:.1}% compact (16 threads {:.1}, {:.1} and {:.1} times as fast as one); where no build recorded a layer, they fall from the calibration's as (layer size)^-{RATE_EXPONENT} up to layer {RATE_FALL_ENDS}'s size ({:.2}G positions) and stay flat beyond",
+                "rates scale with threads ({} per node) by Amdahl's law with serial shares of {:.1}% in memory, {:.1}% out of core and {:.1}% compact, {} (16 threads {:.1}, {:.1} and {:.1} times as fast as one); where no build recorded a layer, they fall from the calibration's as (layer size)^-{RATE_EXPONENT} up to layer {RATE_FALL_ENDS}'s size ({:.2}G positions) and stay flat beyond",
                 a.threads,
-                Engine::InMemory.serial_share() * 100.0,
-                Engine::OutOfCore.serial_share() * 100.0,
-                Engine::Compact.serial_share() * 100.0,
-                Engine::InMemory.speedup(16),
-                Engine::OutOfCore.speedup(16),
-                Engine::Compact.speedup(16),
+                c.serial.in_memory * 100.0,
+                c.serial.out_of_core * 100.0,
+                c.serial.compact * 100.0,
+                match c.serial.measured {
+                    true =>
+                        "as the calibration's builds measured them (the time fewer than all their threads were busy; only what is serial on its threads shows)",
+                    false =>
+                        "the engines' own (fitted to layer times on 16 cores; one thread measures none)",
+                },
+                c.serial.speedup(Engine::InMemory, 16),
+                c.serial.speedup(Engine::OutOfCore, 16),
+                c.serial.speedup(Engine::Compact, 16),
                 index::layer_size(RATE_FALL_ENDS) as f64 / 1e9,
             ),
             format!(
@@ -522,6 +624,7 @@ impl From<&Assumptions> for StatedAssumptions {
                 .map_or_else(Vec::new, RecordedRates::seeds),
             scratch_bytes_per_position: Engine::OutOfCore.scratch_bytes_per_position(),
             sent_bytes_per_position: sent_bytes_per_position(a.nodes),
+            serial_shares: c.serial,
             stated,
             table_bytes_per_position: TABLE_BYTES_PER_POSITION,
             threads: a.threads,
@@ -624,15 +727,15 @@ fn project_layers(
             // The in-memory rate with the calibration's threads; out of
             // core keeps the share of it the calibration measured.
             let in_memory = match a.recorded.as_ref().and_then(|r| r.rate(seeds)) {
-                Some(one_thread) => one_thread * Engine::InMemory.speedup(c.threads),
+                Some(one_thread) => one_thread * c.serial.speedup(Engine::InMemory, c.threads),
                 None => c.in_memory * fall(reference, positions, RATE_EXPONENT),
             };
             let rate = match plan.engine {
                 Engine::InMemory => in_memory,
                 Engine::OutOfCore => in_memory * c.out_of_core / c.in_memory,
                 Engine::Compact => in_memory * c.compact / c.in_memory,
-            } * plan.engine.speedup(a.threads)
-                / plan.engine.speedup(c.threads)
+            } * c.serial.speedup(plan.engine, a.threads)
+                / c.serial.speedup(plan.engine, c.threads)
                 * nodes
                 * rates;
             let network = positions as f64 * sent_bytes_per_position(a.nodes)
@@ -650,8 +753,8 @@ fn project_layers(
                 (true, false) => pass_fits.then(|| {
                     positions as f64 * DISTANCE_SHARE
                         / in_memory
-                        / Engine::InMemory.speedup(a.threads)
-                        * Engine::InMemory.speedup(c.threads)
+                        / c.serial.speedup(Engine::InMemory, a.threads)
+                        * c.serial.speedup(Engine::InMemory, c.threads)
                 }),
             };
             let seconds = positions as f64 / rate + lower + scratch + network;
@@ -807,6 +910,7 @@ mod tests {
                 in_memory: 10e6,
                 out_of_core: 5e6,
                 compact: 2.5e6,
+                serial: SerialShares::fitted(),
             },
             threads: 2,
             nodes: 1,
@@ -1052,6 +1156,7 @@ mod tests {
                     in_memory: 1e6,
                     out_of_core: 1e6,
                     compact: 1e6,
+                    serial: SerialShares::fitted(),
                 },
                 threads: 1,
                 nodes: 1,
