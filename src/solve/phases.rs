@@ -26,8 +26,14 @@ pub const SAMPLE_PERIOD: Duration = Duration::from_millis(5);
 /// A phase of a layer's build.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Phase {
-    /// Every position's counter and best exit (the lower layers' lookups).
+    /// Every position's counter and best exit, but for the two below.
     SetUp,
+    /// The set-up's lookups into the lower layers (in memory, cached, or
+    /// decoded from their tables).
+    Lookups,
+    /// The set-up's lookups deferred into the lower layers read in order:
+    /// answered a bucket at a time, then folded into the exits kept.
+    Deferred,
     /// In memory: a threshold's scan (settling, and seeding by exits).
     Scan,
     /// Engines that stream: a threshold's exits read and seeded.
@@ -48,8 +54,10 @@ pub enum Phase {
 
 impl Phase {
     /// Every phase, in the order a build meets them.
-    pub const ALL: [Phase; 8] = [
+    pub const ALL: [Phase; 10] = [
         Phase::SetUp,
+        Phase::Lookups,
+        Phase::Deferred,
         Phase::Scan,
         Phase::Seeding,
         Phase::Propagation,
@@ -63,6 +71,8 @@ impl Phase {
     pub fn name(self) -> &'static str {
         match self {
             Phase::SetUp => "set-up",
+            Phase::Lookups => "lookups",
+            Phase::Deferred => "deferred",
             Phase::Scan => "scan",
             Phase::Seeding => "seeding",
             Phase::Propagation => "propagation",

@@ -243,7 +243,7 @@ where
         }
         None => {
             config.phases.enter(Phase::SetUp);
-            layer.set_up(lower, config.part, progress)?;
+            layer.set_up(lower, config, progress)?;
             seeds as i8
         }
     };
@@ -322,20 +322,21 @@ impl Layer {
     fn set_up<L: LowerLayers>(
         &mut self,
         lower: &L,
-        part: usize,
+        config: &Config,
         progress: Progress,
     ) -> Result<(), EngineError<L::Error>>
     where
         L::Error: std::error::Error + 'static,
     {
-        let (rules, seeds) = (self.states.rules, self.states.seeds);
+        let (rules, seeds, part) = (self.states.rules, self.states.seeds, config.part);
         let parts = self
             .values
             .chunks_mut(part)
             .zip(self.states.words.chunks_mut(part / STATES_PER_WORD));
         for (p, (values, states)) in parts.enumerate() {
             let start = self.states.first + p * part;
-            set_up::set_up_part(rules, seeds, start, values, states, lower, None)?;
+            let phases = &config.phases;
+            set_up::set_up_part(rules, seeds, start, values, states, lower, None, phases)?;
             progress(values.len() as u64);
         }
         Ok(())

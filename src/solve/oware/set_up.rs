@@ -16,6 +16,7 @@ use super::{CHUNK, Config, EngineError};
 use crate::games::oware::{self, Ruleset};
 use crate::index::oware as index;
 use crate::solve::Progress;
+use crate::solve::phases::{Phase, Phases};
 use crate::solve::threshold::NO_EXIT;
 
 /// Sets up the positions `start .. start + exits.len()` of layer `seeds`
@@ -24,6 +25,8 @@ use crate::solve::threshold::NO_EXIT;
 /// number of its non-capturing moves. `states` are the words of those
 /// positions. Lookups into layers that `deferred` defers go there instead:
 /// those exits are the best of the others until the answers are folded in.
+/// The lookups into the lower layers are timed as [`Phase::Lookups`].
+#[allow(clippy::too_many_arguments)]
 pub fn set_up_part<L: LowerLayers>(
     rules: Ruleset,
     seeds: usize,
@@ -32,6 +35,7 @@ pub fn set_up_part<L: LowerLayers>(
     states: &mut [AtomicU64],
     lower: &L,
     deferred: Option<&mut Deferred<L>>,
+    phases: &Phases,
 ) -> Result<(), EngineError<L::Error>> {
     debug_assert!(start.is_multiple_of(CHUNK));
     let per_chunk: Vec<Vec<Lookup>> = exits
@@ -76,7 +80,9 @@ pub fn set_up_part<L: LowerLayers>(
     }
     let lens: Vec<usize> = per_chunk.iter().map(Vec::len).collect();
     let mut lookups = concat(&per_chunk);
-    lower.resolve(&mut lookups).map_err(EngineError::Lower)?;
+    phases
+        .time(Phase::Lookups, || lower.resolve(&mut lookups))
+        .map_err(EngineError::Lower)?;
     // Lookups are in chunk order: fold each chunk's into its exits.
     let mut rest = lookups.as_slice();
     let mut batches = Vec::with_capacity(lens.len());
@@ -164,7 +170,17 @@ where
                 }
                 None => &mut counters[..exits.len().div_ceil(STATES_PER_WORD)],
             };
-            set_up_part(rules, seeds, start, exits, words, lower, deferred.as_mut())?;
+            let phases = &config.phases;
+            set_up_part(
+                rules,
+                seeds,
+                start,
+                exits,
+                words,
+                lower,
+                deferred.as_mut(),
+                phases,
+            )?;
             match &mut deferred {
                 Some(deferred) => {
                     deferred.keep(exits)?;
@@ -179,6 +195,7 @@ where
         let Some(deferred) = deferred else {
             continue;
         };
+        config.phases.enter(Phase::Deferred);
         let mut answers = deferred.answer()?;
         for start in parts {
             let exits = &mut exits[..part.min(size - start)];
@@ -187,6 +204,7 @@ where
             progress((exits.len() - exits.len() / 2) as u64);
         }
         answers.remove()?;
+        config.phases.enter(Phase::SetUp);
     }
     Ok(())
 }

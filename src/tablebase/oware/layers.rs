@@ -8,6 +8,8 @@
 
 use std::path::Path;
 
+use rayon::prelude::*;
+
 use super::TablebaseError;
 use super::resolve::{self, LayerSource, Source};
 use crate::games::oware::Ruleset;
@@ -16,6 +18,9 @@ use crate::solve::array::BigArray;
 use crate::solve::oware::{Lookup, LowerLayers};
 use crate::table::Table;
 use crate::table::raw::RawLayer;
+
+/// Bytes of a layer read in order that one thread copies at once.
+const READ_PIECE: usize = 1 << 20;
 
 /// One finished layer.
 pub enum Layer {
@@ -131,7 +136,13 @@ impl LowerLayers for Layers {
         let Layer::Streamed(raw) = &self.layers[seeds] else {
             panic!("layer {seeds} is not streamed")
         };
-        values.copy_from_slice(&raw.values()[first as usize..][..values.len()]);
+        // In parallel pieces: a layer larger than the page cache is read
+        // from the disk as the pieces fault its pages in.
+        let source = &raw.values()[first as usize..][..values.len()];
+        values
+            .par_chunks_mut(READ_PIECE)
+            .zip(source.par_chunks(READ_PIECE))
+            .for_each(|(to, from)| to.copy_from_slice(from));
         Ok(())
     }
 }
