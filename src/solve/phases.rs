@@ -22,6 +22,12 @@ use std::time::{Duration, Instant};
 
 /// How often the sampler looks at the workers.
 pub const SAMPLE_PERIOD: Duration = Duration::from_millis(5);
+/// The least share of the time its threads were ready to run that the
+/// process must have run for a serial share to be measured. Below it the
+/// machine is loaded: rayon's idle workers then yield their cores to the
+/// other processes for whole time slices, ready to run all along, and
+/// look busy, so serial work would read as parallel.
+pub const QUIET_MACHINE: f64 = 0.8;
 
 /// A phase of a layer's build.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -102,6 +108,8 @@ pub struct PhaseTime {
     /// Thread-seconds busy: the phase's time on one thread, as Amdahl
     /// takes it.
     pub busy_seconds: f64,
+    /// CPU seconds of the whole process.
+    pub cpu_seconds: f64,
     /// The pool's threads.
     pub threads: usize,
 }
@@ -109,9 +117,19 @@ pub struct PhaseTime {
 impl PhaseTime {
     /// The share of the one-thread time that the pool's threads did not
     /// shorten, by Amdahl's law (`wall = busy × (s + (1 − s) / threads)`);
-    /// `None` on one thread, or without samples.
+    /// `None` on one thread, without samples, or on a loaded machine
+    /// (the process ran less than [`QUIET_MACHINE`] of its busy time).
     pub fn serial_share(&self) -> Option<f64> {
+        if self.cpu_seconds < QUIET_MACHINE * self.busy_seconds {
+            return None;
+        }
         serial_share(self.seconds, self.busy_seconds, self.threads)
+    }
+
+    /// Whether the process ran at least [`QUIET_MACHINE`] of the time its
+    /// threads were ready to run.
+    pub fn quiet(&self) -> bool {
+        self.cpu_seconds >= QUIET_MACHINE * self.busy_seconds
     }
 
     /// The phases of a layer as one.
@@ -122,6 +140,7 @@ impl PhaseTime {
             short_seconds: a.short_seconds + b.short_seconds,
             disk_seconds: a.disk_seconds + b.disk_seconds,
             busy_seconds: a.busy_seconds + b.busy_seconds,
+            cpu_seconds: a.cpu_seconds + b.cpu_seconds,
             ..a
         }))
     }
@@ -153,8 +172,8 @@ struct Record {
     threads: usize,
     /// The phase now, by index; `NONE` between phases.
     current: AtomicUsize,
-    /// When the current phase began.
-    since: Mutex<Instant>,
+    /// When the current phase began, and the process's CPU seconds then.
+    since: Mutex<(Instant, f64)>,
     tallies: Mutex<[Tally; Phase::ALL.len()]>,
     stop: AtomicBool,
     sampler: Mutex<Option<JoinHandle<()>>>,
@@ -165,6 +184,7 @@ const NONE: usize = usize::MAX;
 #[derive(Clone, Copy, Debug, Default)]
 struct Tally {
     seconds: f64,
+    cpu_seconds: f64,
     samples: u64,
     short: u64,
     disk: u64,
@@ -180,7 +200,7 @@ impl Phases {
         let record = Arc::new(Record {
             threads,
             current: AtomicUsize::new(NONE),
-            since: Mutex::new(Instant::now()),
+            since: Mutex::new((Instant::now(), cpu_seconds())),
             tallies: Mutex::new([Tally::default(); Phase::ALL.len()]),
             stop: AtomicBool::new(false),
             sampler: Mutex::new(None),
@@ -249,6 +269,7 @@ impl Phases {
                         0 if t.seconds < period => t.seconds * record.threads as f64,
                         _ => t.busy as f64 * each,
                     },
+                    cpu_seconds: t.cpu_seconds,
                     threads: record.threads,
                 }
             })
@@ -261,10 +282,12 @@ impl Record {
     /// `NONE`); returns the one that ended.
     fn switch(&self, next: usize) -> usize {
         let mut since = self.since.lock().unwrap();
-        let now = Instant::now();
+        let now = (Instant::now(), cpu_seconds());
         let before = self.current.swap(next, Ordering::Relaxed);
         if before != NONE {
-            self.tallies.lock().unwrap()[before].seconds += (now - *since).as_secs_f64();
+            let tally = &mut self.tallies.lock().unwrap()[before];
+            tally.seconds += (now.0 - since.0).as_secs_f64();
+            tally.cpu_seconds += now.1 - since.1;
         }
         *since = now;
         before
@@ -338,6 +361,17 @@ impl Workers {
     }
 }
 
+/// CPU seconds this process has used (user and system, every thread).
+pub fn cpu_seconds() -> f64 {
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: `getrusage` fills the struct it is given.
+    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) } != 0 {
+        return 0.0;
+    }
+    let seconds = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    seconds(usage.ru_utime) + seconds(usage.ru_stime)
+}
+
 /// The kernel's id of the calling thread.
 #[cfg(target_os = "linux")]
 fn thread_id() -> Option<i64> {
@@ -370,7 +404,9 @@ mod tests {
     }
 
     /// A phase where one thread works and the others sleep is short all
-    /// along and serial; one where every thread spins is neither.
+    /// along and serial; one where every thread spins is neither. (Other
+    /// tests running beside it may load the machine: then no share is
+    /// measured, and only the wall times are checked.)
     #[test]
     fn a_serial_phase_is_short_and_a_parallel_one_is_not() {
         let pool = rayon::ThreadPoolBuilder::new()

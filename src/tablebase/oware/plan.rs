@@ -4,7 +4,6 @@
 //! recorded here, scaled by stated assumptions.
 
 use std::ops::Range;
-use std::sync::Mutex;
 
 use serde::{Serialize, Serializer};
 
@@ -12,15 +11,15 @@ use super::budget::disk::{
     TABLE_BYTES_PER_POSITION, deferred_bytes, has_raw_copy, layer_bytes, sweep_within,
 };
 use super::budget::{Budget, LayerPlan, Place, least_bytes, placement, plan_engine};
-use super::build::{BuildOptions, OwareObserver};
+use super::build::BuildOptions;
 use super::{BuildTime, TablebaseError, build, distance, ruleset_dir, table_path};
 use crate::error::PathContext;
 use crate::games::oware::{MAX_SEEDS, Ruleset};
 use crate::index::oware as index;
 use crate::solve::oware::DEFERRED_BYTES_PER_POSITION;
 use crate::solve::oware::Engine;
-use crate::solve::phases::{self, PhaseTime};
-use crate::tablebase::{BuildObserver, FileError, Quiet};
+use crate::solve::phases;
+use crate::tablebase::{FileError, Quiet};
 
 /// How the rate of the engines falls with the layer size `P` where no
 /// build recorded it: as `P^−RATE_EXPONENT`, up to [`RATE_FALL_ENDS`]:
@@ -102,7 +101,8 @@ pub struct Calibration {
     pub out_of_core: f64,
     /// Positions per second of that layer in the compact engine.
     pub compact: f64,
-    /// Each engine's serial share, by which its rate scales with threads.
+    /// Each engine's serial share, by which its rate scales with threads
+    /// (here and in the projection).
     pub serial: SerialShares,
 }
 
@@ -116,20 +116,41 @@ pub struct SerialShares {
     pub out_of_core: f64,
     /// The compact engine's.
     pub compact: f64,
-    /// Whether the calibration's builds measured them (their phases); else
-    /// they are the engines' own ([`Engine::serial_share`], fitted to
-    /// layer times on 16 cores).
-    pub measured: bool,
+    /// The layer whose build in this folder measured each share (in
+    /// memory, out of core, compact; [`BuildTime::serial_share`]); `None`:
+    /// the engine's own ([`Engine::serial_share`], fitted to layer times
+    /// on 16 cores).
+    pub measured_on: [Option<usize>; 3],
 }
 
 impl SerialShares {
     /// The engines' own ([`Engine::serial_share`]).
     pub fn fitted() -> SerialShares {
+        SerialShares::recorded(&[])
+    }
+
+    /// Each engine's share as the largest layer it built in one process
+    /// recorded it (`times`: a folder's [`build_times`](super::build_times)),
+    /// else the engine's own. Shares of larger layers say more: a small
+    /// layer's fixed costs (files opened and synced per threshold) weigh
+    /// more in it.
+    pub fn recorded(times: &[BuildTime]) -> SerialShares {
+        let share = |engine: Engine| {
+            let largest = (times.iter())
+                .filter(|t| t.engine == engine && t.ranks == 1)
+                .filter_map(|t| Some((t.seeds, t.serial_share?)))
+                .max_by_key(|&(seeds, _)| seeds);
+            (
+                largest.map_or(engine.serial_share(), |l| l.1),
+                largest.map(|l| l.0),
+            )
+        };
+        let [(in_memory, a), (out_of_core, b), (compact, c)] = Engine::ALL.map(share);
         SerialShares {
-            in_memory: Engine::InMemory.serial_share(),
-            out_of_core: Engine::OutOfCore.serial_share(),
-            compact: Engine::Compact.serial_share(),
-            measured: false,
+            in_memory,
+            out_of_core,
+            compact,
+            measured_on: [a, b, c],
         }
     }
 
@@ -148,35 +169,18 @@ impl SerialShares {
     }
 }
 
-/// The serial share of the layer a calibration build times, as its phases
-/// measured it.
-struct Measured {
-    seeds: usize,
-    share: Mutex<Option<f64>>,
-}
-
-impl BuildObserver for Measured {}
-
-impl OwareObserver for Measured {
-    fn layer_phases(&self, seeds: usize, phases: &[PhaseTime]) {
-        if seeds == self.seeds {
-            let share = PhaseTime::total(phases).and_then(|t| t.serial_share());
-            *self.share.lock().unwrap() = share;
-        }
-    }
-}
-
 /// Builds layers `0..=seeds` in a temporary folder, the last one
 /// [`CALIBRATION_RUNS`] times with each engine (in memory, then out of
 /// core and compact with its lower layers read from their tables), and
-/// measures each engine's serial share (the median of its runs', from
-/// their phases: the threads busy, which other processes' load does not
-/// change) and its rate: the median run's CPU time is one thread's time,
-/// which the share's speed-up takes to the pool's threads, so that other
-/// processes' load changes little (their wall times would vary with it).
-/// On one thread no share is measured: the engines' own are taken. Runs on
-/// the current rayon pool.
-pub fn calibrate(rules: Ruleset, seeds: usize) -> Result<Calibration, TablebaseError> {
+/// measures the rates: the median run's CPU time is one thread's time,
+/// which the engine's speed-up by `serial` takes to the pool's threads, so
+/// that other processes' load changes little (their wall times would vary
+/// with it). Runs on the current rayon pool.
+pub fn calibrate(
+    rules: Ruleset,
+    seeds: usize,
+    serial: SerialShares,
+) -> Result<Calibration, TablebaseError> {
     let dir = std::env::temp_dir().join(format!("mancala-tb-calibrate-{}", std::process::id()));
     // Values only: the rates are the value engines'; the distance passes
     // are projected from them (`DISTANCE_SHARE`).
@@ -187,31 +191,25 @@ pub fn calibrate(rules: Ruleset, seeds: usize) -> Result<Calibration, TablebaseE
     let result = (|| {
         let roomy = 16 << 30;
         build(&dir, rules, &values_only(seeds - 1, roomy), &Quiet)?;
-        // The engine's serial share, and its rate with the pool's threads
-        // on a machine of its own: the median CPU time of the runs taken
-        // for one thread's time, scaled by the share's speed-up.
+        // The rate with the pool's threads on a machine of its own: the
+        // median CPU time of the runs taken for one thread's time, scaled
+        // by the engine's speed-up.
         let threads = rayon::current_num_threads();
-        let time = |options: BuildOptions| -> Result<(f64, Option<f64>), TablebaseError> {
+        let time = |options: BuildOptions| -> Result<f64, TablebaseError> {
+            let engine = options.engine.unwrap_or(Engine::InMemory);
             let mut runs = Vec::new();
-            let mut shares = Vec::new();
             for _ in 0..CALIBRATION_RUNS {
-                let measured = Measured {
-                    seeds,
-                    share: Mutex::new(None),
-                };
-                let start = cpu_seconds();
-                build(&dir, rules, &options, &measured)?;
-                runs.push(cpu_seconds() - start);
-                shares.extend(measured.share.into_inner().unwrap());
+                let start = phases::cpu_seconds();
+                build(&dir, rules, &options, &Quiet)?;
+                runs.push(phases::cpu_seconds() - start);
                 let table = table_path(&ruleset_dir(&dir, rules), seeds);
                 std::fs::remove_file(&table)
                     .map_err(FileError::Io)
                     .at(&table)?;
             }
-            Ok((
-                median(runs),
-                (shares.len() == CALIBRATION_RUNS).then(|| median(shares)),
-            ))
+            runs.sort_by(f64::total_cmp);
+            let one_thread = index::layer_size(seeds) as f64 / runs[runs.len() / 2];
+            Ok(one_thread * serial.speedup(engine, threads))
         };
         let in_memory = time(BuildOptions {
             engine: Some(Engine::InMemory),
@@ -224,24 +222,12 @@ pub fn calibrate(rules: Ruleset, seeds: usize) -> Result<Calibration, TablebaseE
         };
         let out_of_core = time(tight(Engine::OutOfCore))?;
         let compact = time(tight(Engine::Compact))?;
-        let fitted = SerialShares::fitted();
-        let serial = SerialShares {
-            in_memory: in_memory.1.unwrap_or(fitted.in_memory),
-            out_of_core: out_of_core.1.unwrap_or(fitted.out_of_core),
-            compact: compact.1.unwrap_or(fitted.compact),
-            measured: [in_memory.1, out_of_core.1, compact.1]
-                .iter()
-                .all(Option::is_some),
-        };
-        let rate = |engine, cpu_seconds: f64| {
-            index::layer_size(seeds) as f64 / cpu_seconds * serial.speedup(engine, threads)
-        };
         Ok(Calibration {
             seeds,
             threads,
-            in_memory: rate(Engine::InMemory, in_memory.0),
-            out_of_core: rate(Engine::OutOfCore, out_of_core.0),
-            compact: rate(Engine::Compact, compact.0),
+            in_memory,
+            out_of_core,
+            compact,
             serial,
         })
     })();
@@ -251,25 +237,6 @@ pub fn calibrate(rules: Ruleset, seeds: usize) -> Result<Calibration, TablebaseE
 
 /// Timed builds of each engine in a calibration: the median is taken.
 pub const CALIBRATION_RUNS: usize = 3;
-
-/// The median of `values` (not empty).
-fn median(mut values: Vec<f64>) -> f64 {
-    values.sort_by(f64::total_cmp);
-    values[values.len() / 2]
-}
-
-/// CPU seconds this process has used (user and system, every thread): a
-/// build's CPU time hardly changes with other processes' load, where its
-/// wall time does.
-fn cpu_seconds() -> f64 {
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: `getrusage` fills the struct it is given.
-    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) } != 0 {
-        return 0.0;
-    }
-    let seconds = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
-    seconds(usage.ru_utime) + seconds(usage.ru_stime)
-}
 
 /// A budget that builds layer `seeds` with `engine` in parts of a few
 /// hundred thousand positions, with little room for lower layers.
@@ -369,6 +336,25 @@ fn slope(points: &[(f64, f64)]) -> f64 {
         (a + (x - mx) * (y - my), b + (x - mx) * (x - mx))
     });
     sxy / sxx
+}
+
+/// Where the shares come from, in words.
+fn shares_origin(serial: &SerialShares) -> String {
+    let names = ["in memory", "out of core", "compact"];
+    let measured: Vec<String> = (names.iter().zip(serial.measured_on))
+        .filter_map(|(name, on)| Some(format!("{name} on layer {}", on?)))
+        .collect();
+    match measured.len() {
+        0 => {
+            "the engines' own (fitted to layer times on 16 cores; no build here recorded its share)"
+                .into()
+        }
+        3 => format!("as the builds here measured them ({})", measured.join(", ")),
+        _ => format!(
+            "as the builds here measured them ({}), the others the engines' own (fitted on 16 cores)",
+            measured.join(", ")
+        ),
+    }
 }
 
 /// What the projection assumes.
@@ -531,12 +517,7 @@ impl From<&Assumptions> for StatedAssumptions {
                 c.serial.in_memory * 100.0,
                 c.serial.out_of_core * 100.0,
                 c.serial.compact * 100.0,
-                match c.serial.measured {
-                    true =>
-                        "as the calibration's builds measured them (the time fewer than all their threads were busy; only what is serial on its threads shows)",
-                    false =>
-                        "the engines' own (fitted to layer times on 16 cores; one thread measures none)",
-                },
+                shares_origin(&c.serial),
                 c.serial.speedup(Engine::InMemory, 16),
                 c.serial.speedup(Engine::OutOfCore, 16),
                 c.serial.speedup(Engine::Compact, 16),
@@ -899,6 +880,7 @@ mod tests {
     use super::*;
     use crate::solve::oware as engine;
     use crate::tablebase::oware::{plan_engine, plan_layer};
+    use std::sync::Mutex;
 
     /// One node of 2 threads with `memory`, calibrated on layer 16 at 10,
     /// 5 and 2.5 M positions/s, nothing recorded, no disk limit.
@@ -1102,8 +1084,6 @@ mod tests {
     /// and stored record what they did, and plan's node does the same.
     #[test]
     fn plan_budgets_and_places_each_layer_as_the_build_does() {
-        use std::sync::Mutex;
-
         use crate::table::raw;
         use crate::tablebase::BuildObserver;
         use crate::tablebase::oware::build::{OwareObserver, lower_cache_dir};
@@ -1273,6 +1253,36 @@ mod tests {
         let one = RecordedRates::new(&times[3..4]).unwrap();
         assert_eq!((one.fitted, one.exponent), (false, RATE_EXPONENT));
         assert_eq!(RecordedRates::new(&times[4..6]), None);
+    }
+
+    /// Each engine's share is that of the largest layer it built here in
+    /// one process with a share measured; an engine without is fitted.
+    #[test]
+    fn serial_shares_come_from_the_largest_layer_measured_here() {
+        let time = |seeds, engine, ranks, serial_share| BuildTime {
+            seeds,
+            positions: index::layer_size(seeds),
+            seconds: 1.0,
+            threads: 2,
+            engine,
+            ranks,
+            serial_share,
+        };
+        let times = [
+            time(20, Engine::InMemory, 1, Some(0.05)),
+            time(22, Engine::InMemory, 1, Some(0.04)),
+            time(23, Engine::InMemory, 1, None),
+            time(24, Engine::InMemory, 2, Some(0.5)),
+            time(21, Engine::Compact, 1, Some(0.12)),
+        ];
+        let shares = SerialShares::recorded(&times);
+        assert_eq!(shares.in_memory, 0.04);
+        assert_eq!(shares.compact, 0.12);
+        assert_eq!(shares.out_of_core, Engine::OutOfCore.serial_share());
+        assert_eq!(shares.measured_on, [Some(22), None, Some(21)]);
+        assert_eq!(SerialShares::fitted().measured_on, [None; 3]);
+        let speedup = shares.speedup(Engine::InMemory, 16);
+        assert!((speedup - 1.0 / (0.04 + 0.96 / 16.0)).abs() < 1e-9);
     }
 
     /// One thread is the unit; 16 threads run each engine as many times as

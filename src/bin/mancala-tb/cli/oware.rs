@@ -325,8 +325,10 @@ pub struct PlanOware {
     /// limit, each layer swept at once)
     #[arg(long, value_parser = parse_size)]
     disk: Option<u64>,
-    /// Threads per node (default: the cores here); rates scale with them as
-    /// measured on 16 cores (Amdahl's law per engine: the assumptions list it)
+    /// Threads per node (default: the cores here); rates scale with them by
+    /// Amdahl's law per engine, with the serial shares the largest layers
+    /// built in DIR measured, else those fitted on 16 cores (the
+    /// assumptions list them)
     #[arg(long)]
     threads: Option<usize>,
     /// Nodes sharing each layer
@@ -362,15 +364,17 @@ pub fn plan(args: PlanOware) -> anyhow::Result<()> {
         args.calibrate_seeds,
         pool.current_num_threads()
     );
+    let times = tb::build_times(&args.dir, args.rules)?;
+    let serial = tb::plan::SerialShares::recorded(&times);
     let calibration =
-        pool.install(|| tb::plan::calibrate(args.rules, args.calibrate_seeds as usize))?;
+        pool.install(|| tb::plan::calibrate(args.rules, args.calibrate_seeds as usize, serial))?;
     let assumptions = tb::plan::Assumptions {
         calibration,
         threads: projected.current_num_threads(),
         nodes: args.nodes as usize,
         memory,
         lower_cache,
-        recorded: tb::plan::RecordedRates::new(&tb::build_times(&args.dir, args.rules)?),
+        recorded: tb::plan::RecordedRates::new(&times),
         disk: args.disk,
         distances: !args.no_distances,
     };
