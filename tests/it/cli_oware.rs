@@ -70,6 +70,38 @@ fn build_prints_a_summary_and_resumes_without_rebuilding() {
     assert!(again.contains("every layer was already built"), "{again}");
 }
 
+/// `--phases` prints each layer's phases, the in-memory engine's among
+/// them, and `build-times.tsv` records a serial share (a number, or `-`
+/// where the machine was too loaded to measure it) in its seventh column.
+#[test]
+fn build_phases_are_printed_and_recorded() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().to_str().unwrap();
+    let args = ["build", "oware", "--max-seeds", "12", "--dir", folder];
+    let out = mancala_tb(&[&args[..], &["--phases", "--no-distances"]].concat());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let summary = stdout(&out);
+    let rows: Vec<Vec<&str>> = summary
+        .lines()
+        .skip_while(|l| !l.starts_with("phases ("))
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    for phase in ["set-up", "scan", "propagation", "table", "layer"] {
+        assert!(
+            rows.iter().any(|r| r.len() == 7 && r[0] == phase && r[1] == "12"),
+            "{phase}: {summary}"
+        );
+    }
+    let times = std::fs::read_to_string(dir.path().join("oware-awari/build-times.tsv")).unwrap();
+    for line in times.lines() {
+        let serial = line.split('\t').nth(6).unwrap();
+        assert!(
+            serial == "-" || (0.0..=1.0).contains(&serial.parse::<f64>().unwrap()),
+            "{line}"
+        );
+    }
+}
+
 #[test]
 fn query_and_stats_answer_in_text_and_json() {
     let dir = tempfile::tempdir().unwrap();

@@ -470,7 +470,7 @@ mod tests {
                     slot,
                 };
                 // Every other lookup one at a time, the rest as a part's.
-                if x % 2 == 0 {
+                if x.is_multiple_of(2) {
                     deferred.push(asker, child, rank).unwrap();
                 } else {
                     let mut part = vec![vec![lookup]];

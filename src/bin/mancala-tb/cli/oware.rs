@@ -87,11 +87,12 @@ pub struct BuildOware {
     /// to layers already built, without building their values again
     #[arg(long)]
     no_distances: bool,
-    /// After the summary, where each layer's build spent its time: per
-    /// phase (set-up, scans or seeding, propagation, recording, table...)
-    /// its wall time, how much of it fewer than all threads were busy or a
-    /// worker waited on the disk, and its serial share (build-times.tsv
-    /// records each layer's)
+    /// Sample the worker threads as each layer is built, and after the
+    /// summary say where its build spent its time: per phase (set-up,
+    /// scans or seeding, propagation, recording, table...) its wall time,
+    /// how much of it fewer than all threads were busy or a worker waited
+    /// on the disk, and its serial share (build-times.tsv records each
+    /// layer's, which `plan` takes)
     #[arg(long)]
     phases: bool,
 }
@@ -209,6 +210,7 @@ fn build_options(args: &BuildOware, memory: u64) -> tb::BuildOptions {
         checkpoint_every: std::time::Duration::from_secs(args.checkpoint_every),
         engine: args.engine,
         distances: !args.no_distances,
+        sample_phases: args.phases,
         ..tb::BuildOptions::new(args.max_seeds as usize, memory)
     }
 }

@@ -68,6 +68,10 @@ pub struct BuildOptions {
     /// Also find the distance table of every layer built, and of every
     /// layer already built that lacks one (where the budget allows).
     pub distances: bool,
+    /// Sample the workers as each layer is built, so that its phases say
+    /// how many threads were busy and its serial share is measured
+    /// (recorded in `build-times.tsv`).
+    pub sample_phases: bool,
 }
 
 impl BuildOptions {
@@ -83,6 +87,7 @@ impl BuildOptions {
             outbox_bytes: OUTBOX_BYTES,
             engine: None,
             distances: true,
+            sample_phases: false,
         }
     }
 
@@ -394,7 +399,7 @@ impl Run<'_> {
         if engine::checkpoint_path(&scratch, plan.engine).exists() {
             observer.layer_resumed(seeds);
         }
-        let phases = Phases::start();
+        let phases = Phases::start(options.sample_phases);
         let config = engine::Config {
             part: plan.part,
             sweep,
