@@ -88,7 +88,8 @@ fn build_phases_are_printed_and_recorded() {
         .collect();
     for phase in ["set-up", "scan", "propagation", "table", "layer"] {
         assert!(
-            rows.iter().any(|r| r.len() == 7 && r[0] == phase && r[1] == "12"),
+            rows.iter()
+                .any(|r| r.len() == 7 && r[0] == phase && r[1] == "12"),
             "{phase}: {summary}"
         );
     }
