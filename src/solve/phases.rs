@@ -109,7 +109,7 @@ pub struct PhaseTime {
     /// Wall time during which a worker waited on the disk.
     pub disk_seconds: f64,
     /// Thread-seconds busy: the phase's time on one thread, as Amdahl
-    /// takes it.
+    /// takes it (0 where the workers were not sampled).
     pub busy_seconds: f64,
     /// CPU seconds of the whole process.
     pub cpu_seconds: f64,
@@ -247,10 +247,14 @@ impl Phases {
         };
         record.switch(NONE);
         record.stop.store(true, Ordering::Relaxed);
-        if let Some(sampler) = record.sampler.lock().unwrap().take() {
-            sampler.thread().unpark();
-            let _ = sampler.join();
-        }
+        let sampled = match record.sampler.lock().unwrap().take() {
+            Some(sampler) => {
+                sampler.thread().unpark();
+                let _ = sampler.join();
+                true
+            }
+            None => false,
+        };
         let tallies = *record.tallies.lock().unwrap();
         let period = SAMPLE_PERIOD.as_secs_f64();
         Phase::ALL
@@ -269,6 +273,8 @@ impl Phases {
                     short_seconds: t.short as f64 * each,
                     disk_seconds: t.disk as f64 * each,
                     busy_seconds: match t.samples {
+                        // Not sampled: none known (no serial share).
+                        _ if !sampled => 0.0,
                         // Too short to be sampled: busy as if parallel.
                         0 if t.seconds < period => t.seconds * record.threads as f64,
                         _ => t.busy as f64 * each,

@@ -93,14 +93,22 @@ fn build_phases_are_printed_and_recorded() {
             "{phase}: {summary}"
         );
     }
-    let times = std::fs::read_to_string(dir.path().join("oware-awari/build-times.tsv")).unwrap();
+    let tsv = dir.path().join("oware-awari/build-times.tsv");
+    let serial = |line: &str| line.split('\t').nth(6).unwrap().to_string();
+    let times = std::fs::read_to_string(&tsv).unwrap();
     for line in times.lines() {
-        let serial = line.split('\t').nth(6).unwrap();
+        let share = serial(line);
         assert!(
-            serial == "-" || (0.0..=1.0).contains(&serial.parse::<f64>().unwrap()),
+            share == "-" || (0.0..=1.0).contains(&share.parse::<f64>().unwrap()),
             "{line}"
         );
     }
+    // Without --phases the workers are not sampled: no share is recorded.
+    std::fs::remove_file(dir.path().join("oware-awari/scores.12.mtb")).unwrap();
+    let out = mancala_tb(&[&args[..], &["--no-distances"]].concat());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let times = std::fs::read_to_string(&tsv).unwrap();
+    assert_eq!(serial(times.lines().last().unwrap()), "-", "{times}");
 }
 
 #[test]
