@@ -45,7 +45,9 @@ pub enum Phase {
     Deferred,
     /// In memory: a threshold's scan (settling, and seeding by exits).
     Scan,
-    /// Engines that stream: a threshold's exits read and seeded.
+    /// Engines that stream: a threshold's exits read and seeded (the
+    /// compact engine tells the parents of what they resolve as it seeds,
+    /// so its propagation is mostly here).
     Seeding,
     /// The positions resolved told to their parents.
     Propagation,
@@ -123,10 +125,9 @@ impl PhaseTime {
     /// `None` on one thread, without samples, or on a loaded machine
     /// (the process ran less than [`QUIET_MACHINE`] of its busy time).
     pub fn serial_share(&self) -> Option<f64> {
-        if self.cpu_seconds < QUIET_MACHINE * self.busy_seconds {
-            return None;
-        }
-        serial_share(self.seconds, self.busy_seconds, self.threads)
+        self.quiet()
+            .then(|| serial_share(self.seconds, self.busy_seconds, self.threads))
+            .flatten()
     }
 
     /// Whether the process ran at least [`QUIET_MACHINE`] of the time its

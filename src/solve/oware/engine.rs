@@ -105,12 +105,6 @@ impl Engine {
         }
     }
 
-    /// How many times as fast as one thread `threads` threads build a
-    /// layer, by [`Engine::serial_share`].
-    pub fn speedup(self, threads: usize) -> f64 {
-        crate::solve::phases::speedup(self.serial_share(), threads)
-    }
-
     /// The file of the engine's checkpoint in a layer's scratch folder. The
     /// engines use separate files, so a build that changes engine (a new
     /// `--memory`) starts the layer afresh rather than misreading the

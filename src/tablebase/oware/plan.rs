@@ -1225,7 +1225,8 @@ mod tests {
             );
         };
         // Twice the threads of layers 22..=25, four times layer 10's.
-        let [one, two, four] = [1, 2, 4].map(|t| Engine::InMemory.speedup(t));
+        let fitted = SerialShares::fitted();
+        let [one, two, four] = [1, 2, 4].map(|t| fitted.speedup(Engine::InMemory, t));
         let twice = four / two;
         assert!(1.8 < twice && twice < 2.0, "{twice}");
         near(10, 5e6 * four / one);
@@ -1295,10 +1296,14 @@ mod tests {
             (Engine::OutOfCore, 5.3..5.5),
             (Engine::Compact, 5.6..7.1),
         ] {
-            assert_eq!(engine.speedup(1), 1.0);
-            let sixteen = engine.speedup(16);
+            let fitted = SerialShares::fitted();
+            assert_eq!(fitted.speedup(engine, 1), 1.0);
+            let sixteen = fitted.speedup(engine, 16);
             assert!(measured.contains(&sixteen), "{engine:?}: {sixteen}");
-            assert!(engine.speedup(32) / sixteen < 2.0 * 0.9, "{engine:?}");
+            assert!(
+                fitted.speedup(engine, 32) / sixteen < 2.0 * 0.9,
+                "{engine:?}"
+            );
         }
     }
 
