@@ -387,6 +387,20 @@ fn sown(bits: u128) -> Pits {
 #[derive(Clone, Copy)]
 pub struct Pits(u8);
 
+impl Pits {
+    /// The pits but `pit`.
+    #[inline]
+    pub fn except(self, pit: usize) -> Pits {
+        Pits(self.0 & !(1 << pit))
+    }
+
+    /// Whether there are none.
+    #[inline]
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+}
+
 impl Iterator for Pits {
     type Item = usize;
 

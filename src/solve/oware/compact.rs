@@ -409,24 +409,47 @@ impl ScratchEngine for Compact {
 
 impl Compact {
     /// The test of a closed position (whose child by the move from `won`
-    /// was just won): its (other) non-capturing children, their codes
-    /// asked for.
+    /// was just won): its (other) non-capturing children, the first one's
+    /// code asked for. Most tests end at it (it is not won), so the others
+    /// are ranked only if it is.
     #[inline]
     fn test_of(&self, rank: usize, board: Packed, won: Option<usize>) -> Test {
-        let mut test = Test {
+        let children = oware::Children::of_packed(self.rules, board);
+        let mut rest = children.quiet();
+        if let Some(won) = won {
+            rest = rest.except(won);
+        }
+        let first = rest.next().map(|p| {
+            let child = index::rank_packed(children.packed_child(p), self.seeds) as usize;
+            self.codes.prefetch(child);
+            child
+        });
+        Test {
             rank,
             board,
+            children,
+            first,
+            rest,
+        }
+    }
+
+    /// The rest of a test whose first child is won: the other children
+    /// listed, their codes asked for.
+    #[inline]
+    fn rest_of(&self, test: &Test) -> RestTest {
+        let mut rest = RestTest {
+            rank: test.rank,
+            board: test.board,
             children: [0; SIDE],
             len: 0,
         };
-        let children = oware::Children::of_packed(self.rules, board);
-        for p in children.quiet().filter(|&p| Some(p) != won) {
-            let child = index::rank_packed(children.packed_child(p), self.seeds) as usize;
+        for p in test.rest {
+            let child = index::rank_packed(test.children.packed_child(p), self.seeds) as usize;
             self.codes.prefetch(child);
-            test.children[test.len] = child;
-            test.len += 1;
+            rest.children[rest.len] = child;
+            rest.len += 1;
         }
-        test
+        rest
     }
 }
 
@@ -455,13 +478,26 @@ struct Worker {
     parents: Vec<(usize, Packed, usize, bool)>,
     /// Closed parents of a batch to test.
     tests: Vec<Test>,
+    /// The tests of a batch whose first child was won.
+    rest_tests: Vec<RestTest>,
     /// Positions resolved not yet counted in the progress.
     count: u64,
 }
 
 /// A closed position that may have lost its last open move: it is lost if
-/// every child listed is won.
+/// every child its quiet moves lead to (but the one just won) is won.
 struct Test {
+    rank: usize,
+    board: Packed,
+    children: oware::Children,
+    /// The rank of the first child to look at (`None`: no other).
+    first: Option<usize>,
+    /// The pits of the others.
+    rest: oware::Pits,
+}
+
+/// A test past its first child: it is lost if every child listed is won.
+struct RestTest {
     rank: usize,
     board: Packed,
     children: [usize; SIDE],
@@ -515,16 +551,33 @@ impl Pass<'_> {
         self.propagate(w)
     }
 
-    /// Closed positions lose when every child their tests list is won.
+    /// Closed positions lose when every child their tests list is won: the
+    /// first children first, then the others of the tests they leave.
     fn run_tests(&self, w: &mut Worker, tests: &mut Vec<Test>) -> ScratchResult<()> {
-        let codes = &self.layer.codes;
+        let layer = self.layer;
+        let mut rest_tests = std::mem::take(&mut w.rest_tests);
         for test in tests.drain(..) {
-            let children = &test.children[..test.len];
-            if children.iter().all(|&child| codes.get(child) == WON)
-                && codes.change(test.rank, |c| c == CLOSED, LOST)
-            {
-                self.resolved(w, test.rank, test.board, true)?;
+            match test.first {
+                Some(child) if layer.codes.get(child) != WON => {}
+                Some(_) if !test.rest.is_empty() => rest_tests.push(layer.rest_of(&test)),
+                _ => self.lose_if_closed(w, test.rank, test.board)?,
             }
+        }
+        for test in rest_tests.drain(..) {
+            let children = &test.children[..test.len];
+            if children.iter().all(|&child| layer.codes.get(child) == WON) {
+                self.lose_if_closed(w, test.rank, test.board)?;
+            }
+        }
+        w.rest_tests = rest_tests;
+        Ok(())
+    }
+
+    /// A closed position all of whose open moves are won is lost.
+    #[inline]
+    fn lose_if_closed(&self, w: &mut Worker, rank: usize, board: Packed) -> ScratchResult<()> {
+        if self.layer.codes.change(rank, |c| c == CLOSED, LOST) {
+            self.resolved(w, rank, board, true)?;
         }
         Ok(())
     }
