@@ -7,11 +7,12 @@
 //! larger than memory is read once per sweep, sequentially, instead of at
 //! random.
 //!
-//! On disk, in the sweep's scratch folder: the kept values (1 byte a
-//! position); per bucket its lookups (the child's offset in the bucket, 4
-//! bytes) and then their answers (1 byte), in the askers' order; and per
-//! lookup, in the askers' order, the asker's rank (a [`RankWriter`] stream)
-//! and the bucket (2 bytes).
+//! On disk, in the sweep's scratch folder: the kept values and the number
+//! of each position's deferred lookups (1 byte a position each); per
+//! bucket its lookups (the child's offset in the bucket, 4 bytes) and then
+//! their answers (1 byte), in the askers' order; and per lookup, in the
+//! askers' order, its bucket (2 bytes). The counts let a part's answers be
+//! folded in by chunks in parallel: each chunk knows its lookups.
 
 use std::fs::{self, File};
 use std::io::{BufReader, BufWriter, Read, Write};
@@ -19,10 +20,11 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
+use super::CHUNK;
 use super::EngineError;
 use super::lower::Lookup;
 use super::lower::LowerLayers;
-use super::rank_stream::{Encoded, RankReader, RankWriter, ScratchResult};
+use super::rank_stream::ScratchResult;
 use crate::error::{PathContext, WithPath};
 use crate::index::oware as index;
 
@@ -33,20 +35,21 @@ use crate::index::oware as index;
 const MAX_BUCKETS: u64 = 256;
 /// Buffer of each bucket's stream.
 const BUFFER: usize = 1 << 13;
-/// Peak bytes of a sweep's files per position swept: the kept value (1),
-/// and per lookup (about one a position) its offset in the bucket (4), the
-/// asker (about 1) and the bucket (2). `scripts/engine-footprint.sh DIR 20`
+/// Peak bytes of a sweep's files per position swept: the kept value and
+/// the count of lookups (1 each), and per lookup (fewer than one a
+/// position) its offset in the bucket (4) and the bucket (2). `scripts/engine-footprint.sh DIR 20`
 /// measures it (its compact run streams the lower layers it cannot keep).
 pub const DEFERRED_BYTES_PER_POSITION: f64 = 6.0;
 /// Lookups of a bucket answered at once.
 const ANSWER_BATCH: usize = 1 << 20;
 
 /// The deferred lookups of a chunk of a part, encoded: per bucket their
-/// offsets, their askers and their buckets.
+/// offsets, their buckets, and per asker (from the chunk's first) how
+/// many.
 struct DeferredChunk {
     offsets: Vec<Vec<u8>>,
-    askers: Encoded,
     ids: Vec<u8>,
+    counts: Vec<u8>,
 }
 
 /// One bucket: ranks `first .. first + len` of lower layer `seeds`.
@@ -66,13 +69,18 @@ pub struct Deferred<'a, L> {
     first: u64,
     dir: PathBuf,
     kept: BufWriter<File>,
+    /// Positions kept so far.
+    kept_len: u64,
+    /// The lookups of the positions from `first + kept_len` on, not yet
+    /// kept.
+    pending: Vec<u8>,
+    counts: BufWriter<File>,
     buckets: Vec<Bucket>,
     /// Per lower layer (by seeds) the id of its first bucket; `None` if it
     /// is not read in order.
     first_bucket: Vec<Option<u16>>,
     positions: u64,
     lookups: Vec<BufWriter<File>>,
-    askers: RankWriter,
     ids: BufWriter<File>,
 }
 
@@ -116,7 +124,9 @@ impl<'a, L: LowerLayers> Deferred<'a, L> {
             seeds,
             first,
             kept: create(&dir.join("kept"))?,
-            askers: RankWriter::create(dir.join("askers"))?,
+            kept_len: 0,
+            pending: Vec::new(),
+            counts: create(&dir.join("counts"))?,
             ids: create(&dir.join("buckets"))?,
             dir: dir.to_path_buf(),
             buckets,
@@ -134,7 +144,7 @@ impl<'a, L: LowerLayers> Deferred<'a, L> {
 
     /// Defers the lookup of rank `rank` of layer `seeds` (one that
     /// [`defers`](Self::defers)) for the position `asker` of the sweep's
-    /// layer; askers come in increasing order.
+    /// layer, not yet kept; askers come in increasing order.
     #[inline]
     pub fn push(&mut self, asker: u64, seeds: usize, rank: u64) -> ScratchResult<()> {
         let (id, offset) = self.place(seeds, rank).expect("a layer read in order");
@@ -142,10 +152,22 @@ impl<'a, L: LowerLayers> Deferred<'a, L> {
         self.lookups[id]
             .write_all(&offset.to_le_bytes())
             .map_err(|e| WithPath::new(lookups_path(dir, id), e))?;
-        self.askers.push(asker, false)?;
         self.ids
             .write_all(&(id as u16).to_le_bytes())
-            .map_err(|e| WithPath::new(dir.join("buckets"), e))
+            .map_err(|e| WithPath::new(dir.join("buckets"), e))?;
+        self.count(asker, &[1]);
+        Ok(())
+    }
+
+    /// Adds `counts` to the lookups of the positions from `asker` on.
+    fn count(&mut self, asker: u64, counts: &[u8]) {
+        let at = (asker - self.first - self.kept_len) as usize;
+        if self.pending.len() < at + counts.len() {
+            self.pending.resize(at + counts.len(), 0);
+        }
+        for (pending, count) in self.pending[at..].iter_mut().zip(counts) {
+            *pending += count;
+        }
     }
 
     /// The bucket of rank `rank` of layer `seeds` and the offset in it, if
@@ -165,51 +187,64 @@ impl<'a, L: LowerLayers> Deferred<'a, L> {
     pub fn defer_part(
         &mut self,
         start: u64,
-        chunk: u64,
+        chunk_len: u64,
         per_chunk: &mut [Vec<Lookup>],
     ) -> ScratchResult<()> {
         let this = &*self;
         let encoded: Vec<DeferredChunk> = per_chunk
             .par_iter_mut()
-            .enumerate()
-            .map(|(c, lookups)| {
+            .map(|lookups| {
                 let mut out = DeferredChunk {
                     offsets: vec![Vec::new(); this.buckets.len()],
-                    askers: Encoded::default(),
                     ids: Vec::new(),
+                    counts: Vec::new(),
                 };
-                let first = start + c as u64 * chunk;
                 for l in lookups.iter() {
                     let Some((id, offset)) = this.place(l.seeds as usize, l.rank) else {
                         continue;
                     };
                     out.offsets[id].extend_from_slice(&offset.to_le_bytes());
-                    out.askers.push(first + u64::from(l.slot), false);
                     out.ids.extend_from_slice(&(id as u16).to_le_bytes());
+                    let slot = l.slot as usize;
+                    if out.counts.len() <= slot {
+                        out.counts.resize(slot + 1, 0);
+                    }
+                    out.counts[slot] += 1;
                 }
                 lookups.retain(|l| !this.defers(l.seeds as usize));
                 out
             })
             .collect();
-        let dir = &self.dir;
-        for chunk in encoded {
+        for (c, chunk) in encoded.into_iter().enumerate() {
+            let dir = &self.dir;
             for (id, offsets) in chunk.offsets.iter().enumerate() {
                 self.lookups[id]
                     .write_all(offsets)
                     .map_err(|e| WithPath::new(lookups_path(dir, id), e))?;
             }
-            chunk.askers.append_to(&mut self.askers)?;
             self.ids
                 .write_all(&chunk.ids)
                 .map_err(|e| WithPath::new(dir.join("buckets"), e))?;
+            self.count(start + c as u64 * chunk_len, &chunk.counts);
         }
         Ok(())
     }
 
-    /// Keeps the values of the next positions of the sweep, in rank order.
+    /// Keeps the values of the next positions of the sweep, in rank order,
+    /// with the counts of their lookups.
     pub fn keep(&mut self, values: &[i8]) -> ScratchResult<()> {
+        let len = values.len();
+        debug_assert!(self.pending.len() <= len || self.pending[len..].iter().all(|&c| c == 0));
+        self.pending.resize(self.pending.len().max(len), 0);
         let path = self.dir.join("kept");
-        self.kept.write_all(bytemuck::cast_slice(values)).at(&path)
+        self.kept
+            .write_all(bytemuck::cast_slice(values))
+            .at(&path)?;
+        let path = self.dir.join("counts");
+        self.counts.write_all(&self.pending[..len]).at(&path)?;
+        self.pending.drain(..len);
+        self.kept_len += len as u64;
+        Ok(())
     }
 
     /// Answers every bucket, one read of its range each.
@@ -217,17 +252,21 @@ impl<'a, L: LowerLayers> Deferred<'a, L> {
         let Deferred {
             lower,
             seeds,
-            first,
             dir,
             kept,
+            counts,
             buckets,
             lookups,
-            askers,
             ids,
+            pending,
             ..
         } = self;
+        debug_assert!(
+            pending.iter().all(|&c| c == 0),
+            "lookups of positions not kept"
+        );
         finish(kept, &dir.join("kept"))?;
-        askers.finish()?;
+        finish(counts, &dir.join("counts"))?;
         finish(ids, &dir.join("buckets"))?;
         for (b, out) in lookups.into_iter().enumerate() {
             finish(out, &lookups_path(&dir, b))?;
@@ -273,21 +312,17 @@ impl<'a, L: LowerLayers> Deferred<'a, L> {
                 ))
             })
             .collect::<ScratchResult<_>>()?;
-        let ids_path = dir.join("buckets");
-        let kept_path = dir.join("kept");
+        let open = |name: &str| {
+            let path = dir.join(name);
+            ScratchResult::Ok(BufReader::new(File::open(&path).at(&path)?))
+        };
         Ok(Answers {
             seeds,
-            next: first,
-            kept: BufReader::new(File::open(&kept_path).at(&kept_path)?),
-            askers: RankReader::open(dir.join("askers"))?,
-            ids: BufReader::new(File::open(&ids_path).at(&ids_path)?),
+            kept: open("kept")?,
+            counts: open("counts")?,
+            ids: open("buckets")?,
             layer_of: buckets.iter().map(|b| b.seeds).collect(),
-            part: AnsweredPart {
-                askers: Vec::new(),
-                ids: Vec::new(),
-                answers: vec![Vec::new(); buckets.len()],
-                answered: vec![0; buckets.len()],
-            },
+            part: AnsweredPart::default(),
             answers,
             dir,
         })
@@ -297,11 +332,9 @@ impl<'a, L: LowerLayers> Deferred<'a, L> {
 /// The kept values of a sweep with the answers of its deferred lookups.
 pub struct Answers {
     seeds: usize,
-    /// The rank of the next kept value.
-    next: u64,
     kept: BufReader<File>,
+    counts: BufReader<File>,
     dir: PathBuf,
-    askers: RankReader,
     ids: BufReader<File>,
     /// The lower layer of each bucket.
     layer_of: Vec<usize>,
@@ -310,57 +343,94 @@ pub struct Answers {
     part: AnsweredPart,
 }
 
-/// The deferred lookups of a part being answered: their askers and
-/// buckets, each bucket's answers to them, and how many are used.
+/// The deferred lookups of a part being answered: per position how many,
+/// their buckets, each bucket's answers to them, and per chunk of
+/// positions where its lookups begin and, per bucket, its first answer.
+#[derive(Default)]
 struct AnsweredPart {
-    askers: Vec<u64>,
+    counts: Vec<u8>,
     ids: Vec<u8>,
     answers: Vec<Vec<u8>>,
-    answered: Vec<usize>,
+    chunk_lookups: Vec<usize>,
+    chunk_answers: Vec<u32>,
 }
 
 impl Answers {
     /// The next `values.len()` kept values, each the best of itself and
     /// `captured − answer` over the deferred captures of its position.
-    /// The part's askers and buckets are read first, then each bucket's
-    /// answers for them in one read.
+    /// The part's counts and buckets are read first, then each bucket's
+    /// answers for them in one read; the chunks of the part fold theirs
+    /// in parallel.
     pub fn next_part(&mut self, values: &mut [i8]) -> ScratchResult<()> {
-        let bytes = bytemuck::cast_slice_mut(values);
         let dir = &self.dir;
-        self.kept
-            .read_exact(bytes)
-            .map_err(|e| WithPath::new(dir.join("kept"), e))?;
-        let first = self.next;
-        self.next += values.len() as u64;
+        let read = |file: &mut BufReader<File>, name: &str, bytes: &mut [u8]| {
+            file.read_exact(bytes)
+                .map_err(|e| WithPath::new(dir.join(name), e))
+        };
+        read(&mut self.kept, "kept", bytemuck::cast_slice_mut(values))?;
         let part = &mut self.part;
-        part.askers.clear();
-        while let Some((asker, _)) = self.askers.next_below(self.next)? {
-            part.askers.push(asker);
+        part.counts.resize(values.len(), 0);
+        read(&mut self.counts, "counts", &mut part.counts)?;
+        // Where each chunk's lookups begin (and, last, their number).
+        let per_chunk: Vec<usize> = part
+            .counts
+            .par_chunks(CHUNK)
+            .map(|counts| counts.iter().map(|&c| c as usize).sum())
+            .collect();
+        part.chunk_lookups.clear();
+        part.chunk_lookups.push(0);
+        for n in per_chunk {
+            part.chunk_lookups
+                .push(part.chunk_lookups.last().unwrap() + n);
         }
-        part.ids.resize(2 * part.askers.len(), 0);
-        self.ids
-            .read_exact(&mut part.ids)
-            .map_err(|e| WithPath::new(dir.join("buckets"), e))?;
-        let id = |pair: &[u8]| u16::from_le_bytes([pair[0], pair[1]]) as usize;
-        part.answered.fill(0);
-        for pair in part.ids.chunks_exact(2) {
-            part.answered[id(pair)] += 1;
-        }
+        let lookups = *part.chunk_lookups.last().unwrap();
+        part.ids.resize(2 * lookups, 0);
+        read(&mut self.ids, "buckets", &mut part.ids)?;
+        // Each chunk's lookups per bucket, then where its answers begin in
+        // each bucket's.
+        let buckets = self.layer_of.len();
+        let chunks = part.chunk_lookups.len() - 1;
+        part.chunk_answers.resize(chunks * buckets, 0);
+        let ids = &part.ids;
+        let bounds = &part.chunk_lookups;
+        part.chunk_answers
+            .par_chunks_mut(buckets)
+            .enumerate()
+            .for_each(|(c, answered)| {
+                answered.fill(0);
+                for pair in ids[2 * bounds[c]..2 * bounds[c + 1]].chunks_exact(2) {
+                    answered[bucket_of(pair)] += 1;
+                }
+            });
+        part.answers.resize(buckets, Vec::new());
         for (b, answers) in part.answers.iter_mut().enumerate() {
-            answers.resize(part.answered[b], 0);
+            let mut total = 0;
+            for first in part.chunk_answers[b..].iter_mut().step_by(buckets) {
+                (*first, total) = (total, total + *first);
+            }
+            answers.resize(total as usize, 0);
             self.answers[b]
                 .read_exact(answers)
                 .map_err(|e| WithPath::new(answers_path(dir, b), e))?;
         }
-        part.answered.fill(0);
-        for (&asker, pair) in part.askers.iter().zip(part.ids.chunks_exact(2)) {
-            let b = id(pair);
-            let answer = part.answers[b][part.answered[b]] as i8;
-            part.answered[b] += 1;
-            let captured = (self.seeds - self.layer_of[b]) as i8;
-            let value = &mut values[(asker - first) as usize];
-            *value = (*value).max(captured - answer);
-        }
+        let (seeds, layer_of, answers) = (self.seeds, &self.layer_of, &part.answers);
+        values
+            .par_chunks_mut(CHUNK)
+            .zip(part.counts.par_chunks(CHUNK))
+            .zip(part.chunk_answers.par_chunks_mut(buckets))
+            .enumerate()
+            .for_each(|(c, ((values, counts), next))| {
+                let mut ids = ids[2 * bounds[c]..2 * bounds[c + 1]].chunks_exact(2);
+                for (value, &count) in values.iter_mut().zip(counts) {
+                    for pair in ids.by_ref().take(count as usize) {
+                        let b = bucket_of(pair);
+                        let answer = answers[b][next[b] as usize] as i8;
+                        next[b] += 1;
+                        let captured = (seeds - layer_of[b]) as i8;
+                        *value = (*value).max(captured - answer);
+                    }
+                }
+            });
         Ok(())
     }
 
@@ -368,6 +438,12 @@ impl Answers {
     pub fn remove(self) -> ScratchResult<()> {
         fs::remove_dir_all(&self.dir).at(&self.dir)
     }
+}
+
+/// The bucket a lookup's two bytes in the buckets' file name.
+#[inline]
+fn bucket_of(pair: &[u8]) -> usize {
+    u16::from_le_bytes([pair[0], pair[1]]) as usize
 }
 
 fn lookups_path(dir: &Path, bucket: usize) -> PathBuf {
@@ -447,12 +523,13 @@ mod tests {
                 .collect(),
         );
         let dir = tempfile::tempdir().unwrap();
-        let (first, askers) = (500u64, 3000u64);
+        // Parts of several chunks, folded a chunk at a time.
+        let (first, askers) = (500u64, 3 * CHUNK as u64 + 3000);
         let mut deferred = Deferred::create(dir.path(), seeds, first, &made, 1000)
             .unwrap()
             .unwrap();
-        let mut expected: Vec<i8> = (0..askers).map(|a| (a % 5) as i8 - 2).collect();
-        deferred.keep(&expected).unwrap();
+        let kept: Vec<i8> = (0..askers).map(|a| (a % 5) as i8 - 2).collect();
+        let mut expected = kept.clone();
         let mut x = 12345u64;
         for asker in (first..first + askers).filter(|a| a % 3 != 0) {
             for _ in 0..(asker % 4) {
@@ -482,10 +559,16 @@ mod tests {
                 *e = (*e).max((seeds - child) as i8 - value);
             }
         }
+        // The lookups of a position come before it is kept: here all of
+        // them, before the positions are kept in two pieces.
+        deferred.keep(&kept[..700]).unwrap();
+        deferred.keep(&kept[700..]).unwrap();
         let mut answers = deferred.answer().unwrap();
         let mut values = vec![0i8; askers as usize];
         let (head, tail) = values.split_at_mut(1234);
+        let (middle, tail) = tail.split_at_mut(2 * CHUNK + 99);
         answers.next_part(head).unwrap();
+        answers.next_part(middle).unwrap();
         answers.next_part(tail).unwrap();
         assert_eq!(values, expected);
         answers.remove().unwrap();
