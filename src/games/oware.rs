@@ -369,6 +369,26 @@ impl Children {
     }
 }
 
+/// The lowest pit of `pits` whose move captures nothing and leaves the
+/// opponent seeds, with the child it leads to (packed): such a move is
+/// legal whatever the others are, and non-capturing, so it is found
+/// without sowing the rest as [`Children`] does. `None` if no pit of
+/// `pits` holding seeds moves so (its other moves, if any, capture or
+/// starve the opponent: [`Children`] decides them).
+#[inline]
+pub fn first_feeding_quiet(rules: Ruleset, bits: Packed, pits: Pits) -> Option<(usize, Packed)> {
+    for origin in pits & sown(bits) {
+        let (after, captured) = play_unchecked(rules, bits, origin);
+        if captured == 0 && !opponent_empty(after) {
+            return Some((origin, flipped(after)));
+        }
+    }
+    None
+}
+
+/// Every pit of the mover's row.
+pub const ALL_PITS: Pits = Pits((1 << SIDE) - 1);
+
 /// The pits of the mover's row that hold seeds (of a packed board).
 #[inline]
 fn sown(bits: u128) -> Pits {
@@ -398,6 +418,15 @@ impl Pits {
     #[inline]
     pub fn is_empty(self) -> bool {
         self.0 == 0
+    }
+}
+
+impl std::ops::BitAnd for Pits {
+    type Output = Pits;
+
+    #[inline]
+    fn bitand(self, other: Pits) -> Pits {
+        Pits(self.0 & other.0)
     }
 }
 
@@ -662,6 +691,30 @@ mod tests {
         // A mover without seeds loses the rest.
         let b = [0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0];
         assert_eq!(no_move_value(Ruleset::Abapa, &b), -2);
+    }
+
+    /// The first feeding quiet move is the lowest quiet legal move that
+    /// leaves the opponent seeds, whichever pit is left out; and where
+    /// there is none, no quiet legal move feeds the opponent.
+    #[test]
+    fn first_feeding_quiet_move_agrees_with_children() {
+        for rules in Ruleset::ALL {
+            for n in 0..=7u8 {
+                for b in all_boards(n) {
+                    let children = Children::new(rules, &b);
+                    for skip in [None, Some(0), Some(3), Some(5)] {
+                        let pits = skip.map_or(ALL_PITS, |p| ALL_PITS.except(p));
+                        let expected = children
+                            .quiet()
+                            .filter(|&p| Some(p) != skip)
+                            .map(|p| (p, children.packed_child(p)))
+                            .find(|&(_, child)| child & 0xffff_ffff_ffff != 0);
+                        let found = first_feeding_quiet(rules, packed(&b), pits);
+                        assert_eq!(found, expected, "{rules} {b:?} without {skip:?}");
+                    }
+                }
+            }
+        }
     }
 
     /// The unmove generator must produce exactly the non-capturing legal edges

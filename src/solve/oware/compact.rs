@@ -410,31 +410,37 @@ impl ScratchEngine for Compact {
 impl Compact {
     /// The test of a closed position (whose child by the move from `won`
     /// was just won): its (other) non-capturing children, the first one's
-    /// code asked for. Most tests end at it (it is not won), so the others
-    /// are ranked only if it is.
+    /// code asked for. Most tests end at it (it is not won), so the first
+    /// is a move found without generating the others if there is one (a
+    /// quiet move that feeds the opponent), and the others are generated
+    /// and ranked only if it is won.
     #[inline]
     fn test_of(&self, rank: usize, board: Packed, won: Option<usize>) -> Test {
-        let children = oware::Children::of_packed(self.rules, board);
-        let mut rest = children.quiet();
-        if let Some(won) = won {
-            rest = rest.except(won);
-        }
-        let first = rest.next().map(|p| {
-            let child = index::rank_packed(children.packed_child(p), self.seeds) as usize;
+        let pits = won.map_or(oware::ALL_PITS, |p| oware::ALL_PITS.except(p));
+        let (first, others) = match oware::first_feeding_quiet(self.rules, board, pits) {
+            Some((pit, child)) => (Some(child), pits.except(pit)),
+            None => {
+                let children = oware::Children::of_packed(self.rules, board);
+                let mut quiet = children.quiet() & pits;
+                let first = quiet.next();
+                (first.map(|p| children.packed_child(p)), quiet)
+            }
+        };
+        let first = first.map(|child| {
+            let child = index::rank_packed(child, self.seeds) as usize;
             self.codes.prefetch(child);
             child
         });
         Test {
             rank,
             board,
-            children,
             first,
-            rest,
+            others,
         }
     }
 
-    /// The rest of a test whose first child is won: the other children
-    /// listed, their codes asked for.
+    /// The rest of a test whose first child is won: its other children,
+    /// their codes asked for.
     #[inline]
     fn rest_of(&self, test: &Test) -> RestTest {
         let mut rest = RestTest {
@@ -443,8 +449,9 @@ impl Compact {
             children: [0; SIDE],
             len: 0,
         };
-        for p in test.rest {
-            let child = index::rank_packed(test.children.packed_child(p), self.seeds) as usize;
+        let children = oware::Children::of_packed(self.rules, test.board);
+        for p in children.quiet() & test.others {
+            let child = index::rank_packed(children.packed_child(p), self.seeds) as usize;
             self.codes.prefetch(child);
             rest.children[rest.len] = child;
             rest.len += 1;
@@ -489,11 +496,10 @@ struct Worker {
 struct Test {
     rank: usize,
     board: Packed,
-    children: oware::Children,
     /// The rank of the first child to look at (`None`: no other).
     first: Option<usize>,
-    /// The pits of the others.
-    rest: oware::Pits,
+    /// The pits of the others, where their moves are quiet.
+    others: oware::Pits,
 }
 
 /// A test past its first child: it is lost if every child listed is won.
@@ -559,7 +565,7 @@ impl Pass<'_> {
         for test in tests.drain(..) {
             match test.first {
                 Some(child) if layer.codes.get(child) != WON => {}
-                Some(_) if !test.rest.is_empty() => rest_tests.push(layer.rest_of(&test)),
+                Some(_) if !test.others.is_empty() => rest_tests.push(layer.rest_of(&test)),
                 _ => self.lose_if_closed(w, test.rank, test.board)?,
             }
         }
