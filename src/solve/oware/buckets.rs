@@ -37,8 +37,9 @@ const MAX_BUCKETS: u64 = 256;
 const BUFFER: usize = 1 << 13;
 /// Peak bytes of a sweep's files per position swept: the kept value and
 /// the count of lookups (1 each), and per lookup (fewer than one a
-/// position) its offset in the bucket (4) and the bucket (2). `scripts/engine-footprint.sh DIR 20`
-/// measures it (its compact run streams the lower layers it cannot keep).
+/// position) its offset in the bucket (4) and the bucket (2).
+/// `scripts/engine-footprint.sh DIR 20` measures it (its compact run
+/// streams the lower layers it cannot keep).
 pub const DEFERRED_BYTES_PER_POSITION: f64 = 6.0;
 /// Lookups of a bucket answered at once.
 const ANSWER_BATCH: usize = 1 << 20;
@@ -440,7 +441,7 @@ impl Answers {
     }
 }
 
-/// The bucket a lookup's two bytes in the buckets' file name.
+/// The bucket named by a lookup's two bytes in the buckets' file.
 #[inline]
 fn bucket_of(pair: &[u8]) -> usize {
     u16::from_le_bytes([pair[0], pair[1]]) as usize
