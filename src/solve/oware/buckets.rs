@@ -235,7 +235,6 @@ impl<'a, L: LowerLayers> Deferred<'a, L> {
     /// with the counts of their lookups.
     pub fn keep(&mut self, values: &[i8]) -> ScratchResult<()> {
         let len = values.len();
-        debug_assert!(self.pending.len() <= len || self.pending[len..].iter().all(|&c| c == 0));
         self.pending.resize(self.pending.len().max(len), 0);
         let path = self.dir.join("kept");
         self.kept
