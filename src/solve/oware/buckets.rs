@@ -11,7 +11,7 @@
 //! of each position's deferred lookups (1 byte a position each); per
 //! bucket its lookups (the child's offset in the bucket, 4 bytes) and then
 //! their answers (1 byte), in the askers' order; and per lookup, in the
-//! askers' order, its bucket (2 bytes). The counts let a part's answers be
+//! askers' order, its bucket (1 byte: there are at most 256). The counts let a part's answers be
 //! folded in by chunks in parallel: each chunk knows its lookups.
 
 use std::fs::{self, File};
@@ -37,7 +37,7 @@ const MAX_BUCKETS: u64 = 256;
 const BUFFER: usize = 1 << 13;
 /// Peak bytes of a sweep's files per position swept: the kept value and
 /// the count of lookups (1 each), and per lookup (fewer than one a
-/// position) its offset in the bucket (4) and the bucket (2).
+/// position) its offset in the bucket (4) and the bucket (1).
 /// `scripts/engine-footprint.sh DIR 20` measures it (its compact run
 /// streams the lower layers it cannot keep).
 pub const DEFERRED_BYTES_PER_POSITION: f64 = 6.0;
@@ -154,7 +154,7 @@ impl<'a, L: LowerLayers> Deferred<'a, L> {
             .write_all(&offset.to_le_bytes())
             .map_err(|e| WithPath::new(lookups_path(dir, id), e))?;
         self.ids
-            .write_all(&(id as u16).to_le_bytes())
+            .write_all(&[id as u8])
             .map_err(|e| WithPath::new(dir.join("buckets"), e))?;
         self.count(asker, &[1]);
         Ok(())
@@ -205,7 +205,7 @@ impl<'a, L: LowerLayers> Deferred<'a, L> {
                         continue;
                     };
                     out.offsets[id].extend_from_slice(&offset.to_le_bytes());
-                    out.ids.extend_from_slice(&(id as u16).to_le_bytes());
+                    out.ids.push(id as u8);
                     let slot = l.slot as usize;
                     if out.counts.len() <= slot {
                         out.counts.resize(slot + 1, 0);
@@ -384,7 +384,7 @@ impl Answers {
                 .push(part.chunk_lookups.last().unwrap() + n);
         }
         let lookups = *part.chunk_lookups.last().unwrap();
-        part.ids.resize(2 * lookups, 0);
+        part.ids.resize(lookups, 0);
         read(&mut self.ids, "buckets", &mut part.ids)?;
         // Each chunk's lookups per bucket, then where its answers begin in
         // each bucket's.
@@ -398,8 +398,8 @@ impl Answers {
             .enumerate()
             .for_each(|(c, answered)| {
                 answered.fill(0);
-                for pair in ids[2 * bounds[c]..2 * bounds[c + 1]].chunks_exact(2) {
-                    answered[bucket_of(pair)] += 1;
+                for &id in &ids[bounds[c]..bounds[c + 1]] {
+                    answered[id as usize] += 1;
                 }
             });
         part.answers.resize(buckets, Vec::new());
@@ -420,10 +420,10 @@ impl Answers {
             .zip(part.chunk_answers.par_chunks_mut(buckets))
             .enumerate()
             .for_each(|(c, ((values, counts), next))| {
-                let mut ids = ids[2 * bounds[c]..2 * bounds[c + 1]].chunks_exact(2);
+                let mut ids = ids[bounds[c]..bounds[c + 1]].iter();
                 for (value, &count) in values.iter_mut().zip(counts) {
-                    for pair in ids.by_ref().take(count as usize) {
-                        let b = bucket_of(pair);
+                    for &id in ids.by_ref().take(count as usize) {
+                        let b = id as usize;
                         let answer = answers[b][next[b] as usize] as i8;
                         next[b] += 1;
                         let captured = (seeds - layer_of[b]) as i8;
@@ -438,12 +438,6 @@ impl Answers {
     pub fn remove(self) -> ScratchResult<()> {
         fs::remove_dir_all(&self.dir).at(&self.dir)
     }
-}
-
-/// The bucket named by a lookup's two bytes in the buckets' file.
-#[inline]
-fn bucket_of(pair: &[u8]) -> usize {
-    u16::from_le_bytes([pair[0], pair[1]]) as usize
 }
 
 fn lookups_path(dir: &Path, bucket: usize) -> PathBuf {
