@@ -799,9 +799,7 @@ impl Runs {
     /// limited number at a time, into the runs of a new file) while there
     /// are more than the final pass reads.
     fn finish(self, scratch: &Scratch, t: i8) -> ScratchResult<()> {
-        let (file, mut runs) = self.file.into_inner().unwrap();
-        file.sync_all().at(&self.path)?;
-        drop(file);
+        let (_, mut runs) = self.file.into_inner().unwrap();
         let mut path = self.path;
         let mut generation = 0;
         while runs.len() > self.kept_runs {
@@ -839,7 +837,6 @@ impl Runs {
                     .collect::<ScratchResult<Vec<_>>>()?;
                 merged.extend(wave);
             }
-            file.sync_all().at(&next)?;
             fs::remove_file(&path).at(&path)?;
             (path, runs) = (next, merged);
         }

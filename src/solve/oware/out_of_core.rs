@@ -245,8 +245,7 @@ impl OutOfCore {
                 part.append_to(&mut file)?;
             }
         }
-        let len = file.written();
-        file.finish()?;
+        let len = file.close()?;
         Ok(scratch.write_runs(t, &[(0, len)])?)
     }
 }

@@ -113,11 +113,6 @@ impl RankWriter {
         Ok(())
     }
 
-    /// Bytes written so far.
-    pub fn written(&self) -> u64 {
-        self.flushed + self.buffer.len() as u64
-    }
-
     /// Flushes and syncs the file (a checkpoint may rely on it).
     pub fn finish(self) -> ScratchResult<()> {
         let (file, path) = (self.file.clone(), self.path.clone());

@@ -7,7 +7,7 @@
 //! engines take around their own ([`solve_streamed`]).
 
 use std::fs::{self, File};
-use std::io::Write;
+use std::ops::RangeInclusive;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicI8, AtomicU64, Ordering};
 
@@ -103,13 +103,17 @@ where
             seeds as i8
         }
     };
+    // The highest threshold whose files are not yet synced.
+    let mut unsynced = first;
     for t in (1..=first).rev() {
         engine.threshold(&scratch, t, &config.phases, progress)?;
         if checkpoint.due(t - 1) {
             let arrays = engine.arrays();
-            config
-                .phases
-                .time(Phase::Checkpoint, || checkpoint.save(&arrays, t - 1))?;
+            config.phases.time(Phase::Checkpoint, || {
+                scratch.sync_resolved(t..=unsynced)?;
+                checkpoint.save(&arrays, t - 1)
+            })?;
+            unsynced = t - 1;
         }
     }
     drop(engine);
@@ -161,8 +165,8 @@ impl Scratch {
         self.dir.join(format!("resolved.{t}.runs"))
     }
 
-    /// Records the streams of the file of threshold `t` (synced, as the
-    /// file must be, before a checkpoint relies on them).
+    /// Records the streams of the file of threshold `t` (not synced:
+    /// [`Scratch::sync_resolved`] does before a checkpoint relies on them).
     pub fn write_runs(&self, t: i8, runs: &[(u64, u64)]) -> ScratchResult<()> {
         let path = self.runs(t);
         let bytes: Vec<u8> = runs
@@ -170,9 +174,21 @@ impl Scratch {
             .flat_map(|&(offset, len)| [offset, len])
             .flat_map(u64::to_le_bytes)
             .collect();
-        let mut file = File::create(&path).at(&path)?;
-        file.write_all(&bytes).at(&path)?;
-        file.sync_all().at(&path)
+        fs::write(&path, bytes).at(&path)
+    }
+
+    /// Syncs the files of thresholds `thresholds` and the folder: a
+    /// checkpoint after them relies on them. (Only then: the kernel writes
+    /// them back meanwhile, and a crash before the checkpoint redoes them.)
+    pub fn sync_resolved(&self, thresholds: RangeInclusive<i8>) -> ScratchResult<()> {
+        for t in thresholds {
+            for path in [self.resolved(t), self.runs(t)] {
+                File::open(&path).and_then(|f| f.sync_all()).at(&path)?;
+            }
+        }
+        File::open(&self.dir)
+            .and_then(|f| f.sync_all())
+            .at(&self.dir)
     }
 
     /// A reader of each stream of the positions resolved at `t`.
