@@ -11,8 +11,9 @@
 //! of each position's deferred lookups (1 byte a position each); per
 //! bucket its lookups (the child's offset in the bucket, 4 bytes) and then
 //! their answers (1 byte), in the askers' order; and per lookup, in the
-//! askers' order, its bucket (1 byte: there are at most 256). The counts let a part's answers be
-//! folded in by chunks in parallel: each chunk knows its lookups.
+//! askers' order, its bucket (1 byte: there are at most 256). The counts
+//! let a part's answers be folded in by chunks in parallel: each chunk
+//! knows its lookups.
 
 use std::fs::{self, File};
 use std::io::{BufReader, BufWriter, Read, Write};
