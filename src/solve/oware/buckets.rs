@@ -117,6 +117,8 @@ impl<'a, L: LowerLayers> Deferred<'a, L> {
                 len: positions.min(size - first),
             }));
         }
+        // A lookup names its bucket in one byte.
+        assert!(buckets.len() <= MAX_BUCKETS as usize, "too many buckets");
         fs::create_dir_all(dir).at(dir)?;
         let lookups = (0..buckets.len())
             .map(|b| create(&lookups_path(dir, b)))
