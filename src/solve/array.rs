@@ -52,6 +52,19 @@ impl<T> BigArray<T> {
     }
 }
 
+/// Returns the memory the heap holds freed to the system. glibc keeps what
+/// rayon's workers free in their arenas: a part's lookups, freed, would
+/// still count against the budget when the same memory is given to the
+/// next phase (a bucket of deferred lookups' values), and a cgroup of the
+/// budget's size kills the build. Elsewhere a no-op.
+pub fn release_freed_heap() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: `malloc_trim` only returns free memory; no live allocation moves.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
+
 #[cfg(target_endian = "little")]
 impl BigArray<AtomicU16> {
     /// The same memory as 64-bit words, four items to a word, the first in
