@@ -28,6 +28,7 @@ use super::lower::LowerLayers;
 use super::rank_stream::ScratchResult;
 use crate::error::{PathContext, WithPath};
 use crate::index::oware as index;
+use crate::solve::array;
 
 /// Most buckets of one sweep: each is an open file while the sweep writes
 /// its lookups and while the answers are read back.
@@ -274,6 +275,8 @@ impl<'a, L: LowerLayers> Deferred<'a, L> {
         for (b, out) in lookups.into_iter().enumerate() {
             finish(out, &lookups_path(&dir, b))?;
         }
+        // A bucket's values reuse the memory of the sweep's parts, freed.
+        array::release_freed_heap();
         let largest = buckets.iter().map(|b| b.len).max().unwrap_or(0);
         let mut values = vec![0i8; largest as usize];
         let mut offsets = vec![0u8; 4 * ANSWER_BATCH];

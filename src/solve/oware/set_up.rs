@@ -15,9 +15,9 @@ use super::states::STATES_PER_WORD;
 use super::{CHUNK, Config, EngineError};
 use crate::games::oware::{self, Ruleset};
 use crate::index::oware as index;
+use crate::solve::Progress;
 use crate::solve::phases::{Phase, Phases};
 use crate::solve::threshold::NO_EXIT;
-use crate::solve::{Progress, array};
 
 /// Sets up the positions `start .. start + exits.len()` of layer `seeds`
 /// (`start` a multiple of the engines' chunk): `exits[i]` gets the best exit
@@ -196,8 +196,6 @@ where
             continue;
         };
         config.phases.enter(Phase::Deferred);
-        // The bucket's values reuse the memory of the part's lookups.
-        array::release_freed_heap();
         let mut answers = deferred.answer()?;
         for start in parts {
             let exits = &mut exits[..part.min(size - start)];
