@@ -19,6 +19,10 @@
 #
 #   [BIN=binary] scripts/rehearse-workstation.sh LOWER_DIR [FIRST LAST LIMIT ROUNDS]
 #
+# With 300M both layers are built compact; with 580M or 800M (0.75 or 1.04
+# bytes a position of layer 26: the ratios of a 64 GB machine's layers
+# 41-44) out of core.
+#
 # LOWER_DIR holds oware-awari/scores.0..FIRST-1.mtb (build them with
 # `mancala-tb build oware --max-seeds FIRST-1 --dir LOWER_DIR`).
 set -euo pipefail
