@@ -86,7 +86,7 @@ const LIMITS: Limits = Limits {
     seed_batch: 1 << 20,
     merge_ways: 64,
     merges: 1,
-    kept_runs: 16,
+    kept_runs: 64,
 };
 /// The least sizes the buffers shrink to when memory is tight (before
 /// there are fewer workers and merges than threads).
@@ -1056,7 +1056,10 @@ mod tests {
         for threads in [1, 2, 3, 4, 16, 64, 256] {
             let roomy = Limits::within(u64::MAX, threads, 26, codes);
             assert_eq!((roomy.workers, roomy.merges), (threads, threads));
-            assert_eq!((roomy.records, roomy.kept_runs), (LIMITS.records, 16));
+            assert_eq!(
+                (roomy.records, roomy.kept_runs),
+                (LIMITS.records, LIMITS.kept_runs)
+            );
             assert_eq!(
                 buffer_bytes(26, threads) + LEAST_BUFFER_BYTES,
                 roomy.bytes(),
