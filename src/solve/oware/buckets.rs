@@ -16,7 +16,7 @@
 //! knows its lookups.
 
 use std::fs::{self, File};
-use std::io::{BufReader, BufWriter, Read, Write};
+use std::io::{BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
@@ -26,6 +26,7 @@ use super::EngineError;
 use super::lower::Lookup;
 use super::lower::LowerLayers;
 use super::rank_stream::ScratchResult;
+use super::read_ahead::ReadAhead;
 use crate::error::{PathContext, WithPath};
 use crate::index::oware as index;
 use crate::solve::array;
@@ -43,8 +44,8 @@ const BUFFER: usize = 1 << 13;
 /// `scripts/engine-footprint.sh DIR 20` measures it (its compact run
 /// streams the lower layers it cannot keep).
 pub const DEFERRED_BYTES_PER_POSITION: f64 = 6.0;
-/// Lookups of a bucket answered at once.
-const ANSWER_BATCH: usize = 1 << 20;
+/// Lookups of a bucket answered at once (and as many read ahead).
+const ANSWER_BATCH: usize = 1 << 19;
 
 /// The deferred lookups of a chunk of a part, encoded: per bucket their
 /// offsets, their buckets, and per asker (from the chunk's first) how
@@ -251,8 +252,9 @@ impl<'a, L: LowerLayers> Deferred<'a, L> {
         Ok(())
     }
 
-    /// Answers every bucket, one read of its range each.
-    pub fn answer(self) -> Result<Answers, EngineError<L::Error>> {
+    /// Answers every bucket, one read of its range each; the answers are
+    /// then folded into the kept values `part` positions at a time.
+    pub fn answer(self, part: usize) -> Result<Answers, EngineError<L::Error>> {
         let Deferred {
             lower,
             seeds,
@@ -263,6 +265,7 @@ impl<'a, L: LowerLayers> Deferred<'a, L> {
             lookups,
             ids,
             pending,
+            kept_len,
             ..
         } = self;
         debug_assert!(
@@ -279,25 +282,31 @@ impl<'a, L: LowerLayers> Deferred<'a, L> {
         array::release_freed_heap();
         let largest = buckets.iter().map(|b| b.len).max().unwrap_or(0);
         let mut values = vec![0i8; largest as usize];
-        let mut offsets = vec![0u8; 4 * ANSWER_BATCH];
         let mut answers = vec![0u8; ANSWER_BATCH];
+        // The lookups are read a batch ahead, on a thread of their own.
+        let mut batches = ReadAhead::spawn(LookupBatches {
+            paths: (0..buckets.len()).map(|b| lookups_path(&dir, b)).collect(),
+            bucket: 0,
+            file: None,
+        });
         for (b, bucket) in buckets.iter().enumerate() {
             let values = &mut values[..bucket.len as usize];
             lower
                 .read_in_order(bucket.seeds, bucket.first, values)
                 .map_err(EngineError::Lower)?;
-            let (from, to) = (lookups_path(&dir, b), answers_path(&dir, b));
-            let mut input = File::open(&from).at(&from)?;
+            let to = answers_path(&dir, b);
             let mut out = create(&to)?;
             loop {
-                let read = read_full(&mut input, &mut offsets).at(&from)?;
-                if read == 0 {
+                let offsets = batches
+                    .next()
+                    .expect("a bucket's lookups end in an empty batch")?;
+                if offsets.is_empty() {
                     break;
                 }
-                let answers = &mut answers[..read / 4];
+                let answers = &mut answers[..offsets.len() / 4];
                 answers
                     .par_chunks_mut(1 << 12)
-                    .zip(offsets[..read].par_chunks(4 << 12))
+                    .zip(offsets.par_chunks(4 << 12))
                     .for_each(|(answers, offsets)| {
                         for (a, o) in answers.iter_mut().zip(offsets.chunks_exact(4)) {
                             let offset = u32::from_le_bytes(o.try_into().unwrap());
@@ -307,30 +316,60 @@ impl<'a, L: LowerLayers> Deferred<'a, L> {
                 out.write_all(answers).at(&to)?;
             }
             finish(out, &to)?;
+            let from = lookups_path(&dir, b);
             fs::remove_file(&from).at(&from)?;
         }
-        let answers = (0..buckets.len())
-            .map(|b| {
-                let path = answers_path(&dir, b);
-                Ok(BufReader::with_capacity(
-                    BUFFER,
-                    File::open(&path).at(&path)?,
-                ))
-            })
-            .collect::<ScratchResult<_>>()?;
-        let open = |name: &str| {
-            let path = dir.join(name);
-            ScratchResult::Ok(BufReader::new(File::open(&path).at(&path)?))
-        };
+        drop(values);
+        let open = |path: PathBuf| ScratchResult::Ok((File::open(&path).at(&path)?, path));
+        let parts = ReadAhead::spawn(PartReader {
+            part,
+            left: kept_len,
+            kept: open(dir.join("kept"))?,
+            counts: open(dir.join("counts"))?,
+            ids: open(dir.join("buckets"))?,
+            answers: (0..buckets.len())
+                .map(|b| open(answers_path(&dir, b)))
+                .collect::<ScratchResult<_>>()?,
+        });
         Ok(Answers {
             seeds,
-            kept: open("kept")?,
-            counts: open("counts")?,
-            ids: open("buckets")?,
             layer_of: buckets.iter().map(|b| b.seeds).collect(),
-            part: AnsweredPart::default(),
-            answers,
+            parts,
             dir,
+        })
+    }
+}
+
+/// The lookups of every bucket in turn, a batch at a time, each bucket's
+/// followed by an empty batch.
+struct LookupBatches {
+    paths: Vec<PathBuf>,
+    bucket: usize,
+    file: Option<File>,
+}
+
+impl Iterator for LookupBatches {
+    type Item = ScratchResult<Vec<u8>>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let path = self.paths.get(self.bucket)?;
+        let file = match &mut self.file {
+            Some(file) => file,
+            None => match File::open(path) {
+                Ok(file) => self.file.insert(file),
+                Err(e) => return Some(Err(WithPath::new(path.clone(), e))),
+            },
+        };
+        let mut offsets = vec![0u8; 4 * ANSWER_BATCH];
+        Some(match read_full(file, &mut offsets) {
+            Ok(read) => {
+                if read == 0 {
+                    (self.file, self.bucket) = (None, self.bucket + 1);
+                }
+                offsets.truncate(read);
+                Ok(offsets)
+            }
+            Err(e) => Err(WithPath::new(path.clone(), e)),
         })
     }
 }
@@ -338,92 +377,117 @@ impl<'a, L: LowerLayers> Deferred<'a, L> {
 /// The kept values of a sweep with the answers of its deferred lookups.
 pub struct Answers {
     seeds: usize,
-    kept: BufReader<File>,
-    counts: BufReader<File>,
     dir: PathBuf,
-    ids: BufReader<File>,
     /// The lower layer of each bucket.
     layer_of: Vec<usize>,
-    answers: Vec<BufReader<File>>,
-    /// The part being answered.
-    part: AnsweredPart,
+    /// The parts, read ahead.
+    parts: ReadAhead<AnsweredPart>,
 }
 
-/// The deferred lookups of a part being answered: per position how many,
-/// their buckets, each bucket's answers to them, and per chunk of
-/// positions where its lookups begin and, per bucket, its first answer.
-#[derive(Default)]
+/// A part as the sweep's files hold it: its kept values, per position how
+/// many deferred lookups, their buckets, and each bucket's answers to them.
 struct AnsweredPart {
+    kept: Vec<u8>,
     counts: Vec<u8>,
     ids: Vec<u8>,
     answers: Vec<Vec<u8>>,
-    chunk_lookups: Vec<usize>,
-    chunk_answers: Vec<u32>,
+}
+
+/// The parts of a sweep's files in turn, `part` positions each but the
+/// last.
+struct PartReader {
+    part: usize,
+    /// Positions not yet read.
+    left: u64,
+    kept: (File, PathBuf),
+    counts: (File, PathBuf),
+    ids: (File, PathBuf),
+    answers: Vec<(File, PathBuf)>,
+}
+
+impl PartReader {
+    fn read_part(&mut self) -> ScratchResult<AnsweredPart> {
+        let read = |(file, path): &mut (File, PathBuf), len: usize| {
+            let mut bytes = vec![0u8; len];
+            file.read_exact(&mut bytes).at(&*path)?;
+            ScratchResult::Ok(bytes)
+        };
+        let len = self.left.min(self.part as u64) as usize;
+        self.left -= len as u64;
+        let kept = read(&mut self.kept, len)?;
+        let counts = read(&mut self.counts, len)?;
+        let lookups = counts.iter().map(|&c| c as usize).sum();
+        let ids = read(&mut self.ids, lookups)?;
+        let mut per_bucket = vec![0; self.answers.len()];
+        for &id in &ids {
+            per_bucket[id as usize] += 1;
+        }
+        let answers = self
+            .answers
+            .iter_mut()
+            .zip(per_bucket)
+            .map(|(file, len)| read(file, len))
+            .collect::<ScratchResult<_>>()?;
+        Ok(AnsweredPart {
+            kept,
+            counts,
+            ids,
+            answers,
+        })
+    }
+}
+
+impl Iterator for PartReader {
+    type Item = ScratchResult<AnsweredPart>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        (self.left > 0).then(|| self.read_part())
+    }
 }
 
 impl Answers {
-    /// The next `values.len()` kept values, each the best of itself and
-    /// `captured − answer` over the deferred captures of its position.
-    /// The part's counts and buckets are read first, then each bucket's
-    /// answers for them in one read; the chunks of the part fold theirs
-    /// in parallel.
+    /// The next part's kept values (of the length [`Deferred::answer`] was
+    /// given, or what is left), each the best of itself and `captured −
+    /// answer` over the deferred captures of its position. The chunks of
+    /// the part fold theirs in parallel.
     pub fn next_part(&mut self, values: &mut [i8]) -> ScratchResult<()> {
-        let dir = &self.dir;
-        let read = |file: &mut BufReader<File>, name: &str, bytes: &mut [u8]| {
-            file.read_exact(bytes)
-                .map_err(|e| WithPath::new(dir.join(name), e))
-        };
-        read(&mut self.kept, "kept", bytemuck::cast_slice_mut(values))?;
-        let part = &mut self.part;
-        part.counts.resize(values.len(), 0);
-        read(&mut self.counts, "counts", &mut part.counts)?;
+        let part = self.parts.next().expect("a part as the sweep's")?;
+        assert_eq!(values.len(), part.kept.len(), "parts as the sweep's");
+        values.copy_from_slice(bytemuck::cast_slice(&part.kept));
         // Where each chunk's lookups begin (and, last, their number).
         let per_chunk: Vec<usize> = part
             .counts
             .par_chunks(CHUNK)
             .map(|counts| counts.iter().map(|&c| c as usize).sum())
             .collect();
-        part.chunk_lookups.clear();
-        part.chunk_lookups.push(0);
+        let mut bounds = vec![0];
         for n in per_chunk {
-            part.chunk_lookups
-                .push(part.chunk_lookups.last().unwrap() + n);
+            bounds.push(bounds.last().unwrap() + n);
         }
-        let lookups = *part.chunk_lookups.last().unwrap();
-        part.ids.resize(lookups, 0);
-        read(&mut self.ids, "buckets", &mut part.ids)?;
         // Each chunk's lookups per bucket, then where its answers begin in
         // each bucket's.
         let buckets = self.layer_of.len();
-        let chunks = part.chunk_lookups.len() - 1;
-        part.chunk_answers.resize(chunks * buckets, 0);
+        let chunks = bounds.len() - 1;
+        let mut next = vec![0u32; chunks * buckets];
         let ids = &part.ids;
-        let bounds = &part.chunk_lookups;
-        part.chunk_answers
-            .par_chunks_mut(buckets)
+        next.par_chunks_mut(buckets)
             .enumerate()
             .for_each(|(c, answered)| {
-                answered.fill(0);
                 for &id in &ids[bounds[c]..bounds[c + 1]] {
                     answered[id as usize] += 1;
                 }
             });
-        part.answers.resize(buckets, Vec::new());
-        for (b, answers) in part.answers.iter_mut().enumerate() {
+        for b in 0..buckets {
             let mut total = 0;
-            for first in part.chunk_answers[b..].iter_mut().step_by(buckets) {
+            for first in next[b..].iter_mut().step_by(buckets) {
                 (*first, total) = (total, total + *first);
             }
-            answers.resize(total as usize, 0);
-            self.answers[b]
-                .read_exact(answers)
-                .map_err(|e| WithPath::new(answers_path(dir, b), e))?;
         }
         let (seeds, layer_of, answers) = (self.seeds, &self.layer_of, &part.answers);
         values
             .par_chunks_mut(CHUNK)
             .zip(part.counts.par_chunks(CHUNK))
-            .zip(part.chunk_answers.par_chunks_mut(buckets))
+            .zip(next.par_chunks_mut(buckets))
             .enumerate()
             .for_each(|(c, ((values, counts), next))| {
                 let mut ids = ids[bounds[c]..bounds[c + 1]].iter();
@@ -441,7 +505,8 @@ impl Answers {
     }
 
     /// Removes the sweep's files.
-    pub fn remove(self) -> ScratchResult<()> {
+    pub fn remove(mut self) -> ScratchResult<()> {
+        assert!(self.parts.next().is_none(), "parts not folded");
         fs::remove_dir_all(&self.dir).at(&self.dir)
     }
 }
@@ -523,7 +588,6 @@ mod tests {
                 .collect(),
         );
         let dir = tempfile::tempdir().unwrap();
-        // Parts of several chunks, folded a chunk at a time.
         let (first, askers) = (500u64, 3 * CHUNK as u64 + 3000);
         let mut deferred = Deferred::create(dir.path(), seeds, first, &made, 1000)
             .unwrap()
@@ -563,13 +627,13 @@ mod tests {
         // them, before the positions are kept in two pieces.
         deferred.keep(&kept[..700]).unwrap();
         deferred.keep(&kept[700..]).unwrap();
-        let mut answers = deferred.answer().unwrap();
+        // Parts of several chunks, and a last one shorter.
+        let part = 2 * CHUNK + 99;
+        let mut answers = deferred.answer(part).unwrap();
         let mut values = vec![0i8; askers as usize];
-        let (head, tail) = values.split_at_mut(1234);
-        let (middle, tail) = tail.split_at_mut(2 * CHUNK + 99);
-        answers.next_part(head).unwrap();
-        answers.next_part(middle).unwrap();
-        answers.next_part(tail).unwrap();
+        for part in values.chunks_mut(part) {
+            answers.next_part(part).unwrap();
+        }
         assert_eq!(values, expected);
         answers.remove().unwrap();
         assert!(!dir.path().exists());

@@ -64,7 +64,8 @@ struct Limits {
     frontier_chunks: usize,
     /// Records a worker sorts into one run.
     records: usize,
-    /// Exits of a threshold read from their file at once.
+    /// Exits of a threshold read from their file at once (two batches:
+    /// one seeded, the next read meanwhile).
     seed_batch: usize,
     /// Runs merged at once by a merge (a stream buffer each).
     merge_ways: usize,
@@ -83,7 +84,7 @@ const LIMITS: Limits = Limits {
     spill: 1 << 14,
     frontier_chunks: 64,
     records: 1 << 18,
-    seed_batch: 1 << 20,
+    seed_batch: 1 << 19,
     merge_ways: 64,
     merges: 1,
     kept_runs: 64,
@@ -116,14 +117,15 @@ const RADIX_BITS: u32 = 11;
 impl Limits {
     /// Peak bytes of a threshold's buffers: the workers' stacks, overflows,
     /// records, sorting buffers and encoded runs; the frontier's chunks in
-    /// memory and those handed out; a batch of exits; the merges' streams.
+    /// memory and those handed out; two batches of exits; the merges'
+    /// streams.
     fn bytes(&self) -> u64 {
         let worker = self.stack * size_of::<Resolved>()
             + self.spill * size_of::<u64>()
             + self.records * (2 * size_of::<u64>() + 2);
         let frontier = (self.frontier_chunks + 2 * self.workers) * self.spill * size_of::<u64>();
         let merges = (self.merges * (self.merge_ways + 1)) as u64 * STREAM_BYTES;
-        (self.workers * worker + frontier + self.seed_batch * size_of::<u64>()) as u64 + merges
+        (self.workers * worker + frontier + 2 * self.seed_batch * size_of::<u64>()) as u64 + merges
     }
 
     /// The sizes for `threads` threads within `bytes`: [`LIMITS`] for
@@ -377,7 +379,7 @@ impl ScratchEngine for Compact {
                 .collect(),
             progress,
         };
-        let mut exits = RankReader::open(scratch.exits(t as usize))?;
+        let exits = RankReader::open(scratch.exits(t as usize))?;
         exits.par_for_each(self.limits.seed_batch, SEED_CHUNK, |chunk| {
             pass.with_worker(|w| pass.seed(w, chunk))
         })?;

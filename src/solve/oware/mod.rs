@@ -66,6 +66,7 @@ pub mod out_of_core;
 mod outbox;
 mod propagate;
 mod rank_stream;
+mod read_ahead;
 mod scratch;
 mod set_up;
 mod states;
@@ -135,8 +136,8 @@ pub struct Config {
     /// needed).
     pub scratch: PathBuf,
     /// Positions the set-up of an engine that streams its exits sweeps
-    /// before the lookups it deferred are answered (rounded down to a
-    /// multiple of `part`): bounds the deferred lookups' files.
+    /// before the lookups it deferred are answered, at most (in whole
+    /// parts, but the layer's last): bounds the deferred lookups' files.
     pub sweep: usize,
     /// Save the engine's state at the first threshold boundary after this
     /// much time since the layer began or was last saved, and resume from a

@@ -38,10 +38,11 @@ use crate::solve::array::BigArray;
 use crate::solve::phases::{Phase, Phases};
 use crate::solve::threshold::{self, Verdict};
 
-/// Exits of a threshold read from their file at once.
-const SEED_BATCH: usize = 1 << 16;
+/// Exits of a threshold read from their file at once (two batches: one
+/// seeded, the next read meanwhile).
+const SEED_BATCH: usize = 1 << 15;
 /// Exits a job of the seeding takes.
-const SEED_CHUNK: usize = 1 << 12;
+const SEED_CHUNK: usize = 1 << 11;
 /// Words of the states a job of the recording scans, and the parts a
 /// thread has in a window of the scan.
 const RECORD_WORDS: usize = 1 << 10;
@@ -50,10 +51,10 @@ const RECORD_WINDOW: usize = 2;
 /// than the part, 2^14 ranks, so each entry takes at most 3 bytes.
 const RECORD_PART_BYTES: usize = RECORD_WORDS * STATES_PER_WORD * 3;
 
-/// The least memory of a threshold's buffers, whatever the threads: a
-/// batch of exits, or a window of recorded parts (as many parts as fit,
+/// The least memory of a threshold's buffers, whatever the threads: two
+/// batches of exits, or a window of recorded parts (as many parts as fit,
 /// up to [`RECORD_WINDOW`] a thread).
-pub const LEAST_BUFFER_BYTES: u64 = (SEED_BATCH * size_of::<u64>()) as u64;
+pub const LEAST_BUFFER_BYTES: u64 = (2 * SEED_BATCH * size_of::<u64>()) as u64;
 
 /// The parts a window of the recording scans in parallel, for `threads`
 /// threads within `bytes` of buffers: [`RECORD_WINDOW`] a thread, or as
@@ -197,7 +198,7 @@ impl OutOfCore {
         scratch: &Scratch,
         t: i8,
     ) -> Result<(), EngineError<E>> {
-        let mut file = RankReader::open(scratch.exits(t as usize))?;
+        let file = RankReader::open(scratch.exits(t as usize))?;
         file.par_for_each(SEED_BATCH, SEED_CHUNK, |chunk| {
             for &entry in chunk {
                 let rank = (entry >> 1) as usize;

@@ -16,6 +16,8 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
+use super::read_ahead::ReadAhead;
+
 use crate::error::{PathContext, WithPath};
 
 /// Buffer of each stream: the engine keeps up to one per layer value open.
@@ -264,27 +266,22 @@ impl RankReader {
 
     /// Reads the rest of the stream `batch` entries at a time and hands
     /// each batch to `each` in parallel, in chunks of `chunk` consecutive
-    /// entries, each entry `rank << 1 | flag`.
+    /// entries, each entry `rank << 1 | flag`. The next batch is read on a
+    /// thread of its own meanwhile ([`ReadAhead`]: two batches at once).
     pub fn par_for_each<E: From<WithPath<io::Error>> + Send>(
-        &mut self,
+        self,
         batch: usize,
         chunk: usize,
         each: impl Fn(&[u64]) -> Result<(), E> + Sync,
     ) -> Result<(), E> {
-        let mut entries = Vec::with_capacity(batch);
-        loop {
-            entries.clear();
-            while entries.len() < batch {
-                match self.next_below(u64::MAX)? {
-                    Some((rank, flag)) => entries.push(rank << 1 | u64::from(flag)),
-                    None => break,
-                }
-            }
-            if entries.is_empty() {
-                return Ok(());
-            }
-            entries.par_chunks(chunk).try_for_each(&each)?;
+        let mut batches = ReadAhead::spawn(Batches {
+            reader: self,
+            batch,
+        });
+        while let Some(entries) = batches.next() {
+            entries?.par_chunks(chunk).try_for_each(&each)?;
         }
+        Ok(())
     }
 
     /// Moves the bytes not yet decoded to the front of the buffer, fills the
@@ -319,6 +316,28 @@ impl RankReader {
             }
             entry => Ok(entry),
         }
+    }
+}
+
+/// A stream's entries, `batch` at a time.
+struct Batches {
+    reader: RankReader,
+    batch: usize,
+}
+
+impl Iterator for Batches {
+    type Item = ScratchResult<Vec<u64>>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let mut entries = Vec::with_capacity(self.batch);
+        while entries.len() < self.batch {
+            match self.reader.next_below(u64::MAX) {
+                Ok(Some((rank, flag))) => entries.push(rank << 1 | u64::from(flag)),
+                Ok(None) => break,
+                Err(e) => return Some(Err(e)),
+            }
+        }
+        (!entries.is_empty()).then_some(Ok(entries))
     }
 }
 
@@ -484,7 +503,7 @@ mod tests {
         assert!(std::fs::read(&pushed).unwrap() == std::fs::read(&appended).unwrap());
 
         let seen = Mutex::new(Vec::new());
-        let mut r = RankReader::open(appended).unwrap();
+        let r = RankReader::open(appended).unwrap();
         r.par_for_each(10_000, 999, |chunk| {
             seen.lock().unwrap().extend_from_slice(chunk);
             Ok::<_, WithPath<io::Error>>(())

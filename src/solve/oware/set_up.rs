@@ -147,7 +147,7 @@ where
 {
     let size = index::layer_size(seeds) as usize;
     let part = config.part;
-    let sweep = config.sweep.max(part) / part * part;
+    let sweep = sweep_positions(size, part, config.sweep);
     let mut exits = vec![0i8; part.min(size)];
     // Counters of an engine that does not keep them.
     let mut counters: Vec<AtomicU64> = match states {
@@ -196,7 +196,7 @@ where
             continue;
         };
         config.phases.enter(Phase::Deferred);
-        let mut answers = deferred.answer()?;
+        let mut answers = deferred.answer(part)?;
         for start in parts {
             let exits = &mut exits[..part.min(size - start)];
             answers.next_part(exits)?;
@@ -209,9 +209,49 @@ where
     Ok(())
 }
 
+/// The positions of each sweep of a layer of `size` in parts of `part`,
+/// at most `most` (and at least a part): whole parts, in as few sweeps as
+/// that allows, as even as whole parts make them. Each sweep reads every
+/// streamed layer once, so a layer of `most` positions is one sweep, not
+/// one and a sliver of its last part.
+fn sweep_positions(size: usize, part: usize, most: usize) -> usize {
+    let (parts, most) = (size.div_ceil(part), most.max(part));
+    let positions = |sweeps: usize| parts.div_ceil(sweeps) * part;
+    (size.div_ceil(most).max(1)..=parts.max(1))
+        .map(positions)
+        .find(|&p| p.min(size) <= most)
+        .unwrap_or(part)
+}
+
 #[cfg(test)]
 mod tests {
-    use super::concat;
+    use super::{concat, sweep_positions};
+
+    #[test]
+    fn sweeps_are_whole_parts_as_few_and_even_as_the_most_allows() {
+        // The whole layer, though its last part is short: one sweep.
+        assert_eq!(sweep_positions(1050, 100, 1050), 1100);
+        assert_eq!(sweep_positions(1050, 100, usize::MAX), 1100);
+        // 11 parts, at most 5 a sweep: three sweeps of 4, 4 and 3 parts
+        // (not 5, 5 and a sliver of 50 positions).
+        assert_eq!(sweep_positions(1050, 100, 500), 400);
+        assert_eq!(sweep_positions(1050, 100, 599), 400);
+        // At least a part, whatever the most.
+        assert_eq!(sweep_positions(1050, 100, 10), 100);
+        assert_eq!(sweep_positions(50, 100, 10), 100);
+        for (size, part, most) in [
+            (1050, 100, 320),
+            (1050, 100, 199),
+            (7, 3, 5),
+            (12345, 64, 1000),
+        ] {
+            let sweep = sweep_positions(size, part, most);
+            assert!(sweep.is_multiple_of(part) && sweep <= most);
+            // As few as sweeps of whole parts allow.
+            let fewest = size.div_ceil(part).div_ceil(most / part);
+            assert_eq!(size.div_ceil(sweep), fewest, "{size} {part} {most}");
+        }
+    }
 
     #[test]
     fn concat_keeps_the_lists_in_order() {

@@ -284,7 +284,7 @@ fn unfold<L: LowerLayers<Error = TablebaseError>>(
     deferred: Deferred<L>,
     out: &mut impl FnMut(&[i8]) -> Result<(), TablebaseError>,
 ) -> Result<(), TablebaseError> {
-    let mut answers = deferred.answer()?;
+    let mut answers = deferred.answer(batch)?;
     let size = index::layer_size(seeds);
     let mut values = vec![0i8; batch.min(size as usize)];
     for start in (0..size).step_by(batch) {
