@@ -17,7 +17,6 @@ use std::sync::Arc;
 use rayon::prelude::*;
 
 use super::read_ahead::ReadAhead;
-
 use crate::error::{PathContext, WithPath};
 
 /// Buffer of each stream: the engine keeps up to one per layer value open.
