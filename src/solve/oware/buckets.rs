@@ -284,11 +284,14 @@ impl<'a, L: LowerLayers> Deferred<'a, L> {
         let mut values = vec![0i8; largest as usize];
         let mut answers = vec![0u8; ANSWER_BATCH];
         // The lookups are read a batch ahead, on a thread of their own.
-        let mut batches = ReadAhead::spawn(LookupBatches {
-            paths: (0..buckets.len()).map(|b| lookups_path(&dir, b)).collect(),
-            bucket: 0,
-            file: None,
-        });
+        let mut batches = ReadAhead::spawn(
+            LookupBatches {
+                paths: (0..buckets.len()).map(|b| lookups_path(&dir, b)).collect(),
+                bucket: 0,
+                file: None,
+            },
+            0,
+        );
         for (b, bucket) in buckets.iter().enumerate() {
             let values = &mut values[..bucket.len as usize];
             lower
@@ -321,16 +324,19 @@ impl<'a, L: LowerLayers> Deferred<'a, L> {
         }
         drop(values);
         let open = |path: PathBuf| ScratchResult::Ok((File::open(&path).at(&path)?, path));
-        let parts = ReadAhead::spawn(PartReader {
-            part,
-            left: kept_len,
-            kept: open(dir.join("kept"))?,
-            counts: open(dir.join("counts"))?,
-            ids: open(dir.join("buckets"))?,
-            answers: (0..buckets.len())
-                .map(|b| open(answers_path(&dir, b)))
-                .collect::<ScratchResult<_>>()?,
-        });
+        let parts = ReadAhead::spawn(
+            PartReader {
+                part,
+                left: kept_len,
+                kept: open(dir.join("kept"))?,
+                counts: open(dir.join("counts"))?,
+                ids: open(dir.join("buckets"))?,
+                answers: (0..buckets.len())
+                    .map(|b| open(answers_path(&dir, b)))
+                    .collect::<ScratchResult<_>>()?,
+            },
+            0,
+        );
         Ok(Answers {
             seeds,
             layer_of: buckets.iter().map(|b| b.seeds).collect(),

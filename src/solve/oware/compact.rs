@@ -64,8 +64,8 @@ struct Limits {
     frontier_chunks: usize,
     /// Records a worker sorts into one run.
     records: usize,
-    /// Exits of a threshold read from their file at once (two batches:
-    /// one seeded, the next read meanwhile).
+    /// Exits of a threshold in memory at once, in chunks: those being
+    /// seeded and those read ahead.
     seed_batch: usize,
     /// Runs merged at once by a merge (a stream buffer each).
     merge_ways: usize,
@@ -84,7 +84,7 @@ const LIMITS: Limits = Limits {
     spill: 1 << 14,
     frontier_chunks: 64,
     records: 1 << 18,
-    seed_batch: 1 << 19,
+    seed_batch: 1 << 20,
     merge_ways: 64,
     merges: 1,
     kept_runs: 64,
@@ -97,7 +97,7 @@ const LEAST: Limits = Limits {
     spill: 1 << 8,
     frontier_chunks: 4,
     records: 1 << 12,
-    seed_batch: SEED_CHUNK,
+    seed_batch: 2 * SEED_CHUNK,
     merge_ways: 8,
     merges: 1,
     kept_runs: 1,
@@ -117,7 +117,7 @@ const RADIX_BITS: u32 = 11;
 impl Limits {
     /// Peak bytes of a threshold's buffers: the workers' stacks, overflows,
     /// records, sorting buffers and encoded runs; the frontier's chunks in
-    /// memory and those handed out; two batches of exits; the merges'
+    /// memory and those handed out; the exits in memory; the merges'
     /// streams.
     fn bytes(&self) -> u64 {
         let worker = self.stack * size_of::<Resolved>()
@@ -125,7 +125,7 @@ impl Limits {
             + self.records * (2 * size_of::<u64>() + 2);
         let frontier = (self.frontier_chunks + 2 * self.workers) * self.spill * size_of::<u64>();
         let merges = (self.merges * (self.merge_ways + 1)) as u64 * STREAM_BYTES;
-        (self.workers * worker + frontier + 2 * self.seed_batch * size_of::<u64>()) as u64 + merges
+        (self.workers * worker + frontier + self.seed_batch * size_of::<u64>()) as u64 + merges
     }
 
     /// The sizes for `threads` threads within `bytes`: [`LIMITS`] for
@@ -201,7 +201,7 @@ pub fn fixed_bytes(seeds: usize) -> u64 {
 /// Memory beyond [`fixed_bytes`] that the buffers take with memory to
 /// spare, for `threads` workers: the larger of what the thresholds take
 /// (each worker's stack, records and sorting buffer, a merge of up to 64
-/// runs per thread, the frontier kept in memory and a batch of exits) and
+/// runs per thread, the frontier kept in memory and the exits read) and
 /// what the final pass reads the kept runs through beyond the codes it
 /// frees. Given less ([`Config::buffer_bytes`]: `fixed_bytes` and up to
 /// this), they shrink.

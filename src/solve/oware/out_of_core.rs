@@ -38,9 +38,9 @@ use crate::solve::array::BigArray;
 use crate::solve::phases::{Phase, Phases};
 use crate::solve::threshold::{self, Verdict};
 
-/// Exits of a threshold read from their file at once (two batches: one
-/// seeded, the next read meanwhile).
-const SEED_BATCH: usize = 1 << 15;
+/// Exits of a threshold in memory at once, in chunks: those being seeded
+/// and those read ahead.
+const SEED_BATCH: usize = 1 << 16;
 /// Exits a job of the seeding takes.
 const SEED_CHUNK: usize = 1 << 11;
 /// Words of the states a job of the recording scans, and the parts a
@@ -51,10 +51,10 @@ const RECORD_WINDOW: usize = 2;
 /// than the part, 2^14 ranks, so each entry takes at most 3 bytes.
 const RECORD_PART_BYTES: usize = RECORD_WORDS * STATES_PER_WORD * 3;
 
-/// The least memory of a threshold's buffers, whatever the threads: two
-/// batches of exits, or a window of recorded parts (as many parts as fit,
+/// The least memory of a threshold's buffers, whatever the threads: the
+/// exits in memory, or a window of recorded parts (as many parts as fit,
 /// up to [`RECORD_WINDOW`] a thread).
-pub const LEAST_BUFFER_BYTES: u64 = (2 * SEED_BATCH * size_of::<u64>()) as u64;
+pub const LEAST_BUFFER_BYTES: u64 = (SEED_BATCH * size_of::<u64>()) as u64;
 
 /// The parts a window of the recording scans in parallel, for `threads`
 /// threads within `bytes` of buffers: [`RECORD_WINDOW`] a thread, or as
@@ -76,8 +76,8 @@ pub fn fixed_bytes(seeds: usize) -> u64 {
 
 /// Memory beyond [`fixed_bytes`] that a threshold's buffers take with
 /// memory to spare, for `threads` threads: a window of
-/// [`RECORD_WINDOW`] recorded parts a thread where it outgrows a batch of
-/// exits and the streams' room. Given less ([`Config::buffer_bytes`]:
+/// [`RECORD_WINDOW`] recorded parts a thread where it outgrows the exits
+/// in memory and the streams' room. Given less ([`Config::buffer_bytes`]:
 /// `fixed_bytes` and up to this), the window shrinks.
 pub fn buffer_bytes(seeds: usize, threads: usize) -> u64 {
     let window = (RECORD_WINDOW * threads.max(1) * RECORD_PART_BYTES) as u64;
@@ -192,7 +192,7 @@ impl Exits for OutOfCore {
 
 impl OutOfCore {
     /// Threshold `t` begins: the positions whose exits are worth `±t`
-    /// (each rank at most once, so the batches may go in any order).
+    /// (each rank at most once, so the chunks may go in any order).
     fn seed<E: std::error::Error + 'static>(
         &self,
         scratch: &Scratch,

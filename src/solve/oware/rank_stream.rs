@@ -13,6 +13,7 @@ use std::io;
 use std::os::unix::fs::FileExt;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::sync::mpsc::{self, Receiver};
 
 use rayon::prelude::*;
 
@@ -263,24 +264,40 @@ impl RankReader {
         Ok(Some((rank, x & 1 != 0)))
     }
 
-    /// Reads the rest of the stream `batch` entries at a time and hands
-    /// each batch to `each` in parallel, in chunks of `chunk` consecutive
-    /// entries, each entry `rank << 1 | flag`. The next batch is read on a
-    /// thread of its own meanwhile ([`ReadAhead`]: two batches at once).
+    /// Reads the rest of the stream and hands it to `each` in parallel, in
+    /// chunks of `chunk` consecutive entries, each entry `rank << 1 | flag`.
+    /// `entries` of them (two chunks at least) are in memory at once: the
+    /// chunks go round between a thread that reads them ahead
+    /// ([`ReadAhead`]) and the pool, whose threads take the next one as
+    /// they finish the last (no thread waits for the others between
+    /// batches).
     pub fn par_for_each<E: From<WithPath<io::Error>> + Send>(
         self,
-        batch: usize,
+        entries: usize,
         chunk: usize,
         each: impl Fn(&[u64]) -> Result<(), E> + Sync,
     ) -> Result<(), E> {
-        let mut batches = ReadAhead::spawn(Batches {
-            reader: self,
-            batch,
-        });
-        while let Some(entries) = batches.next() {
-            entries?.par_chunks(chunk).try_for_each(&each)?;
+        let buffers = (entries / chunk).max(2);
+        let (done, free) = mpsc::channel();
+        for _ in 0..buffers {
+            done.send(Vec::with_capacity(chunk))
+                .expect("the receiver is here");
         }
-        Ok(())
+        let chunks = ReadAhead::spawn(
+            Chunks {
+                reader: self,
+                chunk,
+                free,
+            },
+            buffers,
+        );
+        chunks.par_bridge().try_for_each(|entries| {
+            let entries = entries?;
+            each(&entries)?;
+            // The reader is gone once the stream has ended.
+            let _ = done.send(entries);
+            Ok(())
+        })
     }
 
     /// Moves the bytes not yet decoded to the front of the buffer, fills the
@@ -318,18 +335,21 @@ impl RankReader {
     }
 }
 
-/// A stream's entries, `batch` at a time.
-struct Batches {
+/// A stream's entries, `chunk` at a time, each read into a buffer the
+/// pool is done with.
+struct Chunks {
     reader: RankReader,
-    batch: usize,
+    chunk: usize,
+    free: Receiver<Vec<u64>>,
 }
 
-impl Iterator for Batches {
+impl Iterator for Chunks {
     type Item = ScratchResult<Vec<u64>>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        let mut entries = Vec::with_capacity(self.batch);
-        while entries.len() < self.batch {
+        let mut entries = self.free.recv().ok()?;
+        entries.clear();
+        while entries.len() < self.chunk {
             match self.reader.next_below(u64::MAX) {
                 Ok(Some((rank, flag))) => entries.push(rank << 1 | u64::from(flag)),
                 Ok(None) => break,

@@ -8,19 +8,23 @@ use std::thread::{self, JoinHandle};
 
 use super::rank_stream::ScratchResult;
 
-/// The items of an iterator made on a thread of its own: at most two
-/// exist at once (the one handed out, the next being made). The thread
-/// stops after the first error, which it hands on.
+/// The items of an iterator made on a thread of its own, up to `ahead`
+/// of them waiting besides the one being made. The thread stops after the
+/// first error, which it hands on.
 pub struct ReadAhead<T> {
     items: Receiver<ScratchResult<T>>,
     thread: Option<JoinHandle<()>>,
 }
 
 impl<T: Send + 'static> ReadAhead<T> {
-    pub fn spawn(items: impl Iterator<Item = ScratchResult<T>> + Send + 'static) -> ReadAhead<T> {
-        // No room in the channel: the thread makes the next item while the
-        // last is used, and hands it over when that one is done.
-        let (sender, receiver) = mpsc::sync_channel(0);
+    /// With `ahead` 0 at most two items exist at once: the thread makes
+    /// the next one while the last is used, and hands it over when that
+    /// one is done.
+    pub fn spawn(
+        items: impl Iterator<Item = ScratchResult<T>> + Send + 'static,
+        ahead: usize,
+    ) -> ReadAhead<T> {
+        let (sender, receiver) = mpsc::sync_channel(ahead);
         let thread = thread::spawn(move || {
             for item in items {
                 let failed = item.is_err();
@@ -35,9 +39,12 @@ impl<T: Send + 'static> ReadAhead<T> {
             thread: Some(thread),
         }
     }
+}
 
-    /// The next item; `None` once the iterator has ended.
-    pub fn next(&mut self) -> Option<ScratchResult<T>> {
+impl<T> Iterator for ReadAhead<T> {
+    type Item = ScratchResult<T>;
+
+    fn next(&mut self) -> Option<ScratchResult<T>> {
         let item = self.items.recv().ok();
         if item.is_none()
             && let Some(thread) = self.thread.take()
@@ -55,11 +62,12 @@ mod tests {
 
     #[test]
     fn items_come_in_order_and_stop_after_an_error() {
-        let mut ahead = ReadAhead::spawn((0..1000).map(Ok));
-        let items: Vec<u32> = std::iter::from_fn(|| ahead.next())
-            .map(Result::unwrap)
-            .collect();
-        assert_eq!(items, (0..1000).collect::<Vec<_>>());
+        for ahead in [0, 1, 7] {
+            let items: Vec<u32> = ReadAhead::spawn((0..1000).map(Ok), ahead)
+                .map(Result::unwrap)
+                .collect();
+            assert_eq!(items, (0..1000).collect::<Vec<_>>());
+        }
 
         let failing = (0..10).map(|i| match i {
             3 => Err(WithPath::new(
@@ -68,12 +76,11 @@ mod tests {
             )),
             i => Ok(i),
         });
-        let mut ahead = ReadAhead::spawn(failing);
-        let items: Vec<_> = std::iter::from_fn(|| ahead.next()).collect();
+        let items: Vec<_> = ReadAhead::spawn(failing, 0).collect();
         assert_eq!(items.len(), 4);
         assert!(items[3].is_err());
         // Dropped before its end, the thread stops.
-        let mut ahead = ReadAhead::spawn((0..).map(Ok));
+        let mut ahead = ReadAhead::spawn((0..).map(Ok), 2);
         assert_eq!(ahead.next().unwrap().unwrap(), 0);
         drop(ahead);
     }
