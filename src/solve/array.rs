@@ -65,6 +65,18 @@ pub fn release_freed_heap() {
     }
 }
 
+/// Makes large allocations go to the system, and back to it when freed,
+/// whatever sizes were freed before. glibc raises its threshold for that
+/// to the largest block freed (up to 32 MiB), after which blocks below it
+/// stay in the arena of the thread that freed them.
+pub fn large_allocations_to_the_system() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: `mallopt` changes a setting of the allocator; nothing moves.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 128 << 10);
+    }
+}
+
 #[cfg(target_endian = "little")]
 impl BigArray<AtomicU16> {
     /// The same memory as 64-bit words, four items to a word, the first in

@@ -125,6 +125,14 @@ fn concat<T: Copy + Send + Sync>(lists: &[Vec<T>]) -> Vec<T> {
     all
 }
 
+/// Parts the second sweep of a set-up folds at once. A part's lookups take
+/// [`PART_BYTES`] (64) a position of memory in the first sweep; folded,
+/// its kept exits, counts, buckets and answers take about 3 (two parts at
+/// once, one read ahead) and the exits 1: four parts at once take less,
+/// with room for parts that defer more lookups than most, and they ask
+/// each bucket's file for their answers a quarter as often.
+const FOLD_PARTS: usize = 4;
+
 /// The set-up of a whole layer for an engine that streams its exits:
 /// `exits(start, exits)` is handed the best exits of the positions `start
 /// ..`, a part at a time in rank order; `states`, if given, are the
@@ -161,7 +169,7 @@ where
     for first in (0..size).step_by(sweep) {
         let parts = (first..size.min(first + sweep)).step_by(part);
         let mut deferred = Deferred::create(&dir, seeds, first as u64, lower, bucket)?;
-        for start in parts.clone() {
+        for start in parts {
             let exits = &mut exits[..part.min(size - start)];
             let words = match &mut states {
                 Some(states) => {
@@ -196,9 +204,12 @@ where
             continue;
         };
         config.phases.enter(Phase::Deferred);
-        let mut answers = deferred.answer(part)?;
-        for start in parts {
-            let exits = &mut exits[..part.min(size - start)];
+        let end = size.min(first + sweep);
+        let fold = (FOLD_PARTS * part).min(end - first);
+        let mut answers = deferred.answer(fold)?;
+        let mut folded = vec![0i8; fold];
+        for start in (first..end).step_by(fold) {
+            let exits = &mut folded[..fold.min(end - start)];
             answers.next_part(exits)?;
             out(start, exits)?;
             progress((exits.len() - exits.len() / 2) as u64);

@@ -28,7 +28,7 @@ use crate::distributed::{Alone, Transport};
 use crate::error::{PathContext, WithPath};
 use crate::games::oware::{MAX_SEEDS, Ruleset};
 use crate::index::oware as index;
-use crate::solve::array::BigArray;
+use crate::solve::array::{self, BigArray};
 use crate::solve::oware::{
     self as engine, Engine, OUTBOX_BYTES, SolvedLayer, compact, out_of_core,
 };
@@ -139,7 +139,9 @@ impl OwareObserver for Quiet {}
 
 /// Builds the layers `0..=options.max_seeds` of `rules` under `dir` (the
 /// tablebase folder), skipping layers already complete. Refuses at once if
-/// another build holds the folder. Uses the current rayon pool.
+/// another build holds the folder. Uses the current rayon pool, and has
+/// the allocator give large blocks back to the system when they are freed
+/// (the budget counts memory freed as free).
 pub fn build(
     dir: &Path,
     rules: Ruleset,
@@ -164,6 +166,7 @@ pub fn build_on<T: Transport>(
     if options.max_seeds > MAX_SEEDS {
         return Err(TablebaseError::TooManySeeds(options.max_seeds));
     }
+    array::large_allocations_to_the_system();
     let folder = ruleset_dir(dir, rules);
     fs::create_dir_all(&folder)
         .map_err(FileError::CreateDir)
