@@ -221,16 +221,21 @@ impl<'a, L: LowerLayers> Deferred<'a, L> {
                 out
             })
             .collect();
+        // The buckets' files are written in parallel, each its chunks in order.
+        let dir = &self.dir;
+        self.lookups
+            .par_iter_mut()
+            .enumerate()
+            .try_for_each(|(id, file)| {
+                encoded.iter().try_for_each(|chunk| {
+                    file.write_all(&chunk.offsets[id])
+                        .map_err(|e| WithPath::new(lookups_path(dir, id), e))
+                })
+            })?;
         for (c, chunk) in encoded.into_iter().enumerate() {
-            let dir = &self.dir;
-            for (id, offsets) in chunk.offsets.iter().enumerate() {
-                self.lookups[id]
-                    .write_all(offsets)
-                    .map_err(|e| WithPath::new(lookups_path(dir, id), e))?;
-            }
             self.ids
                 .write_all(&chunk.ids)
-                .map_err(|e| WithPath::new(dir.join("buckets"), e))?;
+                .map_err(|e| WithPath::new(self.dir.join("buckets"), e))?;
             self.count(start + c as u64 * chunk_len, &chunk.counts);
         }
         Ok(())
@@ -428,9 +433,10 @@ impl PartReader {
         for &id in &ids {
             per_bucket[id as usize] += 1;
         }
+        // Each bucket's file in parallel: a part asks each for a few bytes.
         let answers = self
             .answers
-            .iter_mut()
+            .par_iter_mut()
             .zip(per_bucket)
             .map(|(file, len)| read(file, len))
             .collect::<ScratchResult<_>>()?;
