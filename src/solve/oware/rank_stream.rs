@@ -293,10 +293,12 @@ impl RankReader {
         );
         chunks.par_bridge().try_for_each(|entries| {
             let entries = entries?;
-            each(&entries)?;
-            // The reader is gone once the stream has ended.
+            let done_with = each(&entries);
+            // Given back even after a failure: a thread of the pool may be
+            // waiting for the reader to fill it. (The reader is gone once
+            // the stream has ended.)
             let _ = done.send(entries);
-            Ok(())
+            done_with
         })
     }
 
@@ -537,6 +539,33 @@ mod tests {
             .collect();
         expected.sort_unstable();
         assert!(seen == expected);
+    }
+
+    /// Every chunk failing on many threads with two buffers: the failure
+    /// comes back (a thread that waits for the next chunk is not left
+    /// waiting for a buffer the failed ones kept).
+    #[test]
+    fn a_failure_of_every_chunk_ends_the_reading() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s");
+        let mut w = RankWriter::create(path.clone()).unwrap();
+        for r in 0..100_000 {
+            w.push(r, false).unwrap();
+        }
+        w.finish().unwrap();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(8)
+            .build()
+            .unwrap();
+        for _ in 0..20 {
+            let r = RankReader::open(path.clone()).unwrap();
+            let failed = pool.install(|| {
+                r.par_for_each(2, 1, |_| {
+                    Err(WithPath::new(&path, io::Error::other("full disk")))
+                })
+            });
+            assert!(failed.is_err());
+        }
     }
 
     #[test]
