@@ -170,6 +170,8 @@ impl TableWriter {
                 Some(Spill {
                     out: BufWriter::with_capacity(1 << 20, file),
                     path,
+                    counts: ScoreCoding::new(self.meta.seeds).map(|coding| (coding, Vec::new())),
+                    uncounted: Vec::new(),
                 })
             }
         };
@@ -243,10 +245,43 @@ pub struct PendingTable<V: TableValue = i8> {
     state: State,
 }
 
-/// A file of raw values beside the temporary table.
+/// A file of raw values beside the temporary table, and the context
+/// model's counts of them, taken as they come so that the file is read
+/// once, to code it.
 struct Spill {
     path: PathBuf,
     out: BufWriter<File>,
+    /// The coding and its counts of the values counted so far; `None` if
+    /// they cannot be context coded (no coding for the table's seeds, or a
+    /// value that is not a score).
+    counts: Option<(ScoreCoding, Vec<u64>)>,
+    /// Values spilled but not yet counted: less than a batch of blocks.
+    uncounted: Vec<u8>,
+}
+
+impl Spill {
+    /// Counts `values` (the next ones spilled) in whole batches of blocks
+    /// of `block_size`, keeping the rest for later, or all if `last`.
+    fn count(&mut self, values: &[u8], block_size: usize, lanes: usize, last: bool) {
+        let Some((coding, counts)) = &mut self.counts else {
+            return;
+        };
+        self.uncounted.extend_from_slice(values);
+        let batch = block_size * BATCH_BLOCKS;
+        let whole = match last {
+            true => self.uncounted.len(),
+            false => self.uncounted.len() - self.uncounted.len() % batch,
+        };
+        if whole == 0 && !last {
+            return;
+        }
+        match coding.count(&self.uncounted[..whole], block_size, lanes) {
+            Some(more) if counts.is_empty() => *counts = more,
+            Some(more) => counts.iter_mut().zip(more).for_each(|(c, m)| *c += m),
+            None => self.counts = None,
+        }
+        self.uncounted.drain(..whole);
+    }
 }
 
 #[derive(PartialEq)]
@@ -263,8 +298,17 @@ impl<V: TableValue> PendingTable<V> {
         self.check_open()?;
         self.positions += values.len() as u64;
         if let Some(spill) = &mut self.spill {
-            let written = spill.out.write_all(&V::to_bytes(values));
+            let bytes = V::to_bytes(values);
+            let written = spill.out.write_all(&bytes);
             let path = spill.path.clone();
+            let block_size = self.settings.resolved_block_size() as usize;
+            let lanes = self
+                .settings
+                .coding
+                .streams()
+                .expect("a context coding")
+                .lanes;
+            spill.count(&bytes, block_size, lanes, false);
             return written.map_err(|e| {
                 self.state = State::Failed;
                 WithPath::new(&path, TableError::io(e))
@@ -396,7 +440,7 @@ impl PendingTable<i8> {
         fill: impl Fn(usize, &mut [i8]) + Sync,
     ) -> Result<(), WithPath<TableError>> {
         assert_eq!(self.positions, 0, "values were pushed");
-        let Some(Spill { path, out }) = self.spill.take() else {
+        let Some(Spill { path, out, .. }) = self.spill.take() else {
             // zstd: blocks are coded as they come.
             let batch = self.settings.resolved_block_size() as usize * BATCH_BLOCKS;
             let mut values = vec![0; batch.min(len)];
@@ -410,7 +454,17 @@ impl PendingTable<i8> {
         drop(out);
         let _ = fs::remove_file(&path);
         self.positions = len as u64;
-        self.write_context_coded(&Filled { len, fill })?;
+        let values = Filled { len, fill };
+        let block_size = self.settings.resolved_block_size() as usize;
+        let lanes = self
+            .settings
+            .coding
+            .streams()
+            .expect("a context coding")
+            .lanes;
+        let counts = ScoreCoding::new(self.settings.meta.seeds)
+            .and_then(|coding| Some((coding, coding.count(&values, block_size, lanes)?)));
+        self.write_context_coded(&values, counts)?;
         self.finish()
     }
 }
@@ -436,33 +490,46 @@ impl<F: Fn(usize, &mut [i8]) + Sync> Values for Filled<F> {
 impl<V: TableValue> PendingTable<V> {
     /// Codes the spilled values ([`Self::write_context_coded`]).
     fn write_spilled(&mut self) -> Result<(), WithPath<TableError>> {
-        let Spill { path, mut out } = self.spill.take().expect("a spill");
+        let mut spill = self.spill.take().expect("a spill");
+        let block_size = self.settings.resolved_block_size() as usize;
+        let lanes = self
+            .settings
+            .coding
+            .streams()
+            .expect("a context coding")
+            .lanes;
+        spill.count(&[], block_size, lanes, true);
+        let Spill {
+            path,
+            mut out,
+            counts,
+            ..
+        } = spill;
         let spill_err = |e| WithPath::new(&path, TableError::io(e));
         out.flush().map_err(spill_err)?;
         let file = out.into_inner().map_err(|e| spill_err(e.into_error()))?;
         // SAFETY: the spill file is private to this writer and not changed
         // while mapped.
         let map = unsafe { Mmap::map(&file) }.map_err(spill_err)?;
-        let result = self.write_context_coded(&map[..]);
+        let result = self.write_context_coded(&map[..], counts);
         drop(map);
         let _ = fs::remove_file(&path);
         result
     }
 
-    /// Codes the table's values: counts the model over the whole layer,
-    /// writes it, then the blocks. Values the model cannot code (not
-    /// scores of the table's seeds) are written with zstd instead.
+    /// Codes the table's values by the model of their `counts` (over the
+    /// whole layer): writes it, then the blocks. Values the model cannot
+    /// code (`counts` is `None`: not scores of the table's seeds) are
+    /// written with zstd instead.
     fn write_context_coded(
         &mut self,
         values: &(impl Values + ?Sized),
+        counts: Option<(ScoreCoding, Vec<u64>)>,
     ) -> Result<(), WithPath<TableError>> {
         let block_size = self.settings.resolved_block_size() as usize;
-        let meta = &self.settings.meta;
         let streams = self.settings.coding.streams().expect("a context coding");
-        let model = ScoreCoding::new(meta.seeds).and_then(|coding| {
-            let counts = coding.count(values, block_size, streams.lanes)?;
-            ScoreModel::from_counts(coding, &counts, streams)
-        });
+        let model =
+            counts.and_then(|(coding, counts)| ScoreModel::from_counts(coding, &counts, streams));
         match model {
             Some(model) => self.write_coded(&model, values),
             None => {

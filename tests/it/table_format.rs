@@ -471,6 +471,22 @@ fn values_filled_on_demand_write_the_same_file_as_pushed_ones() {
                 fs::read(&filled).unwrap(),
                 "values {k}"
             );
+            // Pushed in pieces across the writer's batches (256 blocks),
+            // whose context model is counted as they come.
+            let pieces = dir.path().join("pieces.mtb");
+            let mut table = writer.create(&pieces).unwrap();
+            let mut rest = &values[..];
+            for len in [1, 7, BS as usize * 255, BS as usize * 2 + 5, 3] {
+                table.push(&rest[..len]).unwrap();
+                rest = &rest[len..];
+            }
+            table.push(rest).unwrap();
+            table.finish().unwrap();
+            assert_eq!(
+                fs::read(&pushed).unwrap(),
+                fs::read(&pieces).unwrap(),
+                "values {k} in pieces"
+            );
         }
     }
 }

@@ -1,7 +1,8 @@
 //! Reading a scratch stream on a thread of its own, one item ahead of the
 //! work on the item before: the decoding and the disk's waits of a stream
 //! read in order overlap the pool's work instead of leaving its threads
-//! idle between batches.
+//! idle between batches. [`overlapped`] does the same on the pool, for a
+//! step that reads many streams at once.
 
 use std::sync::mpsc::{self, Receiver};
 use std::thread::{self, JoinHandle};
@@ -55,6 +56,41 @@ impl<T> Iterator for ReadAhead<T> {
     }
 }
 
+/// Runs `consume` on each of `count` items in turn while `produce` makes
+/// the next one on the pool: two buffers go round between them, so a step
+/// that waits (on the disk, on its slowest stream) overlaps the other.
+/// `consume` runs on the calling thread.
+pub fn overlapped<B, EP, EC>(
+    count: usize,
+    buffers: [B; 2],
+    mut produce: impl FnMut(usize, &mut B) -> Result<(), EP> + Send,
+    mut consume: impl FnMut(usize, &mut B) -> Result<(), EC>,
+) -> Result<(), EC>
+where
+    B: Send,
+    EP: Send,
+    EC: From<EP>,
+{
+    let [mut current, mut next] = buffers;
+    if count > 0 {
+        produce(0, &mut current)?;
+    }
+    for i in 0..count {
+        let mut produced = Ok(());
+        let consumed = rayon::in_place_scope(|scope| {
+            if i + 1 < count {
+                let (produce, next, produced) = (&mut produce, &mut next, &mut produced);
+                scope.spawn(move |_| *produced = produce(i + 1, next));
+            }
+            consume(i, &mut current)
+        });
+        consumed?;
+        produced?;
+        std::mem::swap(&mut current, &mut next);
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -83,5 +119,55 @@ mod tests {
         let mut ahead = ReadAhead::spawn((0..).map(Ok), 2);
         assert_eq!(ahead.next().unwrap().unwrap(), 0);
         drop(ahead);
+    }
+
+    #[test]
+    fn overlapped_items_are_consumed_in_order_as_made_until_an_error() {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(3)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            let mut seen = Vec::new();
+            let made = overlapped(
+                100,
+                [0, 0],
+                |i, b: &mut usize| {
+                    *b = i * 7;
+                    Ok::<_, String>(())
+                },
+                |i, b| {
+                    assert_eq!(*b, i * 7, "item {i} as made");
+                    seen.push(i);
+                    Ok::<_, String>(())
+                },
+            );
+            assert_eq!(made, Ok(()));
+            assert_eq!(seen, (0..100).collect::<Vec<_>>());
+
+            // A failure to make item 3 ends it after item 2; one to consume
+            // item 5, at item 5.
+            let mut seen = Vec::new();
+            let failing = |bad: usize| {
+                move |i, _: &mut u8| match i == bad {
+                    true => Err(format!("made {i}")),
+                    false => Ok(()),
+                }
+            };
+            let made = overlapped(10, [0, 0], failing(3), |i, _| {
+                seen.push(i);
+                Ok::<_, String>(())
+            });
+            assert_eq!((made, seen), (Err("made 3".to_string()), vec![0, 1, 2]));
+            let consumed = overlapped(10, [0, 0], failing(99), |i, _| match i {
+                5 => Err(format!("consumed {i}")),
+                _ => Ok(()),
+            });
+            assert_eq!(consumed, Err("consumed 5".to_string()));
+            assert_eq!(
+                overlapped(0, [0, 0], failing(0), |_, _| Ok::<_, String>(())),
+                Ok(())
+            );
+        });
     }
 }

@@ -16,6 +16,7 @@ use rayon::prelude::*;
 use super::checkpoint::Checkpoint;
 use super::lower::LowerLayers;
 use super::rank_stream::{Encoded, RankReader, RankWriter, ScratchResult};
+use super::read_ahead::overlapped;
 use super::set_up::set_up_layer;
 use super::{CHUNK, Config, Engine, EngineError};
 use crate::error::PathContext;
@@ -291,7 +292,9 @@ impl ExitFiles {
 }
 
 /// Rebuilds the values part by part from the files of resolved positions
-/// (and the exits, for the marks) and hands them to `emit`.
+/// (and the exits, for the marks) and hands them to `emit`. The next part
+/// is read while `emit` takes the last: reading waits on the disk and on
+/// its longest streams, `emit` on the table writer.
 fn final_pass<E: std::error::Error + 'static>(
     seeds: usize,
     size: usize,
@@ -301,30 +304,54 @@ fn final_pass<E: std::error::Error + 'static>(
     progress: Progress,
     emit: &mut impl FnMut(&[i8], &[i8]) -> Result<(), E>,
 ) -> Result<(), EngineError<E>> {
-    let open = |path| RankReader::open(path).map_err(EngineError::Scratch);
-    // The streams of every threshold, each with its threshold.
-    let mut resolved = Vec::new();
-    for t in 1..=seeds as i8 {
-        let streams = scratch.open_resolved(t).map_err(EngineError::Scratch)?;
-        resolved.extend(streams.into_iter().map(|file| (t, file)));
+    let mut streams = FinalStreams::open(scratch, seeds)?;
+    let starts: Vec<usize> = (0..size).step_by(part).collect();
+    let len = |i: usize| part.min(size - starts[i]);
+    let buffers = [
+        PartValues::new(part.min(size)),
+        PartValues::new(part.min(size)),
+    ];
+    let read = |i, values: &mut PartValues| streams.read(starts[i], &mut values.part(len(i)));
+    overlapped(starts.len(), buffers, read, |i, values| {
+        let mut part = values.part(len(i));
+        // Draws were never resolved: they are the last steps of the layer.
+        progress(part.mark(mark));
+        emit(part.values, part.marked).map_err(EngineError::Lower)
+    })
+}
+
+/// The streams the final pass reads: each threshold's, and each exit
+/// size's.
+struct FinalStreams {
+    /// The streams of every threshold, each with its threshold.
+    resolved: Vec<(i8, RankReader)>,
+    /// The file of each exit size, with its size.
+    exits: Vec<(i8, RankReader)>,
+}
+
+impl FinalStreams {
+    fn open(scratch: &Scratch, seeds: usize) -> ScratchResult<FinalStreams> {
+        let mut resolved = Vec::new();
+        for t in 1..=seeds as i8 {
+            let streams = scratch.open_resolved(t)?;
+            resolved.extend(streams.into_iter().map(|file| (t, file)));
+        }
+        let exits = (0..=seeds)
+            .map(|size| Ok((size as i8, RankReader::open(scratch.exits(size))?)))
+            .collect::<ScratchResult<_>>()?;
+        Ok(FinalStreams { resolved, exits })
     }
-    let mut exit_files = (0..=seeds)
-        .map(|size| Ok((size as i8, open(scratch.exits(size))?)))
-        .collect::<Result<Vec<_>, EngineError<E>>>()?;
-    let mut values = vec![0i8; part.min(size)];
-    let mut exits = vec![NO_EXIT; part.min(size)];
-    let mut marked = vec![0i8; part.min(size)];
-    for start in (0..size).step_by(part) {
-        let len = part.min(size - start);
-        let end = (start + len) as u64;
-        let (values, exits, marked) = (&mut values[..len], &mut exits[..len], &mut marked[..len]);
-        values.fill(0);
-        exits.fill(NO_EXIT);
-        // Every stream in parallel: a rank is in one stream of each list.
-        let (value_cells, exit_cells) = (cells(values), cells(exits));
-        let (resolved_read, exits_read) = rayon::join(
+
+    /// The values and best exits of the positions `start ..` of `part`,
+    /// every stream in parallel (a rank is in one stream of each list).
+    fn read(&mut self, start: usize, part: &mut Part) -> ScratchResult<()> {
+        part.values.fill(0);
+        part.exits.fill(NO_EXIT);
+        let end = (start + part.values.len()) as u64;
+        let (value_cells, exit_cells) = (cells(part.values), cells(part.exits));
+        let (resolved, exits) = rayon::join(
             || {
-                resolved.par_iter_mut().try_for_each(|(t, file)| {
+                self.resolved.par_iter_mut().try_for_each(|(t, file)| {
                     while let Some((rank, lost)) = file.next_below(end)? {
                         let verdict = if lost { Verdict::Lost } else { Verdict::Won };
                         value_cells[rank as usize - start]
@@ -334,7 +361,7 @@ fn final_pass<E: std::error::Error + 'static>(
                 })
             },
             || {
-                exit_files.par_iter_mut().try_for_each(|(size, file)| {
+                self.exits.par_iter_mut().try_for_each(|(size, file)| {
                     while let Some((rank, negative)) = file.next_below(end)? {
                         let exit = if negative { -*size } else { *size };
                         exit_cells[rank as usize - start].store(exit, Ordering::Relaxed);
@@ -343,18 +370,55 @@ fn final_pass<E: std::error::Error + 'static>(
                 })
             },
         );
-        resolved_read
-            .and(exits_read)
-            .map_err(EngineError::Scratch)?;
-        marked
-            .par_iter_mut()
-            .zip(values.par_iter().zip(exits.par_iter()))
-            .for_each(|(m, (&v, &e))| *m = if v == e { mark } else { v });
-        // Draws were never resolved: they are the last steps of the layer.
-        progress(values.par_iter().filter(|&&v| v == 0).count() as u64);
-        emit(values, marked).map_err(EngineError::Lower)?;
+        resolved.and(exits)
     }
-    Ok(())
+}
+
+/// The buffers of a part of the final pass.
+struct PartValues {
+    values: Vec<i8>,
+    exits: Vec<i8>,
+    marked: Vec<i8>,
+}
+
+/// The first `len` positions of [`PartValues`].
+struct Part<'a> {
+    values: &'a mut [i8],
+    exits: &'a mut [i8],
+    marked: &'a mut [i8],
+}
+
+impl PartValues {
+    fn new(len: usize) -> PartValues {
+        PartValues {
+            values: vec![0; len],
+            exits: vec![NO_EXIT; len],
+            marked: vec![0; len],
+        }
+    }
+
+    fn part(&mut self, len: usize) -> Part<'_> {
+        Part {
+            values: &mut self.values[..len],
+            exits: &mut self.exits[..len],
+            marked: &mut self.marked[..len],
+        }
+    }
+}
+
+impl Part<'_> {
+    /// The values with every one that is that of the position's best exit
+    /// replaced by `mark`; returns the number of draws.
+    fn mark(&mut self, mark: i8) -> u64 {
+        self.marked
+            .par_iter_mut()
+            .zip(self.values.par_iter().zip(self.exits.par_iter()))
+            .map(|(m, (&v, &e))| {
+                *m = if v == e { mark } else { v };
+                u64::from(v == 0)
+            })
+            .sum()
+    }
 }
 
 /// `bytes` as cells that threads may store to side by side (what the

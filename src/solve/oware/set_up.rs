@@ -11,6 +11,7 @@ use rayon::prelude::*;
 
 use super::buckets::Deferred;
 use super::lower::{Lookup, LowerLayers, PART_BYTES};
+use super::read_ahead::overlapped;
 use super::states::STATES_PER_WORD;
 use super::{CHUNK, Config, EngineError};
 use crate::games::oware::{self, Ruleset};
@@ -207,13 +208,21 @@ where
         let end = size.min(first + sweep);
         let fold = (FOLD_PARTS * part).min(end - first);
         let mut answers = deferred.answer(fold)?;
-        let mut folded = vec![0i8; fold];
-        for start in (first..end).step_by(fold) {
-            let exits = &mut folded[..fold.min(end - start)];
-            answers.next_part(exits)?;
-            out(start, exits)?;
-            progress((exits.len() - exits.len() / 2) as u64);
-        }
+        // The next part's answers are folded in while this one goes out.
+        let starts: Vec<usize> = (first..end).step_by(fold).collect();
+        let len = |i: usize| fold.min(end - starts[i]);
+        let fold_in = |i, folded: &mut Vec<i8>| answers.next_part(&mut folded[..len(i)]);
+        overlapped(
+            starts.len(),
+            [vec![0; fold], vec![0; fold]],
+            fold_in,
+            |i, folded| {
+                let exits = &folded[..len(i)];
+                out(starts[i], exits)?;
+                progress((exits.len() - exits.len() / 2) as u64);
+                Ok::<_, EngineError<E>>(())
+            },
+        )?;
         answers.remove()?;
         config.phases.enter(Phase::SetUp);
     }
