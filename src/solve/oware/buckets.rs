@@ -433,10 +433,11 @@ impl PartReader {
         for &id in &ids {
             per_bucket[id as usize] += 1;
         }
-        // Each bucket's file in parallel: a part asks each for a few bytes.
+        // One bucket after another, on this thread: a reader never uses the
+        // pool, whose threads may be waiting for it (see `ReadAhead`).
         let answers = self
             .answers
-            .par_iter_mut()
+            .iter_mut()
             .zip(per_bucket)
             .map(|(file, len)| read(file, len))
             .collect::<ScratchResult<_>>()?;

@@ -11,7 +11,10 @@ use super::rank_stream::ScratchResult;
 
 /// The items of an iterator made on a thread of its own, up to `ahead`
 /// of them waiting besides the one being made. The thread stops after the
-/// first error, which it hands on.
+/// first error, which it hands on. The iterator must not use the pool: a
+/// thread of the pool that waits for an item (in [`overlapped`]'s
+/// `produce`) may hold, lower on its stack, the pool work it would wait
+/// for in turn.
 pub struct ReadAhead<T> {
     items: Receiver<ScratchResult<T>>,
     thread: Option<JoinHandle<()>>,
@@ -59,7 +62,8 @@ impl<T> Iterator for ReadAhead<T> {
 /// Runs `consume` on each of `count` items in turn while `produce` makes
 /// the next one on the pool: two buffers go round between them, so a step
 /// that waits (on the disk, on its slowest stream) overlaps the other.
-/// `consume` runs on the calling thread.
+/// `consume` runs on the calling thread. `produce` may wait for a
+/// [`ReadAhead`], but for nothing that needs the pool.
 pub fn overlapped<B, EP, EC>(
     count: usize,
     buffers: [B; 2],
