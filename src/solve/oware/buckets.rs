@@ -433,8 +433,8 @@ impl PartReader {
         for &id in &ids {
             per_bucket[id as usize] += 1;
         }
-        // One bucket after another, on this thread: a reader never uses the
-        // pool, whose threads may be waiting for it (see `ReadAhead`).
+        // One bucket after another: a reader's pool has one thread (see
+        // `ReadAhead`).
         let answers = self
             .answers
             .iter_mut()

@@ -11,10 +11,11 @@ use super::rank_stream::ScratchResult;
 
 /// The items of an iterator made on a thread of its own, up to `ahead`
 /// of them waiting besides the one being made. The thread stops after the
-/// first error, which it hands on. The iterator must not use the pool: a
-/// thread of the pool that waits for an item (in [`overlapped`]'s
-/// `produce`) may hold, lower on its stack, the pool work it would wait
-/// for in turn.
+/// first error, which it hands on. The iterator runs inside a pool of one
+/// thread of its own, so whatever parallel work it does never waits for
+/// the build's pool: a thread of that pool that waits for an item (in
+/// [`overlapped`]'s `produce`) may hold, lower on its stack, the pool work
+/// the item would wait for in turn.
 pub struct ReadAhead<T> {
     items: Receiver<ScratchResult<T>>,
     thread: Option<JoinHandle<()>>,
@@ -30,19 +31,31 @@ impl<T: Send + 'static> ReadAhead<T> {
     ) -> ReadAhead<T> {
         let (sender, receiver) = mpsc::sync_channel(ahead);
         let thread = thread::spawn(move || {
-            for item in items {
-                let failed = item.is_err();
-                // The receiver is gone where the work failed elsewhere.
-                if sender.send(item).is_err() || failed {
-                    break;
+            let read = move || {
+                for item in items {
+                    let failed = item.is_err();
+                    // The receiver is gone where the work failed elsewhere.
+                    if sender.send(item).is_err() || failed {
+                        break;
+                    }
                 }
-            }
+            };
+            own_pool().install(read)
         });
         ReadAhead {
             items: receiver,
             thread: Some(thread),
         }
     }
+}
+
+/// A pool of one thread for a reader's iterator.
+fn own_pool() -> rayon::ThreadPool {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .thread_name(|_| "read-ahead".to_string())
+        .build()
+        .expect("a reader's thread starts")
 }
 
 impl<T> Iterator for ReadAhead<T> {
@@ -63,7 +76,8 @@ impl<T> Iterator for ReadAhead<T> {
 /// the next one on the pool: two buffers go round between them, so a step
 /// that waits (on the disk, on its slowest stream) overlaps the other.
 /// `consume` runs on the calling thread. `produce` may wait for a
-/// [`ReadAhead`], but for nothing that needs the pool.
+/// [`ReadAhead`] (which never waits for the pool), but for nothing that
+/// needs the pool.
 pub fn overlapped<B, EP, EC>(
     count: usize,
     buffers: [B; 2],
@@ -123,6 +137,31 @@ mod tests {
         let mut ahead = ReadAhead::spawn((0..).map(Ok), 2);
         assert_eq!(ahead.next().unwrap().unwrap(), 0);
         drop(ahead);
+    }
+
+    #[test]
+    fn readers_that_use_a_pool_finish_while_the_pool_waits_for_them() {
+        // Every thread of the global pool waits for a reader whose items are
+        // summed in parallel: on the global pool, they would wait for ever.
+        let (finished, done) = std::sync::mpsc::channel();
+        thread::spawn(move || {
+            rayon::scope(|scope| {
+                for _ in 0..rayon::current_num_threads() {
+                    scope.spawn(|_| {
+                        let sums = (0..3u64).map(|i| {
+                            use rayon::prelude::*;
+                            Ok((0..10_000u64).into_par_iter().map(|x| x * i).sum::<u64>())
+                        });
+                        let sums: Vec<u64> =
+                            ReadAhead::spawn(sums, 0).map(Result::unwrap).collect();
+                        assert_eq!(sums, [0, 49_995_000, 99_990_000]);
+                    });
+                }
+            });
+            finished.send(()).unwrap();
+        });
+        done.recv_timeout(std::time::Duration::from_secs(60))
+            .expect("the readers finish without the pool that waits for them");
     }
 
     #[test]
