@@ -111,6 +111,10 @@ where
 
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
+    use rayon::prelude::*;
+
     use super::*;
     use crate::error::WithPath;
 
@@ -143,13 +147,12 @@ mod tests {
     fn readers_that_use_a_pool_finish_while_the_pool_waits_for_them() {
         // Every thread of the global pool waits for a reader whose items are
         // summed in parallel: on the global pool, they would wait for ever.
-        let (finished, done) = std::sync::mpsc::channel();
+        let (finished, done) = mpsc::channel();
         thread::spawn(move || {
             rayon::scope(|scope| {
                 for _ in 0..rayon::current_num_threads() {
                     scope.spawn(|_| {
                         let sums = (0..3u64).map(|i| {
-                            use rayon::prelude::*;
                             Ok((0..10_000u64).into_par_iter().map(|x| x * i).sum::<u64>())
                         });
                         let sums: Vec<u64> =
@@ -160,7 +163,7 @@ mod tests {
             });
             finished.send(()).unwrap();
         });
-        done.recv_timeout(std::time::Duration::from_secs(60))
+        done.recv_timeout(Duration::from_secs(60))
             .expect("the readers finish without the pool that waits for them");
     }
 
