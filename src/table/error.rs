@@ -115,6 +115,14 @@ pub enum TableError {
         asked: usize,
     },
 
+    /// Another process writing the table with this one failed (its own
+    /// error says why); the table is not written.
+    #[error("rank {rank} of the build failed while writing this table (its own error says why)")]
+    OtherRank {
+        /// The first rank that failed.
+        rank: usize,
+    },
+
     /// The writer was asked for something the format cannot hold.
     #[error("cannot write table: {reason}")]
     InvalidInput {
@@ -130,6 +138,7 @@ impl TableError {
             TableError::NotFound
             | TableError::Io(_)
             | TableError::OutOfRange { .. }
+            | TableError::OtherRank { .. }
             | TableError::InvalidInput { .. } => Cause::Other,
             _ => Cause::DamagedTable,
         }

@@ -31,6 +31,7 @@ mod rans;
 pub mod raw;
 mod reader;
 mod score_coding;
+mod share;
 mod writer;
 
 pub use block::TableValue;
@@ -40,6 +41,7 @@ pub use header::{
     distance_source,
 };
 pub use reader::{DEFAULT_CACHE_BLOCKS, Table};
+pub use share::{Collective, TableShare};
 pub use writer::{DEFAULT_BLOCK_SIZE, DEFAULT_LEVEL, PendingTable, TableWriter, write_table};
 
 /// The table files (`*.mtb`) one folder down in a tablebase folder, by

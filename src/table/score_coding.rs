@@ -170,6 +170,11 @@ impl ScoreCoding {
         self.seeds
     }
 
+    /// The length of [`ScoreCoding::count`]'s counts.
+    pub fn counts_len(&self) -> usize {
+        self.alphabet().pow(3)
+    }
+
     /// How often each symbol follows each pair of symbols in the lanes of
     /// the streams of `values` (blocks of `block_size`, streams of `lanes`
     /// lanes), or `None` if some value is not a symbol. Indexed by

@@ -29,7 +29,7 @@ pub const DEFAULT_BLOCK_SIZE: u32 = 1 << 14;
 pub const DEFAULT_LEVEL: i32 = 19;
 /// Blocks compressed in one parallel batch: enough to keep every core busy,
 /// few enough that the values and frames held in memory stay small.
-const BATCH_BLOCKS: usize = 256;
+pub(super) const BATCH_BLOCKS: usize = 256;
 
 /// Writes `values` (in rank order) as a table at `path` with default settings.
 pub fn write_table(
@@ -50,11 +50,11 @@ pub const CONTEXT_BLOCK_SIZE: u32 = 1 << 12;
 /// compression level.
 #[derive(Clone, Debug)]
 pub struct TableWriter {
-    meta: TableMeta,
-    coding: BlockCoding,
+    pub(super) meta: TableMeta,
+    pub(super) coding: BlockCoding,
     /// `None`: the coding's default.
     block_size: Option<u32>,
-    level: i32,
+    pub(super) level: i32,
 }
 
 impl TableWriter {
@@ -93,11 +93,38 @@ impl TableWriter {
         self
     }
 
-    fn resolved_block_size(&self) -> u32 {
+    pub(super) fn resolved_block_size(&self) -> u32 {
         self.block_size.unwrap_or(match self.coding.streams() {
             None => DEFAULT_BLOCK_SIZE,
             Some(_) => CONTEXT_BLOCK_SIZE,
         })
+    }
+
+    /// The header of a table of `positions` values whose index, of
+    /// `index`, starts at `index_offset`; `payload` has hashed everything
+    /// before the index, and hashes the index.
+    pub(super) fn header(
+        &self,
+        positions: u64,
+        header_len: u64,
+        index_offset: u64,
+        index: &[IndexEntry],
+        payload: &mut crc32fast::Hasher,
+    ) -> Header {
+        for entry in index {
+            payload.update(&entry.encode());
+        }
+        Header {
+            meta: self.meta.clone(),
+            coding: self.coding,
+            positions,
+            block_size: self.resolved_block_size(),
+            block_count: index.len() as u64,
+            header_len,
+            index_offset,
+            file_len: index_offset + index.len() as u64 * header::INDEX_ENTRY_LEN,
+            payload_crc: payload.clone().finalize(),
+        }
     }
 
     /// zstd compression level.
@@ -197,7 +224,7 @@ impl TableWriter {
     }
 
     /// Fails unless the format can hold these settings with values `V`.
-    fn check_settings<V: TableValue>(&self) -> Result<(), TableError> {
+    pub(super) fn check_settings<V: TableValue>(&self) -> Result<(), TableError> {
         header::check_meta(&self.meta)?;
         let width = self.meta.encoding.width();
         if width != V::WIDTH {
@@ -345,26 +372,12 @@ impl<V: TableValue> PendingTable<V> {
 
         let index_offset =
             self.blocks_start + self.index.iter().map(|e| u64::from(e.len)).sum::<u64>();
-        let index: Vec<u8> = self.index.iter().flat_map(|e| e.encode()).collect();
-        self.payload.update(&index);
-        self.io(|out| out.write_all(&index))?;
-        let header = Header {
-            meta: self.settings.meta.clone(),
-            coding: self.settings.coding,
-            positions: self.positions,
-            block_size: self.settings.resolved_block_size(),
-            block_count: self.index.len() as u64,
-            header_len: self.header_len,
-            index_offset,
-            file_len: index_offset + index.len() as u64,
-            payload_crc: self.payload.clone().finalize(),
-        };
-        self.io(|out| {
-            out.seek(SeekFrom::Start(0))?;
-            out.write_all(&header.encode())?;
-            out.flush()?;
-            out.get_ref().sync_all()
-        })?;
+        let mut payload = self.payload.clone();
+        let header = self
+            .settings
+            .header(self.positions, self.header_len, index_offset, &self.index, &mut payload);
+        let index = std::mem::take(&mut self.index);
+        self.io(|out| seal(out, &index, &header))?;
 
         // On an error below, dropping `self` removes the temporary file.
         Table::open_with_cache(&self.tmp, 0)?.verify()?;
@@ -470,9 +483,9 @@ impl PendingTable<i8> {
 }
 
 /// Values produced on demand ([`PendingTable::finish_from`]).
-struct Filled<F> {
-    len: usize,
-    fill: F,
+pub(super) struct Filled<F> {
+    pub(super) len: usize,
+    pub(super) fill: F,
 }
 
 impl<F: Fn(usize, &mut [i8]) + Sync> Values for Filled<F> {
@@ -550,11 +563,7 @@ impl<V: TableValue> PendingTable<V> {
         model: &ScoreModel,
         values: &(impl Values + ?Sized),
     ) -> Result<(), WithPath<TableError>> {
-        let bytes = model.to_bytes();
-        let mut section = Vec::with_capacity(8 + bytes.len());
-        section.extend((bytes.len() as u32).to_le_bytes());
-        section.extend(crc32fast::hash(&bytes).to_le_bytes());
-        section.extend(&bytes);
+        let section = model_section(model);
         self.payload.update(&section);
         self.io(|out| out.write_all(&section))?;
         self.blocks_start = self.header_len + section.len() as u64;
@@ -575,8 +584,19 @@ impl<V: TableValue> PendingTable<V> {
     }
 }
 
+/// The model's section of a context-coded table: its length, its CRC-32
+/// and the model, before the blocks.
+pub(super) fn model_section(model: &ScoreModel) -> Vec<u8> {
+    let bytes = model.to_bytes();
+    let mut section = Vec::with_capacity(8 + bytes.len());
+    section.extend((bytes.len() as u32).to_le_bytes());
+    section.extend(crc32fast::hash(&bytes).to_le_bytes());
+    section.extend(&bytes);
+    section
+}
+
 /// Each block's zstd frame and the CRC-32 of its values, compressed in parallel.
-fn compress_blocks<V: TableValue>(
+pub(super) fn compress_blocks<V: TableValue>(
     values: &[V],
     block_size: u32,
     level: i32,
@@ -608,8 +628,23 @@ impl<V: TableValue> Drop for PendingTable<V> {
     }
 }
 
+/// Appends the index (at the writer's position, the end of the blocks) and
+/// writes the header at the start, then syncs the file.
+pub(super) fn seal(
+    out: &mut BufWriter<File>,
+    index: &[IndexEntry],
+    header: &Header,
+) -> io::Result<()> {
+    let index: Vec<u8> = index.iter().flat_map(|e| e.encode()).collect();
+    out.write_all(&index)?;
+    out.seek(SeekFrom::Start(0))?;
+    out.write_all(&header.encode())?;
+    out.flush()?;
+    out.get_ref().sync_all()
+}
+
 /// Makes the rename durable: fsync the directory holding `path`.
-fn sync_dir(path: &Path) -> Result<(), WithPath<TableError>> {
+pub(super) fn sync_dir(path: &Path) -> Result<(), WithPath<TableError>> {
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),

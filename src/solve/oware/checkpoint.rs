@@ -9,6 +9,13 @@
 //! the arrays in this machine's byte order, and a CRC-32 of all before it.
 //! It is written to a temporary name and renamed, so a file at its name is
 //! complete.
+//!
+//! In a distributed build ([`RankCheckpoints`]) each rank saves its share's
+//! state in a file of its own, named by its rank, the number of ranks and
+//! the next threshold, and its header names the share too. The ranks save
+//! together, and a rank removes its older file only once every rank has
+//! saved the newer one, so that a build killed at any moment, on any rank,
+//! leaves a threshold that every rank saved: the resume starts there.
 
 use std::fs;
 use std::io::{self, Read, Write};
@@ -16,7 +23,8 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use super::{Engine, EngineError};
-use crate::error::PathContext;
+use crate::distributed::Transport;
+use crate::error::{PathContext, WithPath};
 use crate::games::oware::Ruleset;
 
 const MAGIC: &[u8; 8] = b"MTBCKPT1";
@@ -77,7 +85,9 @@ impl Checkpoint {
         arrays: &[&[u8]],
         next: i8,
     ) -> Result<(), EngineError<E>> {
-        let tmp = self.path.with_extension("tmp");
+        let mut tmp = self.path.clone().into_os_string();
+        tmp.push(".tmp");
+        let tmp = PathBuf::from(tmp);
         let write = || -> io::Result<()> {
             if let Some(dir) = self.path.parent() {
                 fs::create_dir_all(dir)?;
@@ -163,5 +173,191 @@ impl Checkpoint {
             return Err(error("damaged checkpoint (checksum mismatch)"));
         }
         Ok(Some(next))
+    }
+}
+
+/// The checkpoints of one rank of a distributed build (see the module
+/// documentation). Every method is collective.
+pub struct RankCheckpoints {
+    checkpoint: Checkpoint,
+    scratch: PathBuf,
+    /// The file name of every checkpoint of this engine, before its rank.
+    engine_file: &'static str,
+    rank: usize,
+    ranks: usize,
+}
+
+impl RankCheckpoints {
+    /// The checkpoints of share `share` of rank `rank` of `ranks`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        scratch: &Path,
+        engine: Engine,
+        levels: bool,
+        rules: Ruleset,
+        seeds: usize,
+        every: Duration,
+        (rank, ranks): (usize, usize),
+        share: std::ops::Range<usize>,
+    ) -> RankCheckpoints {
+        let mut checkpoint = Checkpoint::new(scratch, engine, levels, rules, seeds, Some(every));
+        checkpoint.header.pop();
+        checkpoint.header.extend_from_slice(
+            format!(" rank {rank} of {ranks}, positions {}..{}\n", share.start, share.end).as_bytes(),
+        );
+        RankCheckpoints {
+            checkpoint,
+            scratch: scratch.to_owned(),
+            engine_file: engine.checkpoint_file(),
+            rank,
+            ranks,
+        }
+    }
+
+    fn path(&self, next: i8) -> PathBuf {
+        let (file, rank, ranks) = (self.engine_file, self.rank, self.ranks);
+        self.scratch
+            .join(format!("{file}.rank{rank}-of-{ranks}.next{next}"))
+    }
+
+    /// Whether to save before threshold `next`: when it is due on any rank.
+    pub fn due<T: Transport>(&self, next: i8, transport: &T) -> bool {
+        transport.sum(u64::from(self.checkpoint.due(next))) > 0
+    }
+
+    /// Saves this rank's `arrays` with the others'; then removes its
+    /// older checkpoints.
+    pub fn save<E: std::error::Error + 'static, T: Transport>(
+        &mut self,
+        arrays: &[&[u8]],
+        next: i8,
+        transport: &T,
+    ) -> Result<(), EngineError<E>> {
+        self.checkpoint.path = self.path(next);
+        let saved = self.checkpoint.save(arrays, next);
+        self.agree(saved, transport)?;
+        for older in self.saved()? {
+            if older != next {
+                let path = self.path(older);
+                fs::remove_file(&path).at(&path)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Loads the last checkpoint every rank saved into `arrays`; returns
+    /// its next threshold, or `None` if no rank saved one. Checkpoints of
+    /// another number of ranks, or some ranks' without one that all saved,
+    /// are an error on every rank.
+    pub fn load<E: std::error::Error + 'static, T: Transport>(
+        &mut self,
+        arrays: &mut [&mut [u8]],
+        transport: &T,
+    ) -> Result<Option<i8>, EngineError<E>> {
+        let found = self.saved().map(|next| {
+            (next.iter()).fold(0u64, |mask, &next| mask | 1 << next)
+        });
+        let others = self.other_ranks::<E>().unwrap_or(0);
+        let masks = transport.all_gather(*found.as_ref().unwrap_or(&0));
+        let others = transport.all_gather(others as u64);
+        let found = self.agree(found, transport)?;
+        let refuse = |why: String| -> EngineError<E> {
+            let why = format!("{why}; delete the folder to build the layer from its start");
+            WithPath::new(&self.scratch, io::Error::new(io::ErrorKind::InvalidData, why)).into()
+        };
+        if let Some(&ranks) = others.iter().find(|&&r| r != 0) {
+            return Err(refuse(format!(
+                "its checkpoints were saved by a build of {ranks} ranks, this one has {}: \
+                 resume with {ranks} ranks (mpirun -np {ranks})",
+                self.ranks
+            )));
+        }
+        let common = masks.iter().fold(u64::MAX, |all, &mask| all & mask);
+        if masks.iter().all(|&mask| mask == 0) {
+            return Ok(None);
+        }
+        if common == 0 {
+            let saved: Vec<String> = (masks.iter().enumerate())
+                .map(|(rank, &mask)| {
+                    let next: Vec<String> = (0..64)
+                        .filter(|next| mask & 1 << next != 0)
+                        .map(|next: u32| format!("threshold {next}"))
+                        .collect();
+                    match next.is_empty() {
+                        true => format!("rank {rank} none"),
+                        false => format!("rank {rank} {}", next.join(", ")),
+                    }
+                })
+                .collect();
+            return Err(refuse(format!(
+                "its checkpoints are incomplete: no threshold was saved by every rank ({})",
+                saved.join("; ")
+            )));
+        }
+        let next = common.trailing_zeros() as i8;
+        debug_assert!(found & 1 << next != 0);
+        self.checkpoint.path = self.path(next);
+        let loaded = self.checkpoint.load(arrays);
+        let loaded = self.agree(loaded, transport)?;
+        Ok(loaded.map(|_| next))
+    }
+
+    /// The next thresholds of this rank's checkpoints.
+    fn saved<E: std::error::Error + 'static>(&self) -> Result<Vec<i8>, EngineError<E>> {
+        let prefix = format!("{}.rank{}-of-{}.next", self.engine_file, self.rank, self.ranks);
+        Ok(self
+            .names()?
+            .iter()
+            .filter_map(|name| name.strip_prefix(&prefix)?.parse::<i8>().ok())
+            .filter(|next| (0..64).contains(next))
+            .collect())
+    }
+
+    /// The number of ranks of another build's checkpoints in the folder.
+    fn other_ranks<E: std::error::Error + 'static>(&self) -> Result<usize, EngineError<E>> {
+        let prefix = format!("{}.rank", self.engine_file);
+        Ok(self
+            .names()?
+            .iter()
+            .filter_map(|name| {
+                let rest = name.strip_prefix(&prefix)?;
+                let (_, rest) = rest.split_once("-of-")?;
+                rest.split('.').next()?.parse::<usize>().ok()
+            })
+            .find(|&ranks| ranks != self.ranks)
+            .unwrap_or(0))
+    }
+
+    /// The names of the files in the scratch folder (none if it is not
+    /// there).
+    fn names<E: std::error::Error + 'static>(&self) -> Result<Vec<String>, EngineError<E>> {
+        let entries = match fs::read_dir(&self.scratch) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(WithPath::new(&self.scratch, e).into()),
+        };
+        Ok(entries
+            .flatten()
+            .filter_map(|entry| entry.file_name().into_string().ok())
+            .collect())
+    }
+
+    /// A step's outcome on every rank: its own error, or that another
+    /// rank failed.
+    fn agree<E: std::error::Error + 'static, R, T: Transport>(
+        &self,
+        local: Result<R, impl Into<EngineError<E>>>,
+        transport: &T,
+    ) -> Result<R, EngineError<E>> {
+        let failed = transport.all_gather(u64::from(local.is_err()));
+        let local = local.map_err(Into::into)?;
+        match failed.iter().position(|&f| f != 0) {
+            Some(rank) => {
+                let why = format!("rank {rank} failed to save or load its checkpoint");
+                let e = io::Error::other(why);
+                Err(WithPath::new(&self.scratch, e).into())
+            }
+            None => Ok(local),
+        }
     }
 }

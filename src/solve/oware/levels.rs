@@ -21,6 +21,14 @@
 //! by their stored level. A level is stored plus one while the layer is
 //! built (0: not resolved at a level), so that a position resolved but not
 //! yet given its level is never taken for one of level 0.
+//!
+//! In a distributed build each rank walks its share's levels, and the
+//! notices for parents of other shares go through the outbox: a level ends
+//! when no rank has a position of it left and no notice is on its way,
+//! since a parent that a notice resolves is at the next level wherever its
+//! child was. Such parents stay pending in their ranges (a rank lists
+//! nothing), so a walk can stop when the outbox is full and go on after
+//! the exchange.
 
 use std::io;
 use std::sync::Mutex;
@@ -29,8 +37,10 @@ use std::sync::atomic::{AtomicBool, AtomicU16, AtomicUsize, Ordering};
 use rayon::prelude::*;
 
 use super::distance::{self, Distances, MARK, MAX_DISTANCE};
+use super::outbox::Outbox;
 use super::prefetch;
-use super::states::{Exits, Notice, States};
+use super::states::{Exits, Notice, NoticeSink, States};
+use crate::distributed::Transport;
 use crate::games::oware::{self, Packed};
 use crate::solve::Progress;
 use crate::solve::array::BigArray;
@@ -46,6 +56,8 @@ const ROOM_TAKEN: usize = 256;
 const PIECE: usize = 4096;
 /// Marks of ranges a worker takes at a time.
 const RANGES_TAKEN: usize = 64;
+/// Notices for other ranks a worker keeps before posting them.
+const REMOTE_BATCH: usize = 1 << 12;
 /// Bytes of memory the levels take per position: the stored level, and the
 /// lists of two levels (allowing for their vectors' slack).
 pub const BYTES_PER_POSITION: f64 =
@@ -83,6 +95,8 @@ struct Walk<'a, X: ?Sized> {
     room: AtomicUsize,
     /// The next level's lists, in pieces.
     listed: Mutex<Vec<Vec<Listed>>>,
+    /// Where the notices for other ranks' parents go.
+    outbox: &'a Outbox,
     progress: Progress<'a>,
 }
 
@@ -96,6 +110,7 @@ struct Worker<'a> {
     room: usize,
     walked: u64,
     lists: &'a Mutex<Vec<Vec<Listed>>>,
+    outbox: &'a Outbox,
     progress: Progress<'a>,
 }
 
@@ -109,6 +124,7 @@ impl<'a> Worker<'a> {
             room: 0,
             walked: 0,
             lists: &walk.listed,
+            outbox: walk.outbox,
             progress: walk.progress,
         }
     }
@@ -143,6 +159,7 @@ impl Drop for Worker<'_> {
     fn drop(&mut self) {
         (self.progress)(self.walked);
         self.hand_over();
+        self.outbox.post(&mut self.remote);
     }
 }
 
@@ -170,20 +187,31 @@ impl Levels {
         marks[rank / MARK].store(true, Ordering::Relaxed);
     }
 
-    /// Propagates threshold `t` a level at a time from the positions seeded.
-    /// Returns `false`, the threshold not finished, at a level past the
-    /// largest distance a table holds.
-    pub fn propagate<X: Exits + ?Sized>(
+    /// Propagates threshold `t` a level at a time from the positions seeded,
+    /// with the other ranks of `transport`. Returns `false`, the threshold
+    /// not finished, at a level past the largest distance a table holds.
+    pub fn propagate<X: Exits + ?Sized, T: Transport>(
         &mut self,
         states: &States,
         exits: &X,
         t: i8,
         progress: Progress,
+        outbox: &mut Outbox,
+        transport: &T,
     ) -> bool {
-        debug_assert_eq!(states.first, 0, "levels are found in one process");
+        let alone = transport.ranks() == 1;
         let mut listed: Vec<Vec<Listed>> = Vec::new();
         let mut level = 1u16;
-        while !listed.is_empty() || self.level.iter().chain(&self.next).any(is_set) {
+        loop {
+            let more = !listed.is_empty() || self.level.iter().chain(&self.next).any(is_set);
+            // Every rank goes on to the same level.
+            let more = match alone {
+                true => more,
+                false => transport.sum(u64::from(more)) > 0,
+            };
+            if !more {
+                return true;
+            }
             if level - 1 > MAX_DISTANCE {
                 return false;
             }
@@ -194,30 +222,33 @@ impl Levels {
                 exits,
                 t,
                 level,
-                room: AtomicUsize::new(self.len / LIST_SHARE),
+                room: AtomicUsize::new(if alone { self.len / LIST_SHARE } else { 0 }),
                 listed: Mutex::default(),
+                outbox,
                 progress,
             };
-            let marked = &self.level;
-            (marked.par_chunks(RANGES_TAKEN).enumerate()).for_each_init(
-                || Worker::new(&walk),
-                |worker, (block, marks)| {
-                    for (i, mark) in marks.iter().enumerate() {
-                        // Read first: most are clear, and a swap takes the line.
-                        if is_set(mark) && mark.swap(false, Ordering::Relaxed) {
-                            walk.range(block * RANGES_TAKEN + i, worker);
+            loop {
+                walk.ranges(&self.level);
+                listed.par_iter().for_each_init(
+                    || Worker::new(&walk),
+                    |worker, piece| {
+                        for batch in piece.chunks(BATCH) {
+                            walk.batch(batch, worker);
                         }
-                    }
-                },
-            );
-            listed.par_iter().for_each_init(
-                || Worker::new(&walk),
-                |worker, piece| {
-                    for batch in piece.chunks(BATCH) {
-                        walk.batch(batch, worker);
-                    }
-                },
-            );
+                    },
+                );
+                listed.clear();
+                if alone {
+                    break;
+                }
+                // Nobody sent: nobody has a position of the level left (a
+                // rank that stopped its walk has a full outbox).
+                let (outgoing, count) = outbox.take();
+                if transport.sum(count as u64) == 0 {
+                    break;
+                }
+                walk.receive(&transport.exchange(&outgoing));
+            }
             listed = walk.listed.into_inner().expect("no worker panicked");
             // The listed positions' levels are stored apart: a store that
             // misses the cache would hold up the next locked update of a
@@ -229,7 +260,6 @@ impl Levels {
             std::mem::swap(&mut self.level, &mut self.next);
             level += 1;
         }
-        true
     }
 
     /// The distances of the finished layer: each level, and 0 for the
@@ -258,6 +288,39 @@ fn is_set(mark: &AtomicBool) -> bool {
 }
 
 impl<X: Exits + ?Sized> Walk<'_, X> {
+    /// Walks the positions of this level pending in the ranges `marked`,
+    /// taking none once the outbox is full (their marks stay set).
+    fn ranges(&self, marked: &[AtomicBool]) {
+        (marked.par_chunks(RANGES_TAKEN).enumerate()).for_each_init(
+            || Worker::new(self),
+            |worker, (block, marks)| {
+                for (i, mark) in marks.iter().enumerate() {
+                    // Read first: most are clear, and a swap takes the line.
+                    if is_set(mark) && !self.outbox.is_full() && mark.swap(false, Ordering::Relaxed)
+                    {
+                        self.range(block * RANGES_TAKEN + i, worker);
+                    }
+                }
+            },
+        );
+    }
+
+    /// Applies the notices other ranks sent: the parents they resolve are
+    /// at the next level, pending in their ranges.
+    fn receive(&self, notices: &[u64]) {
+        let first = self.states.first;
+        notices.par_chunks(MARK).for_each(|notices| {
+            for &code in notices {
+                let (rank, child_lost) = Notice::from_wire(code);
+                let parent = rank - first;
+                if (self.states).apply(self.exits, parent, child_lost, self.t, true) {
+                    self.stored[parent].store(self.level + 1, Ordering::Relaxed);
+                    self.next[parent / MARK].store(true, Ordering::Relaxed);
+                }
+            }
+        });
+    }
+
     /// Walks the positions of this level pending in range `m`.
     fn range(&self, m: usize, worker: &mut Worker) {
         let ranks = m * MARK..((m + 1) * MARK).min(self.states.len);
@@ -303,7 +366,9 @@ impl<X: Exits + ?Sized> Walk<'_, X> {
     /// level: listed while there is room, else left pending and its range
     /// marked.
     fn tell_parents(&self, worker: &mut Worker) {
-        debug_assert!(worker.remote.is_empty(), "one process owns every parent");
+        if worker.remote.len() >= REMOTE_BATCH {
+            self.outbox.post(&mut worker.remote);
+        }
         let notices = std::mem::take(&mut worker.notices);
         for notice in &notices {
             let parent = notice.parent();

@@ -46,7 +46,7 @@ use crate::games::oware::{self, Children, Ruleset};
 use crate::index::oware as index;
 use crate::solve::phases::{Phase, Phases};
 use crate::solve::threshold::{self, Verdict};
-use checkpoint::Checkpoint;
+use checkpoint::{Checkpoint, RankCheckpoints};
 use distance::Distances;
 use levels::Levels;
 use outbox::Outbox;
@@ -178,14 +178,17 @@ pub fn solve_layer<L: LowerLayers>(
 where
     L::Error: std::error::Error + 'static,
 {
-    solve_share(rules, seeds, lower, config, progress, &Alone, 0)
+    solve_share(rules, seeds, lower, config, progress, &Alone, 0, &|_| {})
 }
 
 /// [`solve_layer`] for this rank's share of the layer (see
 /// [`distributed::share`]): every rank of `transport` calls it at once,
 /// queuing up to `outbox_bytes` of notices for the others between
-/// exchanges. Returns the values of the share. Checkpoints are for a single
-/// process: the ranks would have to agree when to save.
+/// exchanges. Returns the values of the share (and its distances, if
+/// `config.distances`). With several ranks, each saves and resumes its own
+/// checkpoints, the ranks together ([`RankCheckpoints`]); `resumed` hears
+/// of a resume.
+#[allow(clippy::too_many_arguments)]
 pub fn solve_share<L: LowerLayers, T: Transport>(
     rules: Ruleset,
     seeds: usize,
@@ -194,20 +197,17 @@ pub fn solve_share<L: LowerLayers, T: Transport>(
     progress: Progress,
     transport: &T,
     outbox_bytes: u64,
+    resumed: &dyn Fn(i8),
 ) -> Result<SolvedLayer, EngineError<L::Error>>
 where
     L::Error: std::error::Error + 'static,
 {
-    assert!(
-        transport.ranks() == 1 || config.checkpoint_every.is_none(),
-        "distributed builds do not checkpoint"
-    );
     let size = index::layer_size(seeds) as usize;
     let bounds: Vec<usize> = (0..=transport.ranks())
         .map(|r| distributed::share(size, r, transport.ranks(), CHUNK).start)
         .collect();
     let share = distributed::share(size, transport.rank(), transport.ranks(), CHUNK);
-    let levels = config.distances && transport.ranks() == 1;
+    let levels = config.distances;
     let memory = |source| EngineError::Memory {
         seeds,
         bytes: (share.len() as f64 * Engine::InMemory.bytes_per_position()) as u64
@@ -226,20 +226,14 @@ where
             .transpose()
             .map_err(memory)?,
     };
-    let mut checkpoint = Checkpoint::new(
-        &config.scratch,
-        Engine::InMemory,
-        levels,
-        rules,
-        seeds,
-        config.checkpoint_every,
-    );
+    let mut checkpoint = Checkpoints::new(config, levels, rules, seeds, transport, share);
     config.phases.enter(Phase::Checkpoint);
-    let first = match checkpoint.load(&mut layer.arrays_mut())? {
+    let first = match checkpoint.load(&mut layer.arrays_mut(), transport)? {
         Some(next) => {
+            resumed(next);
             // Count the set-up and the positions resolved before the
             // checkpoint again, so the bar ends full.
-            progress((share.len() + layer.states.resolved()) as u64);
+            progress((layer.states.len + layer.states.resolved()) as u64);
             next
         }
         None => {
@@ -254,24 +248,89 @@ where
         layer.scan_threshold(t);
         config.phases.enter(Phase::Propagation);
         let (states, values) = (&layer.states, &*layer.values);
-        let walked =
-            (layer.levels.as_mut()).is_some_and(|l| l.propagate(states, values, t, progress));
+        let walked = (layer.levels.as_mut())
+            .is_some_and(|l| l.propagate(states, values, t, progress, &mut outbox, transport));
         if !walked {
             // Without levels, or with a line longer than a distance table
-            // holds: the layer goes on without them (the distance pass
-            // then reports that line).
+            // holds (on every rank at once): the layer goes on without
+            // them (the distance pass then reports that line).
             layer.levels = None;
             propagate_threshold(states, values, t, progress, &mut outbox, transport);
         }
-        if checkpoint.due(t - 1) {
+        if checkpoint.due(t - 1, transport) {
             let arrays = layer.arrays();
-            config
-                .phases
-                .time(Phase::Checkpoint, || checkpoint.save(&arrays, t - 1))?;
+            config.phases.time(Phase::Checkpoint, || {
+                checkpoint.save(&arrays, t - 1, transport)
+            })?;
         }
     }
     config.phases.enter(Phase::Scan);
     Ok(layer.finish(progress))
+}
+
+/// The checkpoints of the in-memory engine: one file in one process, one
+/// per rank in a distributed build.
+enum Checkpoints {
+    Alone(Checkpoint),
+    Rank(RankCheckpoints),
+}
+
+impl Checkpoints {
+    fn new<T: Transport>(
+        config: &Config,
+        levels: bool,
+        rules: Ruleset,
+        seeds: usize,
+        transport: &T,
+        share: std::ops::Range<usize>,
+    ) -> Checkpoints {
+        let (scratch, engine, every) = (&config.scratch, Engine::InMemory, config.checkpoint_every);
+        match (transport.ranks(), every) {
+            (1, _) | (_, None) => {
+                Checkpoints::Alone(Checkpoint::new(scratch, engine, levels, rules, seeds, every))
+            }
+            (ranks, Some(every)) => Checkpoints::Rank(RankCheckpoints::new(
+                scratch,
+                engine,
+                levels,
+                rules,
+                seeds,
+                every,
+                (transport.rank(), ranks),
+                share,
+            )),
+        }
+    }
+
+    fn load<E: std::error::Error + 'static, T: Transport>(
+        &mut self,
+        arrays: &mut [&mut [u8]],
+        transport: &T,
+    ) -> Result<Option<i8>, EngineError<E>> {
+        match self {
+            Checkpoints::Alone(checkpoint) => checkpoint.load(arrays),
+            Checkpoints::Rank(checkpoints) => checkpoints.load(arrays, transport),
+        }
+    }
+
+    fn due<T: Transport>(&self, next: i8, transport: &T) -> bool {
+        match self {
+            Checkpoints::Alone(checkpoint) => checkpoint.due(next),
+            Checkpoints::Rank(checkpoints) => checkpoints.due(next, transport),
+        }
+    }
+
+    fn save<E: std::error::Error + 'static, T: Transport>(
+        &mut self,
+        arrays: &[&[u8]],
+        next: i8,
+        transport: &T,
+    ) -> Result<(), EngineError<E>> {
+        match self {
+            Checkpoints::Alone(checkpoint) => checkpoint.save(arrays, next),
+            Checkpoints::Rank(checkpoints) => checkpoints.save(arrays, next, transport),
+        }
+    }
 }
 
 struct Layer {
@@ -351,7 +410,7 @@ impl Layer {
     /// With levels, the positions resolved by their exits are seeded at
     /// theirs.
     fn scan_threshold(&mut self, t: i8) {
-        let (rules, seeds) = (self.states.rules, self.states.seeds);
+        let (rules, seeds, first) = (self.states.rules, self.states.seeds, self.states.first);
         let levels = self.levels.as_ref();
         let chunks = Layer::chunks_mut(&mut self.values, &mut self.states.words);
         let cursor = || index::Cursor::new(seeds);
@@ -388,8 +447,8 @@ impl Layer {
                             };
                             if let Some(levels) = levels {
                                 let rank = c * CHUNK + g * STATES_PER_WORD + shift / 4;
-                                let over = !open && game_over(rules, cursor.board(rank as u64));
-                                levels.seed(rank, over);
+                                let board = cursor.board((first + rank) as u64);
+                                levels.seed(rank, !open && game_over(rules, board));
                             }
                             match verdict {
                                 Verdict::Won => RESOLVED | FRESH | PENDING,

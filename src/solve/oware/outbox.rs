@@ -35,12 +35,12 @@ impl Outbox {
     }
 
     /// The queues, emptied; and how many notices they held.
-    pub fn take(&mut self) -> (Vec<Vec<u64>>, usize) {
+    pub fn take(&self) -> (Vec<Vec<u64>>, usize) {
         self.full.store(false, Ordering::Relaxed);
         let queues: Vec<Vec<u64>> = self
             .queues
-            .iter_mut()
-            .map(|q| std::mem::take(q.get_mut().unwrap()))
+            .iter()
+            .map(|q| std::mem::take(&mut *q.lock().unwrap()))
             .collect();
         let count = queues.iter().map(Vec::len).sum();
         (queues, count)

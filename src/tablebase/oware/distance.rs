@@ -23,7 +23,8 @@ use crate::solve::Progress;
 use crate::solve::array::BigArray;
 use crate::solve::oware::distance::{self, DistanceError, Distances};
 use crate::table::{
-    CAPTURE_DECIDES, Table, TableError, ValueEncoding, distance_options, distance_source,
+    CAPTURE_DECIDES, Table, TableError, TableWriter, ValueEncoding, distance_options,
+    distance_source,
 };
 use crate::tablebase::check::first_inconsistent;
 use crate::tablebase::{FileError, writers};
@@ -116,10 +117,8 @@ pub(super) fn write_table(
     distances: &Distances,
     start: std::time::Instant,
 ) -> Result<DistanceReport, TablebaseError> {
-    let mut meta = table_meta(rules, seeds, ValueEncoding::Distance);
-    meta.options = distance_options(&meta.options, values.payload_crc());
     let path = distance_path(folder, seeds);
-    let mut out = writers::oware_distance(meta).create_for::<i16>(&path)?;
+    let mut out = writer(rules, seeds, values).create_for::<i16>(&path)?;
     let mut longest = 0;
     let mut piece = Vec::with_capacity(BATCH);
     for start in (0..distances.len()).step_by(BATCH) {
@@ -136,6 +135,14 @@ pub(super) fn write_table(
         seconds: start.elapsed().as_secs_f64(),
         while_building: false,
     })
+}
+
+/// The writer of the distance table of layer `seeds`, whose value table
+/// is `values`.
+pub(super) fn writer(rules: Ruleset, seeds: usize, values: &Table) -> TableWriter {
+    let mut meta = table_meta(rules, seeds, ValueEncoding::Distance);
+    meta.options = distance_options(&meta.options, values.payload_crc());
+    writers::oware_distance(meta)
 }
 
 /// Opens the distance table of layer `seeds` if there is one, and checks

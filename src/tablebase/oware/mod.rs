@@ -282,6 +282,13 @@ pub enum TablebaseError {
         /// Bytes a rank's share needs.
         needed: u64,
     },
+    /// The published format asked of a distributed build, whose ranks
+    /// never hold a whole layer.
+    #[error(
+        "a distributed build writes no published `scores.N` files (no rank holds a whole \
+         layer); write them after the build with `mancala-tb export oware`"
+    )]
+    PublishedInDistributed,
     #[error("Oware has {MAX_SEEDS} seeds; layers above that do not exist (asked for {0})")]
     /// A layer above 48 seeds.
     TooManySeeds(usize),
@@ -333,6 +340,7 @@ impl TablebaseError {
             | TablebaseError::TooLittleMemory { .. }
             | TablebaseError::TooLittleMemoryToCheck { .. }
             | TablebaseError::ShareTooLarge { .. }
+            | TablebaseError::PublishedInDistributed
             | TablebaseError::PlanDiskTooSmall { .. }
             | TablebaseError::NoCaptureMarks { .. } => Cause::BadInput,
             TablebaseError::DistancesOfOtherValues { .. } | TablebaseError::Distance { .. } => {

@@ -50,8 +50,9 @@ pub struct BuildOware {
     #[arg(long)]
     threads: Option<usize>,
     /// Also write the raw layers (scores.N, the published format) beside
-    /// the compressed tables
-    #[arg(long)]
+    /// the compressed tables. Not for --distributed builds (`export oware`
+    /// writes them after)
+    #[arg(long, conflicts_with = "distributed")]
     keep_raw: bool,
     /// Memory budget (e.g. 6G, 512M, 1.5G; binary units). Each layer is built
     /// in memory if it fits (1.5 bytes a position), else out of core (0.625:
@@ -73,7 +74,8 @@ pub struct BuildOware {
     lower_cache: Option<u64>,
     /// A layer saves its engine's state at the first threshold boundary
     /// after this many seconds (and every as many after), and a rerun
-    /// resumes from there. Not for --distributed builds
+    /// resumes from there (a --distributed build: every rank its share's,
+    /// and the rerun needs as many ranks)
     #[arg(long, default_value_t = tb::CHECKPOINT_EVERY.as_secs())]
     checkpoint_every: u64,
     /// Build with the ranks of an `mpirun`, each holding its share of every

@@ -273,6 +273,19 @@ impl Budget {
                     + buffers,
             });
         }
+        // The levels that find the distances, where they fit beside.
+        let levels_bytes = engine::levels_bytes(positions);
+        if self.distances
+            && let Some(room) = self.memory.checked_sub(buffers + levels_bytes)
+            && let Ok(with) = plan_share(seeds, positions, room)
+            && with.engine == Engine::InMemory
+        {
+            return Ok(LayerPlan {
+                levels: true,
+                engine_bytes: with.engine_bytes + buffers + levels_bytes,
+                ..with
+            });
+        }
         Ok(LayerPlan {
             engine_bytes: plan.engine_bytes + buffers,
             ..plan

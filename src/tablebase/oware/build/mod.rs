@@ -19,12 +19,14 @@ mod placement;
 
 pub(super) use placement::{create_dir, lower_cache_dir, place_lower_layers};
 
-use super::budget::{Budget, LayerPlan, MAX_PART, disk, placement};
+use super::budget::{Budget, LayerPlan, disk, placement};
 
 use super::distance::{self, DistanceReport, distance_path};
 use super::layers::{Layer, Layers, allocate_resident};
 use super::{TablebaseError, open_table, ruleset_dir, table_meta, table_path};
 use crate::distributed::{Alone, Transport};
+use rayon::prelude::*;
+
 use crate::error::{PathContext, WithPath};
 use crate::games::oware::{MAX_SEEDS, Ruleset};
 use crate::index::oware as index;
@@ -164,6 +166,9 @@ pub fn build_on<T: Transport>(
     if options.max_seeds > MAX_SEEDS {
         return Err(TablebaseError::TooManySeeds(options.max_seeds));
     }
+    if options.keep_raw && transport.ranks() > 1 {
+        return Err(TablebaseError::PublishedInDistributed);
+    }
     let folder = ruleset_dir(dir, rules);
     fs::create_dir_all(&folder)
         .map_err(FileError::CreateDir)
@@ -285,11 +290,11 @@ impl Run<'_> {
                 self.build_layer(seeds, plan, sweep, lower)?
             }
             _ => {
-                let (outcomes, values) = self.build_share(seeds, plan, lower, transport)?;
+                let (outcomes, distances) = self.build_share(seeds, plan, transport, lower)?;
                 BuiltLayer {
                     outcomes,
-                    values,
-                    distances: None,
+                    values: None,
+                    distances,
                     phases: Vec::new(),
                 }
             }
@@ -477,32 +482,33 @@ impl Run<'_> {
         })
     }
 
-    /// Builds this rank's share of a layer with the others; rank 0 writes the
-    /// table. Returns the layer's outcomes (on rank 0; empty elsewhere), and
-    /// its values on every rank if they stay in memory.
+    /// Builds this rank's share of a layer with the others, and writes the
+    /// share's blocks of the layer's table, and of its distance table if the
+    /// engine found the distances ([`TableShare`]): no rank holds more of
+    /// the layer than its share. Returns the layer's outcomes, on every rank.
     fn build_share<T: Transport>(
         &self,
         seeds: usize,
         plan: &LayerPlan,
-        lower: &Layers,
         transport: &T,
-    ) -> Result<(Outcomes, Option<BigArray<i8>>), TablebaseError> {
-        let size = index::layer_size(seeds) as usize;
+        lower: &Layers,
+    ) -> Result<(Outcomes, Option<DistanceReport>), TablebaseError> {
+        let positions = index::layer_size(seeds);
         let share = self.budget.share(seeds, transport.rank());
+        let scratch = scratch_dir(self.folder, seeds);
         self.observer.layer_started(seeds, share.len() as u64);
-        // Kept by all or by none: the gathers that fill it are collective.
-        let retain = transport.sum(u64::from(!retain(seeds, plan, &self.budget, lower))) == 0;
         let progress = |steps| self.observer.advance(steps);
         let config = engine::Config {
             part: plan.part,
             sweep: usize::MAX,
-            scratch: scratch_dir(self.folder, seeds),
-            checkpoint_every: None,
+            scratch: scratch.clone(),
+            checkpoint_every: Some(self.options.checkpoint_every),
             buffer_bytes: plan.buffer_bytes,
-            distances: false,
+            distances: plan.levels,
             phases: Default::default(),
         };
-        let solved = engine::solve_share(
+        let resumed = |_| self.observer.layer_resumed(seeds);
+        let mut solved = engine::solve_share(
             self.rules,
             seeds,
             lower,
@@ -510,50 +516,51 @@ impl Run<'_> {
             &progress,
             transport,
             self.options.outbox_bytes,
+            &resumed,
         )
         .map_err(TablebaseError::from)?;
-        let mut out = match transport.rank() {
-            0 => Some(LayerOutput::create(
-                self.folder,
-                self.rules,
-                seeds,
-                self.options
-                    .keep_raw
-                    .then(|| raw::layer_path(self.folder, seeds)),
-            )?),
-            _ => None,
+        let start = Instant::now();
+        let counts = outcomes(solved.values());
+        let mut summed = [counts.wins, counts.draws, counts.losses];
+        transport.sum_each(&mut summed);
+        let [wins, draws, losses] = summed;
+        let span = share.start as u64..share.end as u64;
+        let mark = |first: usize, marked: &mut [i8]| {
+            solved.mark(first..first + marked.len(), CAPTURE_DECIDES, marked);
         };
-        let mut kept = match retain {
-            true => Some(allocate_resident(seeds)?),
-            false => None,
+        let path = table_path(self.folder, seeds);
+        let meta = table_meta(self.rules, seeds, ValueEncoding::ScoreOrCapture);
+        (writers::oware_build(meta).share(&path, span.clone(), positions)?).write(transport, mark)?;
+        let distances = match solved.take_distances() {
+            Some(found) => {
+                let values = Table::open(&path)?;
+                let longest = (0..found.len()).into_par_iter().map(|r| found.get(r)).max();
+                let longest = transport.all_gather(u64::from(longest.unwrap_or(0)));
+                let path = distance_path(self.folder, seeds);
+                let fill = |first: usize, out: &mut [i16]| {
+                    (out.iter_mut().enumerate()).for_each(|(i, d)| *d = found.get(first + i) as i16);
+                };
+                (distance::writer(self.rules, seeds, &values).share(&path, span, positions)?)
+                    .write(transport, fill)?;
+                Some(DistanceReport {
+                    seeds,
+                    longest: longest.into_iter().max().unwrap_or(0) as u16,
+                    bytes: file_len(&path),
+                    seconds: start.elapsed().as_secs_f64(),
+                    while_building: true,
+                })
+            }
+            None => None,
         };
-        let mut counts = Outcomes::default();
-        // Every rank walks the same parts of the layer, giving the piece of
-        // each that falls in its share.
-        let mut marked = vec![0i8; MAX_PART];
-        for start in (0..size).step_by(MAX_PART) {
-            let end = (start + MAX_PART).min(size);
-            let piece = start.max(share.start).min(share.end)..end.min(share.end).max(share.start);
-            let local = piece.start - share.start..piece.end - share.start;
-            let marked = &mut marked[..piece.len()];
-            solved.mark(local.clone(), CAPTURE_DECIDES, marked);
-            let values = transport.gather(&solved.values()[local], retain);
-            let marked = transport.gather(marked, false);
-            if let Some(kept) = &mut kept {
-                kept[start..end].copy_from_slice(values.as_deref().unwrap());
-            }
-            if let (Some(out), Some(values), Some(marked)) = (&mut out, values, marked) {
-                counts = counts + outcomes(&values);
-                out.push(&values, &marked)?;
-            }
-        }
-        drop(solved);
-        if let Some(out) = out {
-            out.finish()?;
-        }
-        // The table is complete before any rank opens it.
-        transport.sum(0);
-        Ok((counts, kept))
+        remove_dir(&scratch)?;
+        Ok((
+            Outcomes {
+                wins,
+                draws,
+                losses,
+            },
+            distances,
+        ))
     }
 }
 
