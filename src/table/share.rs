@@ -296,7 +296,8 @@ impl<V: TableValue> TableShare<V> {
         for (&bytes, &crc) in sizes.iter().zip(crcs) {
             payload.combine(&crc32fast::Hasher::new_with_initial_len(crc as u32, bytes));
         }
-        let header = (self.settings).header(self.positions, header_len, offset, &index, &mut payload);
+        let header =
+            (self.settings).header(self.positions, header_len, offset, &index, &mut payload);
         let file = OpenOptions::new()
             .write(true)
             .open(tmp)

@@ -373,9 +373,13 @@ impl<V: TableValue> PendingTable<V> {
         let index_offset =
             self.blocks_start + self.index.iter().map(|e| u64::from(e.len)).sum::<u64>();
         let mut payload = self.payload.clone();
-        let header = self
-            .settings
-            .header(self.positions, self.header_len, index_offset, &self.index, &mut payload);
+        let header = self.settings.header(
+            self.positions,
+            self.header_len,
+            index_offset,
+            &self.index,
+            &mut payload,
+        );
         let index = std::mem::take(&mut self.index);
         self.io(|out| seal(out, &index, &header))?;
 

@@ -6,27 +6,51 @@
 use std::path::Path;
 use std::thread;
 
-use mancala_tb::distributed::Loopback;
+use mancala_tb::distributed::{Loopback, MESSAGE_BYTES};
 use mancala_tb::games::oware::Ruleset;
 use mancala_tb::tablebase::oware::{self as tb, BuildOptions};
 use mancala_tb::tablebase::{Outcomes, Quiet};
 
 const MAX_SEEDS: usize = 14;
 
-fn table(dir: &Path, rules: Ruleset, seeds: usize) -> Vec<u8> {
-    let path = tb::ruleset_dir(dir, rules).join(format!("scores.{seeds}.mtb"));
+fn file(dir: &Path, rules: Ruleset, name: &str) -> Vec<u8> {
+    let path = tb::ruleset_dir(dir, rules).join(name);
     std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
-/// Builds with `ranks` threads as ranks; returns rank 0's outcomes per layer.
+/// Every value and distance table of `built` equals the same table of
+/// `reference`, layers `0..=max_seeds`.
+fn assert_same_tables(
+    reference: &Path,
+    built: &Path,
+    rules: Ruleset,
+    max_seeds: usize,
+    what: &str,
+) {
+    for seeds in 0..=max_seeds {
+        for name in [
+            format!("scores.{seeds}.mtb"),
+            format!("distance.{seeds}.mtb"),
+        ] {
+            assert!(
+                file(reference, rules, &name) == file(built, rules, &name),
+                "{rules} {name}, {what}"
+            );
+        }
+    }
+}
+
+/// Builds with `ranks` threads as ranks, messages of at most
+/// `message_bytes`; returns rank 0's outcomes per layer.
 fn build_distributed(
     dir: &Path,
     rules: Ruleset,
     ranks: usize,
+    message_bytes: usize,
     options: &BuildOptions,
 ) -> Vec<Option<Outcomes>> {
     let reports: Vec<_> = thread::scope(|scope| {
-        let builds: Vec<_> = Loopback::group(ranks)
+        let builds: Vec<_> = Loopback::group_with_message_bytes(ranks, message_bytes)
             .into_iter()
             .map(|transport| {
                 scope.spawn(move || tb::build_on(dir, rules, options, &Quiet, &transport).unwrap())
@@ -37,33 +61,30 @@ fn build_distributed(
     reports[0].iter().map(|r| r.outcomes).collect()
 }
 
+/// 1 to 4 ranks, both rulesets, with the default message bound and one of
+/// a few KiB: the value and distance tables of every layer are those of
+/// one process, byte for byte, and so are the outcomes.
 #[test]
 fn shared_builds_equal_the_single_process_build() {
     for rules in Ruleset::ALL {
         let single = tempfile::tempdir().unwrap();
-        let reports = tb::build(
-            single.path(),
-            rules,
-            &BuildOptions::new(MAX_SEEDS, 1 << 30),
-            &Quiet,
-        )
-        .unwrap();
-        for ranks in [2, 3] {
+        let options = BuildOptions::new(MAX_SEEDS, 1 << 30);
+        let reports = tb::build(single.path(), rules, &options, &Quiet).unwrap();
+        for (ranks, message_bytes) in [
+            (1, MESSAGE_BYTES),
+            (2, MESSAGE_BYTES),
+            (3, 4096),
+            (4, MESSAGE_BYTES),
+            (4, 4096),
+        ] {
             let shared = tempfile::tempdir().unwrap();
-            let outcomes = build_distributed(
-                shared.path(),
-                rules,
-                ranks,
-                &BuildOptions::new(MAX_SEEDS, 1 << 30),
-            );
+            let outcomes = build_distributed(shared.path(), rules, ranks, message_bytes, &options);
+            let what = format!("{ranks} ranks, messages of {message_bytes} bytes");
+            assert_same_tables(single.path(), shared.path(), rules, MAX_SEEDS, &what);
             for seeds in 0..=MAX_SEEDS {
-                assert!(
-                    table(single.path(), rules, seeds) == table(shared.path(), rules, seeds),
-                    "{rules} layer {seeds}, {ranks} ranks"
-                );
                 assert_eq!(
                     outcomes[seeds], reports[seeds].outcomes,
-                    "{rules} layer {seeds}"
+                    "{rules} layer {seeds}, {what}"
                 );
             }
         }
@@ -71,7 +92,7 @@ fn shared_builds_equal_the_single_process_build() {
 }
 
 /// Outboxes of 64 notices per rank: ranks exchange before their propagation
-/// ends, in many rounds.
+/// ends (and within the levels that find the distances), in many rounds.
 #[test]
 fn tiny_outboxes_give_the_same_tables() {
     let rules = Ruleset::Awari;
@@ -86,13 +107,14 @@ fn tiny_outboxes_give_the_same_tables() {
     let shared = tempfile::tempdir().unwrap();
     let options = BuildOptions {
         outbox_bytes: 3 * 8 * 64,
-        ..BuildOptions::new(12, tb::FIXED_BYTES + (4 << 20))
+        ..BuildOptions::new(12, 1 << 30)
     };
-    build_distributed(shared.path(), rules, 3, &options);
-    for seeds in 0..=12 {
-        assert!(
-            table(single.path(), rules, seeds) == table(shared.path(), rules, seeds),
-            "layer {seeds}"
-        );
-    }
+    build_distributed(shared.path(), rules, 3, 256, &options);
+    assert_same_tables(
+        single.path(),
+        shared.path(),
+        rules,
+        12,
+        "outboxes of 64 notices",
+    );
 }

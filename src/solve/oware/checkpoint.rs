@@ -203,7 +203,11 @@ impl RankCheckpoints {
         let mut checkpoint = Checkpoint::new(scratch, engine, levels, rules, seeds, Some(every));
         checkpoint.header.pop();
         checkpoint.header.extend_from_slice(
-            format!(" rank {rank} of {ranks}, positions {}..{}\n", share.start, share.end).as_bytes(),
+            format!(
+                " rank {rank} of {ranks}, positions {}..{}\n",
+                share.start, share.end
+            )
+            .as_bytes(),
         );
         RankCheckpoints {
             checkpoint,
@@ -254,16 +258,20 @@ impl RankCheckpoints {
         arrays: &mut [&mut [u8]],
         transport: &T,
     ) -> Result<Option<i8>, EngineError<E>> {
-        let found = self.saved().map(|next| {
-            (next.iter()).fold(0u64, |mask, &next| mask | 1 << next)
-        });
+        let found = self
+            .saved()
+            .map(|next| (next.iter()).fold(0u64, |mask, &next| mask | 1 << next));
         let others = self.other_ranks::<E>().unwrap_or(0);
         let masks = transport.all_gather(*found.as_ref().unwrap_or(&0));
         let others = transport.all_gather(others as u64);
         let found = self.agree(found, transport)?;
         let refuse = |why: String| -> EngineError<E> {
             let why = format!("{why}; delete the folder to build the layer from its start");
-            WithPath::new(&self.scratch, io::Error::new(io::ErrorKind::InvalidData, why)).into()
+            WithPath::new(
+                &self.scratch,
+                io::Error::new(io::ErrorKind::InvalidData, why),
+            )
+            .into()
         };
         if let Some(&ranks) = others.iter().find(|&&r| r != 0) {
             return Err(refuse(format!(
@@ -304,7 +312,10 @@ impl RankCheckpoints {
 
     /// The next thresholds of this rank's checkpoints.
     fn saved<E: std::error::Error + 'static>(&self) -> Result<Vec<i8>, EngineError<E>> {
-        let prefix = format!("{}.rank{}-of-{}.next", self.engine_file, self.rank, self.ranks);
+        let prefix = format!(
+            "{}.rank{}-of-{}.next",
+            self.engine_file, self.rank, self.ranks
+        );
         Ok(self
             .names()?
             .iter()

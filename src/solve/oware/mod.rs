@@ -286,9 +286,9 @@ impl Checkpoints {
     ) -> Checkpoints {
         let (scratch, engine, every) = (&config.scratch, Engine::InMemory, config.checkpoint_every);
         match (transport.ranks(), every) {
-            (1, _) | (_, None) => {
-                Checkpoints::Alone(Checkpoint::new(scratch, engine, levels, rules, seeds, every))
-            }
+            (1, _) | (_, None) => Checkpoints::Alone(Checkpoint::new(
+                scratch, engine, levels, rules, seeds, every,
+            )),
             (ranks, Some(every)) => Checkpoints::Rank(RankCheckpoints::new(
                 scratch,
                 engine,

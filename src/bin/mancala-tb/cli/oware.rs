@@ -83,6 +83,10 @@ pub struct BuildOware {
     /// ranks see). Needs a binary built with `--features mpi`
     #[arg(long)]
     distributed: bool,
+    /// In a --distributed build, the most bytes one MPI message carries
+    /// (exchanges larger than that go in rounds)
+    #[arg(long, value_parser = parse_size, default_value = "256M", requires = "distributed")]
+    message_size: u64,
     /// Do not find the distance tables (distance.N.mtb: the moves to the
     /// capture that secures each value, which lines and play follow). By
     /// default every layer built gets one, and a rerun adds those missing
@@ -236,7 +240,8 @@ fn build_distributed(args: BuildOware) -> anyhow::Result<()> {
     use mancala_tb::tablebase::Quiet;
     use mancala_tb::tablebase::oware::OwareObserver;
 
-    let mpi = Mpi::init().context("MPI was started twice")?;
+    let message_bytes = usize::try_from(args.message_size).unwrap_or(usize::MAX);
+    let mpi = Mpi::init(message_bytes).context("MPI was started twice")?;
     let (rank, ranks) = (mpi.rank(), mpi.ranks());
     // The same on every rank: an error here is said once, by rank 0.
     let setup = || -> anyhow::Result<u64> {

@@ -530,7 +530,8 @@ impl Run<'_> {
         };
         let path = table_path(self.folder, seeds);
         let meta = table_meta(self.rules, seeds, ValueEncoding::ScoreOrCapture);
-        (writers::oware_build(meta).share(&path, span.clone(), positions)?).write(transport, mark)?;
+        (writers::oware_build(meta).share(&path, span.clone(), positions)?)
+            .write(transport, mark)?;
         let distances = match solved.take_distances() {
             Some(found) => {
                 let values = Table::open(&path)?;
@@ -538,7 +539,8 @@ impl Run<'_> {
                 let longest = transport.all_gather(u64::from(longest.unwrap_or(0)));
                 let path = distance_path(self.folder, seeds);
                 let fill = |first: usize, out: &mut [i16]| {
-                    (out.iter_mut().enumerate()).for_each(|(i, d)| *d = found.get(first + i) as i16);
+                    (out.iter_mut().enumerate())
+                        .for_each(|(i, d)| *d = found.get(first + i) as i16);
                 };
                 (distance::writer(self.rules, seeds, &values).share(&path, span, positions)?)
                     .write(transport, fill)?;
