@@ -118,3 +118,33 @@ fn tiny_outboxes_give_the_same_tables() {
         "outboxes of 64 notices",
     );
 }
+
+/// Ranks that see different folders (no shared file system) all fail,
+/// naming the first rank that differs, and write no table.
+#[test]
+fn ranks_that_see_different_folders_are_refused() {
+    let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let options = BuildOptions::new(4, 1 << 30);
+    let errors: Vec<String> = thread::scope(|scope| {
+        let builds: Vec<_> = (Loopback::group(2).into_iter().zip([a.path(), b.path()]))
+            .map(|(transport, dir)| {
+                let options = &options;
+                scope.spawn(move || {
+                    let result = tb::build_on(dir, Ruleset::Awari, options, &Quiet, &transport);
+                    result.err().expect("a refusal").to_string()
+                })
+            })
+            .collect();
+        builds.into_iter().map(|b| b.join().unwrap()).collect()
+    });
+    for error in errors {
+        assert!(
+            error.contains("rank 1 does not see the build folder") && error.contains("shared"),
+            "{error}"
+        );
+    }
+    for dir in [a.path(), b.path()] {
+        let folder = tb::ruleset_dir(dir, Ruleset::Awari);
+        assert!(!folder.join("scores.0.mtb").exists());
+    }
+}

@@ -372,3 +372,111 @@ impl RankCheckpoints {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::thread;
+
+    use super::*;
+    use crate::distributed::Loopback;
+
+    type Error = EngineError<std::io::Error>;
+
+    /// Each of `ranks` threads opens its checkpoints in `scratch` and runs
+    /// `step` on them; the results in rank order.
+    fn on_ranks<R: Send>(
+        scratch: &Path,
+        ranks: usize,
+        step: impl Fn(&mut RankCheckpoints, &Loopback) -> R + Sync,
+    ) -> Vec<R> {
+        thread::scope(|scope| {
+            let runs: Vec<_> = (Loopback::group(ranks).into_iter().enumerate())
+                .map(|(rank, transport)| {
+                    let step = &step;
+                    scope.spawn(move || {
+                        let every = Duration::ZERO;
+                        let share = rank * 16..(rank + 1) * 16;
+                        let (rules, place) = (Ruleset::Awari, (rank, ranks));
+                        let engine = Engine::InMemory;
+                        let mut checkpoints = RankCheckpoints::new(
+                            scratch, engine, true, rules, 9, every, place, share,
+                        );
+                        step(&mut checkpoints, &transport)
+                    })
+                })
+                .collect();
+            runs.into_iter().map(|r| r.join().unwrap()).collect()
+        })
+    }
+
+    fn save(scratch: &Path, ranks: usize, next: i8) {
+        on_ranks(scratch, ranks, |checkpoints, transport| {
+            let rank = transport.rank() as u8;
+            checkpoints
+                .save::<std::io::Error, _>(&[&[rank, next as u8]], next, transport)
+                .unwrap();
+        });
+    }
+
+    fn load(scratch: &Path, ranks: usize) -> Vec<Result<Option<(i8, [u8; 2])>, String>> {
+        on_ranks(scratch, ranks, |checkpoints, transport| {
+            let mut array = [0u8; 2];
+            let loaded: Result<_, Error> = checkpoints.load(&mut [&mut array[..]], transport);
+            loaded
+                .map(|next| next.map(|next| (next, array)))
+                .map_err(|e| e.to_string())
+        })
+    }
+
+    #[test]
+    fn ranks_resume_from_the_last_threshold_all_saved() {
+        let dir = tempfile::tempdir().unwrap();
+        let scratch = dir.path().join("build.9");
+        assert_eq!(load(&scratch, 3), vec![Ok(None), Ok(None), Ok(None)]);
+        save(&scratch, 3, 7);
+        save(&scratch, 3, 5);
+        // Each rank keeps only its last.
+        assert_eq!(fs::read_dir(&scratch).unwrap().count(), 3);
+        let loaded = load(&scratch, 3);
+        for (rank, loaded) in loaded.into_iter().enumerate() {
+            assert_eq!(loaded, Ok(Some((5, [rank as u8, 5]))));
+        }
+        // Rank 2 killed while saving threshold 3: the others have 3 and
+        // still 5 (removed only after every rank saved), rank 2 only 5.
+        for rank in 0..2 {
+            let file = format!("checkpoint.in-memory.rank{rank}-of-3.next");
+            fs::copy(
+                scratch.join(format!("{file}5")),
+                scratch.join(format!("{file}3")),
+            )
+            .unwrap();
+        }
+        let loaded = load(&scratch, 3);
+        assert!(
+            loaded.iter().all(|l| matches!(l, Ok(Some((5, _))))),
+            "{loaded:?}"
+        );
+    }
+
+    #[test]
+    fn an_incomplete_set_or_another_number_of_ranks_is_refused_on_every_rank() {
+        let dir = tempfile::tempdir().unwrap();
+        let scratch = dir.path().join("build.9");
+        save(&scratch, 2, 4);
+        for loaded in load(&scratch, 3) {
+            let error = loaded.unwrap_err();
+            assert!(
+                error.contains("saved by a build of 2 ranks") && error.contains("-np 2"),
+                "{error}"
+            );
+        }
+        fs::remove_file(scratch.join("checkpoint.in-memory.rank1-of-2.next4")).unwrap();
+        for loaded in load(&scratch, 2) {
+            let error = loaded.unwrap_err();
+            assert!(
+                error.contains("incomplete") && error.contains("rank 1 none"),
+                "{error}"
+            );
+        }
+    }
+}

@@ -282,6 +282,21 @@ pub enum TablebaseError {
         /// Bytes a rank's share needs.
         needed: u64,
     },
+    /// A rank of a distributed build sees another build folder than rank 0
+    /// (not the same shared folder, or other files in it).
+    #[error(
+        "rank {rank} does not see the build folder {} as rank 0 does ({why}): DIR must be one \
+         folder that every rank sees, on a file system they share",
+        folder.display()
+    )]
+    FolderNotShared {
+        /// The ruleset folder.
+        folder: PathBuf,
+        /// The first rank that sees it otherwise.
+        rank: usize,
+        /// What differs.
+        why: &'static str,
+    },
     /// The published format asked of a distributed build, whose ranks
     /// never hold a whole layer.
     #[error(
@@ -341,6 +356,7 @@ impl TablebaseError {
             | TablebaseError::TooLittleMemoryToCheck { .. }
             | TablebaseError::ShareTooLarge { .. }
             | TablebaseError::PublishedInDistributed
+            | TablebaseError::FolderNotShared { .. }
             | TablebaseError::PlanDiskTooSmall { .. }
             | TablebaseError::NoCaptureMarks { .. } => Cause::BadInput,
             TablebaseError::DistancesOfOtherValues { .. } | TablebaseError::Distance { .. } => {

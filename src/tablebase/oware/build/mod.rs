@@ -181,6 +181,9 @@ pub fn build_on<T: Transport>(
     let tables = (0..=options.max_seeds)
         .map(|seeds| open_table(&folder, rules, seeds))
         .collect::<Result<Vec<_>, _>>()?;
+    if transport.ranks() > 1 {
+        check_shared_folder(&folder, &tables, transport)?;
+    }
     // Every layer is planned before any is built, the largest first: a
     // budget too small fails at once, naming what the whole build needs.
     let mut plans = vec![None; tables.len()];
@@ -235,6 +238,46 @@ pub fn build_on<T: Transport>(
     drop(lower);
     remove_dir(&cache)?;
     Ok(reports)
+}
+
+/// Fails on every rank unless each sees the folder rank 0 builds in, with
+/// the same tables: rank 0 leaves a token there that the others read.
+fn check_shared_folder<T: Transport>(
+    folder: &Path,
+    tables: &[Option<Table>],
+    transport: &T,
+) -> Result<(), TablebaseError> {
+    let token = folder.join(".ranks");
+    if transport.rank() == 0 {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        let written = fs::write(&token, format!("{nanos} {}\n", std::process::id()));
+        written.map_err(FileError::Io).at(&token)?;
+    }
+    transport.sum(0);
+    // What this rank sees: rank 0's token (0 if none), and the tables.
+    let seen = fs::read(&token).ok();
+    let mut tables_seen = crc32fast::Hasher::new();
+    for (seeds, table) in tables.iter().enumerate() {
+        let crc = table.as_ref().map_or(0, Table::payload_crc);
+        let distances = distance_path(folder, seeds).is_file();
+        tables_seen.update(&[crc.to_le_bytes(), u32::from(distances).to_le_bytes()].concat());
+    }
+    let token_seen = seen.map_or(0, |bytes| u64::from(crc32fast::hash(&bytes)) | 1 << 32);
+    let tokens = transport.all_gather(token_seen);
+    let seen = transport.all_gather(u64::from(tables_seen.finalize()));
+    let differs = |all: &[u64]| all.iter().position(|&x| x != all[0]);
+    let (rank, why) = match (differs(&tokens), differs(&seen)) {
+        (Some(rank), _) => (rank, "it cannot read the file rank 0 wrote there"),
+        (None, Some(rank)) => (rank, "it sees other tables there"),
+        (None, None) => return Ok(()),
+    };
+    Err(TablebaseError::FolderNotShared {
+        folder: folder.to_owned(),
+        rank,
+        why,
+    })
 }
 
 /// A layer just built by one process.
