@@ -377,3 +377,64 @@ impl Drop for Made<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::distributed::share;
+    use crate::table::{TableMeta, ValueEncoding};
+
+    fn meta() -> TableMeta {
+        TableMeta {
+            game: "oware".into(),
+            ruleset: "awari".into(),
+            options: String::new(),
+            seeds: 30,
+            board_width: 6,
+            encoding: ValueEncoding::ScoreOrCapture,
+        }
+    }
+
+    /// Shares of layers past 2^31 and 2^32 positions, whole chunks of 32 Ki
+    /// positions, are whole blocks of a value table (32 Ki) and of a
+    /// distance table (2 Ki); the first block of each follows the last of
+    /// the share before, counted in 64 bits; a share off a block boundary
+    /// is refused.
+    #[test]
+    fn shares_past_2_to_the_32_are_whole_blocks() {
+        let values = TableWriter::new(meta()).context_coded().block_size(1 << 15);
+        let distances = TableWriter::new(meta()).block_size(1 << 11);
+        for (positions, ranks) in [
+            (2_740_000_000u64, 6),
+            (9_000_000_000, 2),
+            (5_000_000_123, 3),
+        ] {
+            let mut next_block = [0u64; 2];
+            for rank in 0..ranks {
+                let s = share(positions as usize, rank, ranks, 1 << 15);
+                let span = s.start as u64..s.end as u64;
+                for (i, (writer, block)) in [(&values, 1u64 << 15), (&distances, 1 << 11)]
+                    .into_iter()
+                    .enumerate()
+                {
+                    let part = writer
+                        .share::<i8>("t.mtb", span.clone(), positions)
+                        .unwrap();
+                    assert_eq!(
+                        part.share.start / block,
+                        next_block[i],
+                        "{positions} {rank}"
+                    );
+                    next_block[i] = part.share.end.div_ceil(block);
+                }
+            }
+            assert_eq!(next_block[0], positions.div_ceil(1 << 15));
+            assert_eq!(next_block[1], positions.div_ceil(1 << 11));
+            // The last share starts past 2^31 positions.
+            assert!(share(positions as usize, ranks - 1, ranks, 1 << 15).start > 1 << 31);
+        }
+        let off = (1u64 << 32) + 1024..(1 << 33);
+        let error = values.share::<i8>("t.mtb", off, 1 << 34).err().unwrap();
+        assert!(error.to_string().contains("not whole blocks"), "{error}");
+    }
+}
