@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# The MPI tests: distributed builds with 1, 2 and 3 ranks up to 14 seeds,
-# both rulesets, each table compared byte for byte with the single-process
-# build's; then a 2-rank build in which one rank is killed in the middle of
-# a layer: mpirun must fail, no table of that layer may exist, and the rerun
-# must finish with identical tables. Needs OpenMPI (README, "Distributed
-# builds"); runs as root with --allow-run-as-root (CI). Last, a bad argument
-# must be reported once, not once per rank.
+# The MPI tests, over real OpenMPI: distributed builds with 1, 2, 3 and 4
+# ranks up to 14 seeds, both rulesets, with the default message bound and
+# with messages of 4 KiB; every value and distance table compared byte for
+# byte with the single-process build's, and `verify` run on each folder.
+# Then a 2-rank build with checkpoints every second in which one rank is
+# killed (kill -9) in the middle of a layer: mpirun must fail, no table of
+# that layer may exist, a rerun with 3 ranks is refused, and the rerun with
+# 2 resumes from the checkpoint and gives identical tables. Last, a bad
+# argument must be reported once, not once per rank. Needs OpenMPI (README,
+# "Distributed builds"); runs as root with --allow-run-as-root (CI).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release --features mpi --quiet
@@ -14,52 +17,69 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mpirun=(mpirun --allow-run-as-root --oversubscribe)
 
-# Every table of $2 equals the same table of $1 (and $2 has them all up to $3).
+# Every value and distance table of $2 equals the same table of $1, layers 0..=$3.
 same_tables() {
     local reference=$1 built=$2 max=$3 rules=$4
     for seeds in $(seq 0 "$max"); do
-        cmp "$reference/oware-$rules/scores.$seeds.mtb" "$built/oware-$rules/scores.$seeds.mtb"
+        for table in scores distance; do
+            cmp "$reference/oware-$rules/$table.$seeds.mtb" "$built/oware-$rules/$table.$seeds.mtb"
+        done
     done
 }
 
 for rules in awari abapa; do
-    "$bin" build oware --rules "$rules" --max-seeds 16 --dir "$work/single" >/dev/null 2>&1
-    for ranks in 1 2 3; do
-        "${mpirun[@]}" -np "$ranks" "$bin" build oware --distributed --rules "$rules" \
-            --max-seeds 14 --threads 1 --dir "$work/np$ranks" >"$work/np$ranks.log" 2>&1 \
-            || { cat "$work/np$ranks.log"; exit 1; }
-        same_tables "$work/single" "$work/np$ranks" 14 "$rules"
-        echo "ok: $rules, $ranks ranks: layers 0..=14 identical to the single-process build"
+    "$bin" build oware --rules "$rules" --max-seeds 18 --dir "$work/single" >/dev/null 2>&1
+    for ranks in 1 2 3 4; do
+        for message in 256M 4K; do
+            built=$work/np$ranks-$message
+            "${mpirun[@]}" -np "$ranks" "$bin" build oware --distributed --rules "$rules" \
+                --max-seeds 14 --threads 1 --message-size "$message" --dir "$built" \
+                >"$built.log" 2>&1 || { cat "$built.log"; exit 1; }
+            same_tables "$work/single" "$built" 14 "$rules"
+            "$bin" verify oware --rules "$rules" --dir "$built" >"$built.verify" 2>&1 \
+                || { cat "$built.verify"; exit 1; }
+            rm -rf "$built"
+            echo "ok: $rules, $ranks ranks, messages of $message: values and distances of 0..=14 identical, verified"
+        done
     done
 done
 
-# Kill rank 1 while layer 16 is being built.
+# Kill rank 1 while layer 18 is being built, once both ranks have saved a
+# checkpoint of it.
 killed=$work/killed
-"${mpirun[@]}" -np 2 "$bin" build oware --distributed --max-seeds 16 --threads 1 \
-    --dir "$killed" >"$work/killed.log" 2>&1 &
+command=(build oware --distributed --max-seeds 18 --threads 1 --checkpoint-every 1 --dir "$killed")
+"${mpirun[@]}" -np 2 "$bin" "${command[@]}" >"$work/killed.log" 2>&1 &
 mpirun_pid=$!
-until [[ -e $killed/oware-awari/scores.15.mtb ]]; do
-    kill -0 "$mpirun_pid" 2>/dev/null || { cat "$work/killed.log"; echo "the build ended early"; exit 1; }
+scratch=$killed/oware-awari/build.18
+until compgen -G "$scratch/*rank0-of-2.next*" >/dev/null && compgen -G "$scratch/*rank1-of-2.next*" >/dev/null; do
+    kill -0 "$mpirun_pid" 2>/dev/null || { cat "$work/killed.log"; echo "the build ended before a checkpoint of layer 18"; exit 1; }
     sleep 0.2
 done
-sleep 0.5
-victim=$(pgrep -f "mancala-tb build oware --distributed --max-seeds 16" | sort -n | tail -1)
+victim=$(pgrep -f "mancala-tb build oware --distributed --max-seeds 18" | sort -n | tail -1)
 kill -9 "$victim"
 if wait "$mpirun_pid"; then
     echo "mpirun succeeded although a rank was killed"
     exit 1
 fi
-echo "killed rank $victim; mpirun said:"
+echo "killed rank $victim in layer 18; mpirun said:"
 grep -v '^\s*$' "$work/killed.log" | grep -iv "^ *[0-9]\+ \|layer\|building\|memory" | head -8 | sed 's/^/    /'
-if [[ -e $killed/oware-awari/scores.16.mtb ]]; then
+if [[ -e $killed/oware-awari/scores.18.mtb ]]; then
     echo "a table of the interrupted layer exists"
     exit 1
 fi
-same_tables "$work/single" "$killed" 15 awari
-"${mpirun[@]}" -np 2 "$bin" build oware --distributed --max-seeds 16 --threads 1 \
-    --dir "$killed" >"$work/rerun.log" 2>&1 || { cat "$work/rerun.log"; exit 1; }
-same_tables "$work/single" "$killed" 16 awari
-echo "ok: a rank killed in layer 16 fails the build; the rerun gives identical tables"
+same_tables "$work/single" "$killed" 17 awari
+# Another number of ranks cannot resume it.
+if "${mpirun[@]}" -np 3 "$bin" "${command[@]}" >"$work/other.log" 2>&1; then
+    echo "a resume with 3 ranks of a layer saved by 2 succeeded"
+    exit 1
+fi
+grep -q "saved by a build of 2 ranks" "$work/other.log" || { cat "$work/other.log"; exit 1; }
+echo "ok: a resume with 3 ranks is refused: $(grep -m1 -o 'its checkpoints were saved by a build of 2 ranks[^;]*' "$work/other.log")"
+"${mpirun[@]}" -np 2 "$bin" "${command[@]}" >"$work/rerun.log" 2>&1 || { cat "$work/rerun.log"; exit 1; }
+grep -q "layer 18: resuming from its checkpoint" "$work/rerun.log" || { cat "$work/rerun.log"; echo "the rerun did not resume layer 18"; exit 1; }
+same_tables "$work/single" "$killed" 18 awari
+"$bin" verify oware --dir "$killed" >/dev/null 2>&1
+echo "ok: a rank killed in layer 18 fails the build; the rerun resumes from the checkpoint and gives identical tables"
 
 # A bad command line is reported once, not once per rank.
 if "${mpirun[@]}" -np 2 "$bin" build oware --distributed --no-such-flag >"$work/bad.log" 2>&1; then
