@@ -22,7 +22,8 @@ use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use super::{Engine, EngineError};
+use super::engine::Engine;
+use super::shared::EngineError;
 use crate::distributed::Transport;
 use crate::error::{PathContext, WithPath};
 use crate::games::oware::Ruleset;

@@ -20,15 +20,15 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
+use super::engine::Engine;
 use super::lower::LowerLayers;
-use super::outbox::Outbox;
-use super::propagate::propagate_threshold;
-use super::rank_stream::{Encoded, RankReader, RankWriter, STREAM_BYTES};
 use super::scratch::{Scratch, ScratchEngine, set_up_exits, solve_streamed};
+use super::shared::{Config, EngineError, prefetch};
 use super::states::{
-    COUNTER, Exits, FRESH, LOSS, LOW_BITS, NIBBLE, PENDING, RESOLVED, STATES_PER_WORD, States,
+    COUNTER, Exits, FRESH, LOSS, LOW_BITS, NIBBLE, Outbox, PENDING, RESOLVED, STATES_PER_WORD,
+    States, propagate_threshold,
 };
-use super::{Config, Engine, EngineError, prefetch};
+use super::stream::{Encoded, RankReader, RankWriter, STREAM_BYTES};
 use crate::distributed::Alone;
 use crate::error::WithPath;
 use crate::games::oware::Ruleset;

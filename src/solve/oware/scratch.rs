@@ -14,11 +14,11 @@ use std::sync::atomic::{AtomicI8, AtomicU64, Ordering};
 use rayon::prelude::*;
 
 use super::checkpoint::Checkpoint;
+use super::engine::Engine;
 use super::lower::LowerLayers;
-use super::rank_stream::{Encoded, RankReader, RankWriter, ScratchResult};
-use super::read_ahead::overlapped;
 use super::set_up::set_up_layer;
-use super::{CHUNK, Config, Engine, EngineError};
+use super::shared::{CHUNK, Config, EngineError};
+use super::stream::{Encoded, RankReader, RankWriter, ScratchResult, overlapped};
 use crate::error::PathContext;
 use crate::games::oware::Ruleset;
 use crate::index::oware as index;
@@ -432,7 +432,6 @@ fn cells(bytes: &mut [i8]) -> &[AtomicI8] {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::solve::oware::rank_stream::RankWriter;
 
     /// A threshold's file with its list of streams reads stream by stream;
     /// one without a list (a checkpoint of a build from before the lists)

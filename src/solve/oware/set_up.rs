@@ -9,11 +9,10 @@ use std::sync::atomic::AtomicU64;
 
 use rayon::prelude::*;
 
-use super::buckets::Deferred;
 use super::lower::{Lookup, LowerLayers, PART_BYTES};
-use super::read_ahead::overlapped;
+use super::shared::{CHUNK, Config, EngineError};
 use super::states::STATES_PER_WORD;
-use super::{CHUNK, Config, EngineError};
+use super::stream::{Deferred, overlapped};
 use crate::games::oware::{self, Ruleset};
 use crate::index::oware as index;
 use crate::solve::Progress;

@@ -4,7 +4,7 @@
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use super::states::NoticeSink;
+use super::NoticeSink;
 
 /// Bytes of notices a rank queues for all others before an exchange, by
 /// default; it receives at most as much. Large messages, few rounds:

@@ -21,15 +21,12 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
-use super::CHUNK;
-use super::EngineError;
-use super::lower::Lookup;
-use super::lower::LowerLayers;
-use super::rank_stream::ScratchResult;
-use super::read_ahead::ReadAhead;
+use super::read_ahead::{ReadAhead, ScratchResult};
 use crate::error::{PathContext, WithPath};
 use crate::index::oware as index;
 use crate::solve::array;
+use crate::solve::oware::lower::{Lookup, LowerLayers};
+use crate::solve::oware::shared::{CHUNK, EngineError};
 
 /// Most buckets of one sweep: each is an open file while the sweep writes
 /// its lookups and while the answers are read back.

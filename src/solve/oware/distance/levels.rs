@@ -1,6 +1,6 @@
 //! The in-memory engine's propagation level by level, which finds each
-//! position's distance (module `distance`) as it resolves the position,
-//! instead of a pass of its own over the finished layer.
+//! position's distance (that of the pass, [`super`]) as it resolves the
+//! position, instead of a pass of its own over the finished layer.
 //!
 //! At threshold `t` the engine resolves the positions of value `±t`; the
 //! value-keeping moves of such a position lead to positions of value `∓t`,
@@ -36,14 +36,13 @@ use std::sync::atomic::{AtomicBool, AtomicU16, AtomicUsize, Ordering};
 
 use rayon::prelude::*;
 
-use super::distance::{self, Distances, MARK, MAX_DISTANCE};
-use super::outbox::Outbox;
-use super::prefetch;
-use super::states::{Exits, Notice, NoticeSink, States};
+use super::{self as distance, Distances, MARK, MAX_DISTANCE};
 use crate::distributed::Transport;
 use crate::games::oware::{self, Packed};
 use crate::solve::Progress;
 use crate::solve::array::BigArray;
+use crate::solve::oware::shared::prefetch;
+use crate::solve::oware::states::{Exits, Notice, NoticeSink, Outbox, States};
 
 /// Positions looked at together, so that the memory they need is fetched
 /// in parallel.

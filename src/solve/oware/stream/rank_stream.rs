@@ -17,7 +17,7 @@ use std::sync::mpsc::{self, Receiver};
 
 use rayon::prelude::*;
 
-use super::read_ahead::ReadAhead;
+use super::read_ahead::{ReadAhead, ScratchResult};
 use crate::error::{PathContext, WithPath};
 
 /// Buffer of each stream: the engine keeps up to one per layer value open.
@@ -31,9 +31,6 @@ const MAX_ENTRY: usize = 10;
 
 /// The top bit of every byte: set in every byte of an entry but its last.
 const MORE: u64 = 0x8080_8080_8080_8080;
-
-/// An I/O failure on a scratch file, with its path.
-pub type ScratchResult<T> = Result<T, WithPath<io::Error>>;
 
 pub struct RankWriter {
     path: PathBuf,

@@ -19,16 +19,21 @@
 //! level's ranges are marked as its positions are found, so the many sparse
 //! levels at the end skip most of the layer. Memory: two bytes a
 //! position besides the values and exits.
+//!
+//! Its room: the in-memory engine's propagation level by level
+//! ([`levels`]), which finds the same distances as it builds the layer.
 
 use std::sync::atomic::{AtomicBool, AtomicU16, AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
-use super::{CHUNK, prefetch};
+use super::shared::{CHUNK, prefetch};
 use crate::games::oware::{self, Children, Ruleset};
 use crate::index::oware as index;
 use crate::solve::Progress;
 use crate::solve::array::BigArray;
+
+pub(super) mod levels;
 
 /// The largest distance a table holds.
 pub const MAX_DISTANCE: u16 = i16::MAX as u16;
@@ -48,7 +53,7 @@ const BATCH: usize = 16;
 /// Positions a mark of a level covers: a level scans only the ranges marked
 /// for it, so the long tail of sparse levels skips most of the layer (a
 /// multiple of 16: a state word holds 16).
-pub(super) const MARK: usize = 1 << 10;
+const MARK: usize = 1 << 10;
 
 /// Why a layer's distances cannot be found.
 #[derive(Debug, thiserror::Error)]
@@ -130,7 +135,7 @@ pub fn solve_layer(
 }
 
 /// No range of a layer of `size` positions marked.
-pub(super) fn marks(size: usize) -> Vec<AtomicBool> {
+fn marks(size: usize) -> Vec<AtomicBool> {
     (0..size.div_ceil(MARK))
         .map(|_| AtomicBool::new(false))
         .collect()
@@ -151,7 +156,7 @@ impl Distances {
 
     /// The distances of a layer of `len` positions held one to an item of
     /// `lanes` (rounded up to a whole word).
-    pub(super) fn from_lanes(lanes: BigArray<AtomicU16>, len: usize) -> Distances {
+    fn from_lanes(lanes: BigArray<AtomicU16>, len: usize) -> Distances {
         debug_assert_eq!(lanes.len(), len.next_multiple_of(PER_WORD));
         Distances {
             words: lanes.into_words(),

@@ -7,7 +7,10 @@
 use std::sync::mpsc::{self, Receiver};
 use std::thread::{self, JoinHandle};
 
-use super::rank_stream::ScratchResult;
+use crate::error::WithPath;
+
+/// An I/O failure on a scratch file, with its path.
+pub type ScratchResult<T> = Result<T, WithPath<std::io::Error>>;
 
 /// The items of an iterator made on a thread of its own, up to `ahead`
 /// of them waiting besides the one being made. The thread stops after the

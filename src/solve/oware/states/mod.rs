@@ -12,6 +12,10 @@
 //! position of rank `parent` resolved at the current threshold, lost or
 //! won". A rank applies the notices for its own share at once and hands the
 //! others to a [`NoticeSink`] (the exchange's outbox) for the parent's owner.
+//!
+//! Its room: the propagation of a threshold across ranks ([`propagate`])
+//! and the outbox of notices for other ranks ([`outbox`]), both below the
+//! states.
 
 use std::io;
 use std::ops::Range;
@@ -19,11 +23,18 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
 use rayon::prelude::*;
 
-use super::{CHUNK, prefetch};
+use super::shared::{CHUNK, prefetch};
 use crate::games::oware::{self, Packed, Ruleset};
 use crate::index::oware as index;
 use crate::solve::Progress;
 use crate::solve::array::BigArray;
+
+mod outbox;
+mod propagate;
+
+pub use outbox::OUTBOX_BYTES;
+pub(super) use outbox::Outbox;
+pub(super) use propagate::propagate_threshold;
 
 pub const RESOLVED: u64 = 0b1000;
 pub const FRESH: u64 = 0b0100;

@@ -3,7 +3,7 @@
 //! exchange them in rounds.
 
 use super::outbox::Outbox;
-use super::states::{Exits, NoticeSink, States};
+use super::{Exits, NoticeSink, States};
 use crate::distributed::Transport;
 use crate::solve::Progress;
 
