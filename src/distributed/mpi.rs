@@ -17,20 +17,26 @@ use mpi::environment::Universe;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 
-use super::Transport;
+use super::rounds::{self, Primitives};
+use super::{Transport, clamp_message_bytes};
 
 /// This process's place in the world communicator. MPI ends when it drops.
 pub struct Mpi {
     _universe: Universe,
     world: SimpleCommunicator,
+    message_bytes: usize,
     /// Bytes this rank has sent, for the build's report.
     sent: Cell<u64>,
 }
 
 impl Mpi {
-    /// Starts MPI; `None` if it was started already. Only the thread that
-    /// starts it may call MPI (the engine's worker threads never do).
-    pub fn init() -> Option<Mpi> {
+    /// Starts MPI, its messages at most `message_bytes` (brought within
+    /// [`min_message_bytes`](super::min_message_bytes) for the world's
+    /// ranks and [`MAX_MESSAGE_BYTES`](super::MAX_MESSAGE_BYTES): the
+    /// collectives cannot be cut finer or count more); `None` if it was
+    /// started already. Only the thread that starts it may call MPI (the
+    /// engine's worker threads never do).
+    pub fn init(message_bytes: usize) -> Option<Mpi> {
         const YIELD: &str = "OMPI_MCA_mpi_yield_when_idle";
         if std::env::var_os(YIELD).is_none() {
             // SAFETY: called before MPI or any other thread starts (the
@@ -40,9 +46,11 @@ impl Mpi {
         }
         let (universe, _) = mpi::initialize_with_threading(Threading::Funneled)?;
         let world = universe.world();
+        let message_bytes = clamp_message_bytes(message_bytes, world.size() as usize);
         Some(Mpi {
             _universe: universe,
             world,
+            message_bytes,
             sent: Cell::new(0),
         })
     }
@@ -52,94 +60,82 @@ impl Mpi {
     pub fn abort(&self, code: i32) -> ! {
         self.world.abort(code)
     }
+}
 
-    fn count_sent(&self, bytes: usize) {
-        self.sent.set(self.sent.get() + bytes as u64);
+/// A piece's counts and displacements as MPI's: the pieces keep them far
+/// within, so a failure is a bug in the splitting.
+fn counts(counts: &[usize]) -> (Vec<Count>, Vec<Count>) {
+    rounds::partition(counts).expect("a piece past MPI's 32-bit counts")
+}
+
+impl Primitives for Mpi {
+    fn all_to_all_piece(&self, send: &[&[u64]], recv_counts: &[usize], recv: &mut [u64]) {
+        let send_lens: Vec<usize> = send.iter().map(|q| q.len()).collect();
+        let (send_counts, send_displs) = counts(&send_lens);
+        let (recv_counts, recv_displs) = counts(recv_counts);
+        let send = send.concat();
+        self.world.all_to_all_varcount_into(
+            &Partition::new(&send[..], send_counts, send_displs),
+            &mut PartitionMut::new(recv, recv_counts, recv_displs),
+        );
     }
-}
 
-/// Each count and its offset in one buffer.
-fn displacements(counts: &[Count]) -> Vec<Count> {
-    counts
-        .iter()
-        .scan(0, |at, &c| {
-            let here = *at;
-            *at += c;
-            Some(here)
-        })
-        .collect()
-}
+    fn gather_piece(&self, mine: &[u8], piece_counts: &[usize], recv: &mut [u8]) {
+        let root = self.world.process_at_rank(0);
+        if self.world.rank() == 0 {
+            let (recv_counts, recv_displs) = counts(piece_counts);
+            root.gather_varcount_into_root(
+                mine,
+                &mut PartitionMut::new(recv, recv_counts, recv_displs),
+            );
+        } else {
+            root.gather_varcount_into(mine);
+        }
+    }
 
-fn count(len: usize) -> Count {
-    Count::try_from(len).expect("a message of more than 2^31 elements")
+    fn sum_piece(&self, values: &mut [u64]) {
+        let mine = values.to_vec();
+        self.world
+            .all_reduce_into(&mine[..], values, SystemOperation::sum());
+    }
+
+    fn all_gather_piece(&self, value: u64) -> Vec<u64> {
+        let mut all = vec![0u64; self.ranks()];
+        self.world.all_gather_into(&value, &mut all[..]);
+        all
+    }
+
+    fn sent(&self) -> &Cell<u64> {
+        &self.sent
+    }
 }
 
 impl Transport for Mpi {
     fn rank(&self) -> usize {
         self.world.rank() as usize
     }
-
     fn ranks(&self) -> usize {
         self.world.size() as usize
     }
-
-    fn exchange(&self, outgoing: &[Vec<u64>]) -> Vec<u64> {
-        let send_counts: Vec<Count> = outgoing.iter().map(|q| count(q.len())).collect();
-        let mut recv_counts = vec![0 as Count; outgoing.len()];
-        self.world
-            .all_to_all_into(&send_counts[..], &mut recv_counts[..]);
-        let send = outgoing.concat();
-        self.count_sent(send.len() * size_of::<u64>());
-        let mut received = vec![0u64; recv_counts.iter().map(|&c| c as usize).sum()];
-        let send_displs = displacements(&send_counts);
-        let recv_displs = displacements(&recv_counts);
-        self.world.all_to_all_varcount_into(
-            &Partition::new(&send[..], send_counts, send_displs),
-            &mut PartitionMut::new(&mut received[..], recv_counts, recv_displs),
-        );
-        received
+    fn message_bytes(&self) -> usize {
+        self.message_bytes
     }
-
+    fn exchange(&self, outgoing: &[Vec<u64>]) -> Vec<u64> {
+        rounds::exchange(self, outgoing)
+    }
+    fn sum(&self, value: u64) -> u64 {
+        rounds::sum(self, value)
+    }
+    fn sum_each(&self, values: &mut [u64]) {
+        rounds::sum_each(self, values)
+    }
+    fn all_gather(&self, value: u64) -> Vec<u64> {
+        rounds::all_gather(self, value)
+    }
+    fn gather(&self, mine: &[u8]) -> Option<Vec<u8>> {
+        rounds::gather(self, mine)
+    }
     fn bytes_sent(&self) -> u64 {
         self.sent.get()
-    }
-
-    fn sum(&self, value: u64) -> u64 {
-        let mut total = 0u64;
-        self.world
-            .all_reduce_into(&value, &mut total, SystemOperation::sum());
-        total
-    }
-
-    fn gather(&self, mine: &[i8], to_all: bool) -> Option<Vec<i8>> {
-        let ranks = self.ranks();
-        let mut counts = vec![0 as Count; ranks];
-        self.world
-            .all_gather_into(&count(mine.len()), &mut counts[..]);
-        let displs = displacements(&counts);
-        let total = counts.iter().map(|&c| c as usize).sum();
-        // As counted by the Loopback transport: what leaves this rank.
-        if to_all {
-            self.count_sent(mine.len() * (ranks - 1));
-            let mut all = vec![0i8; total];
-            self.world.all_gather_varcount_into(
-                mine,
-                &mut PartitionMut::new(&mut all[..], counts, displs),
-            );
-            return Some(all);
-        }
-        let root = self.world.process_at_rank(0);
-        if self.rank() == 0 {
-            let mut all = vec![0i8; total];
-            root.gather_varcount_into_root(
-                mine,
-                &mut PartitionMut::new(&mut all[..], counts, displs),
-            );
-            Some(all)
-        } else {
-            self.count_sent(mine.len());
-            root.gather_varcount_into(mine);
-            None
-        }
     }
 }

@@ -234,7 +234,7 @@ fn build_distributed(args: BuildOware) -> anyhow::Result<()> {
     use mancala_tb::tablebase::Quiet;
     use mancala_tb::tablebase::oware::OwareObserver;
 
-    let mpi = Mpi::init().context("MPI was started twice")?;
+    let mpi = Mpi::init(mancala_tb::distributed::MESSAGE_BYTES).context("MPI was started twice")?;
     let (rank, ranks) = (mpi.rank(), mpi.ranks());
     // The same on every rank: an error here is said once, by rank 0.
     let setup = || -> anyhow::Result<u64> {

@@ -479,7 +479,8 @@ impl Run<'_> {
 
     /// Builds this rank's share of a layer with the others; rank 0 writes the
     /// table. Returns the layer's outcomes (on rank 0; empty elsewhere), and
-    /// its values on every rank if they stay in memory.
+    /// no values: the layers above read this one from its table (the ranks
+    /// gather only to rank 0, in bounded pieces).
     fn build_share<T: Transport>(
         &self,
         seeds: usize,
@@ -490,8 +491,6 @@ impl Run<'_> {
         let size = index::layer_size(seeds) as usize;
         let share = self.budget.share(seeds, transport.rank());
         self.observer.layer_started(seeds, share.len() as u64);
-        // Kept by all or by none: the gathers that fill it are collective.
-        let retain = transport.sum(u64::from(!retain(seeds, plan, &self.budget, lower))) == 0;
         let progress = |steps| self.observer.advance(steps);
         let config = engine::Config {
             part: plan.part,
@@ -523,10 +522,6 @@ impl Run<'_> {
             )?),
             _ => None,
         };
-        let mut kept = match retain {
-            true => Some(allocate_resident(seeds)?),
-            false => None,
-        };
         let mut counts = Outcomes::default();
         // Every rank walks the same parts of the layer, giving the piece of
         // each that falls in its share.
@@ -537,14 +532,12 @@ impl Run<'_> {
             let local = piece.start - share.start..piece.end - share.start;
             let marked = &mut marked[..piece.len()];
             solved.mark(local.clone(), CAPTURE_DECIDES, marked);
-            let values = transport.gather(&solved.values()[local], retain);
-            let marked = transport.gather(marked, false);
-            if let Some(kept) = &mut kept {
-                kept[start..end].copy_from_slice(values.as_deref().unwrap());
-            }
+            let values = transport.gather(bytemuck::cast_slice(&solved.values()[local]));
+            let marked = transport.gather(bytemuck::cast_slice(marked));
             if let (Some(out), Some(values), Some(marked)) = (&mut out, values, marked) {
-                counts = counts + outcomes(&values);
-                out.push(&values, &marked)?;
+                let values: &[i8] = bytemuck::cast_slice(&values);
+                counts = counts + outcomes(values);
+                out.push(values, bytemuck::cast_slice(&marked))?;
             }
         }
         drop(solved);
@@ -553,7 +546,7 @@ impl Run<'_> {
         }
         // The table is complete before any rank opens it.
         transport.sum(0);
-        Ok((counts, kept))
+        Ok((counts, None))
     }
 }
 
