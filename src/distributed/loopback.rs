@@ -4,7 +4,7 @@
 //! the shared one (`rounds`); a tiny bound runs it in many rounds.
 
 use std::cell::Cell;
-use std::sync::{Arc, Barrier, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 
 use super::rounds::{self, Primitives};
 use super::{MAX_MESSAGE_BYTES, MESSAGE_BYTES, Transport, min_message_bytes};
@@ -24,7 +24,7 @@ pub struct Loopback {
 
 struct Shared {
     ranks: usize,
-    barrier: Barrier,
+    barrier: Gate,
     /// `mail[from][to]`: a piece of an exchange.
     mail: Mutex<Vec<Vec<Vec<u64>>>>,
     /// Each rank's values of a sum or an all-gather.
@@ -53,7 +53,7 @@ impl Loopback {
         );
         let shared = Arc::new(Shared {
             ranks,
-            barrier: Barrier::new(ranks),
+            barrier: Gate::new(ranks),
             mail: Mutex::new(vec![vec![Vec::new(); ranks]; ranks]),
             values: Mutex::new(vec![Vec::new(); ranks]),
             bytes: Mutex::new(vec![Vec::new(); ranks]),
@@ -96,6 +96,53 @@ impl Loopback {
         let out = read(&self.shared);
         self.shared.barrier.wait();
         out
+    }
+}
+
+/// A rank that panics breaks the group: the others fail at their next
+/// collective instead of waiting for it forever (a test hangs otherwise).
+impl Drop for Loopback {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.shared.barrier.break_all();
+        }
+    }
+}
+
+/// A barrier that a panicking rank can break.
+struct Gate {
+    ranks: usize,
+    /// Ranks arrived in this generation, the generation, and whether broken.
+    state: Mutex<(usize, u64, bool)>,
+    turned: Condvar,
+}
+
+impl Gate {
+    fn new(ranks: usize) -> Gate {
+        Gate {
+            ranks,
+            state: Mutex::new((0, 0, false)),
+            turned: Condvar::new(),
+        }
+    }
+
+    fn wait(&self) {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let generation = state.1;
+        state.0 += 1;
+        if state.0 == self.ranks {
+            *state = (0, generation + 1, state.2);
+            self.turned.notify_all();
+        }
+        while state.1 == generation && !state.2 {
+            state = self.turned.wait(state).unwrap_or_else(|e| e.into_inner());
+        }
+        assert!(!state.2, "another rank of the group panicked");
+    }
+
+    fn break_all(&self) {
+        self.state.lock().unwrap_or_else(|e| e.into_inner()).2 = true;
+        self.turned.notify_all();
     }
 }
 
@@ -146,7 +193,7 @@ impl Primitives for Loopback {
     }
 
     fn sum_piece(&self, values: &mut [u64]) {
-        self.carried(values.len() * size_of::<u64>());
+        self.carried(size_of_val(values));
         let mine = values.to_vec();
         let sums: Vec<u64> = self.round(
             |s| s.values.lock().unwrap()[self.rank] = mine,
@@ -375,6 +422,21 @@ mod tests {
             t.primitive_calls()
         });
         assert_eq!(calls, [5001, 5001]);
+    }
+
+    #[test]
+    fn a_panicking_rank_fails_the_others_instead_of_hanging() {
+        let ends = Loopback::group_with_message_bytes(3, 64);
+        let runs: Vec<_> = ends
+            .into_iter()
+            .map(|end| {
+                thread::spawn(move || {
+                    assert!(end.rank() != 1, "rank 1 fails");
+                    end.sum(1)
+                })
+            })
+            .collect();
+        assert!(runs.into_iter().all(|r| r.join().is_err()));
     }
 
     #[test]

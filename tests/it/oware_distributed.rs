@@ -131,7 +131,7 @@ fn ranks_that_see_different_folders_are_refused() {
                 let options = &options;
                 scope.spawn(move || {
                     let result = tb::build_on(dir, Ruleset::Awari, options, &Quiet, &transport);
-                    result.err().expect("a refusal").to_string()
+                    result.map(drop).expect_err("a refusal").to_string()
                 })
             })
             .collect();

@@ -419,7 +419,10 @@ mod tests {
         });
     }
 
-    fn load(scratch: &Path, ranks: usize) -> Vec<Result<Option<(i8, [u8; 2])>, String>> {
+    /// Each rank's loaded threshold and array, or its error.
+    type Loaded = Result<Option<(i8, [u8; 2])>, String>;
+
+    fn load(scratch: &Path, ranks: usize) -> Vec<Loaded> {
         on_ranks(scratch, ranks, |checkpoints, transport| {
             let mut array = [0u8; 2];
             let loaded: Result<_, Error> = checkpoints.load(&mut [&mut array[..]], transport);
