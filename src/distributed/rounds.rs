@@ -110,6 +110,7 @@ impl Windows {
 /// Counts and their displacements in one buffer, converted to a
 /// transport's count type (MPI's `i32`); `None` if one does not fit. The
 /// sums are taken in `usize`, so nothing wraps on the way.
+#[cfg_attr(not(feature = "mpi"), allow(dead_code))] // MPI's, and tested without it
 pub(crate) fn partition<C: TryFrom<usize>>(counts: &[usize]) -> Option<(Vec<C>, Vec<C>)> {
     let mut at = 0usize;
     let mut displs = Vec::with_capacity(counts.len());
