@@ -139,7 +139,7 @@ fn ranks_that_see_different_folders_are_refused() {
     });
     for error in errors {
         assert!(
-            error.contains("rank 1 does not see the build folder") && error.contains("shared"),
+            error.contains("rank 1 does not see the build folder") && error.contains("share"),
             "{error}"
         );
     }
