@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The MPI tests, over real OpenMPI: distributed builds with 1, 2, 3 and 4
-# ranks up to 14 seeds, both rulesets, with the default message bound and
-# with messages of 4 KiB; every value and distance table compared byte for
-# byte with the single-process build's, and `verify` run on each folder.
+# ranks up to 14 seeds, both rulesets, each number of ranks once with the
+# default message bound and once with messages of 4 KiB; every value and
+# distance table compared byte for byte with the single-process build's,
+# and `verify` run on each folder.
 # Then a 2-rank build with checkpoints every second in which one rank is
 # killed (kill -9) in the middle of a layer: mpirun must fail, no table of
 # that layer may exist, a rerun with 3 ranks is refused, and the rerun with
@@ -27,10 +28,16 @@ same_tables() {
     done
 }
 
+# Each ruleset with 1 to 4 ranks; the message bound alternates, so that each
+# number of ranks runs with each bound once.
+bounds=(256M 4K)
+turn=0
 for rules in awari abapa; do
-    "$bin" build oware --rules "$rules" --max-seeds 18 --dir "$work/single" >/dev/null 2>&1
+    turn=$((1 - turn))
+    max=$([[ $rules == awari ]] && echo 18 || echo 14)
+    "$bin" build oware --rules "$rules" --max-seeds "$max" --dir "$work/single" >/dev/null 2>&1
     for ranks in 1 2 3 4; do
-        for message in 256M 4K; do
+        for message in "${bounds[(ranks + turn) % 2]}"; do
             built=$work/np$ranks-$message
             "${mpirun[@]}" -np "$ranks" "$bin" build oware --distributed --rules "$rules" \
                 --max-seeds 14 --threads 1 --message-size "$message" --dir "$built" \
@@ -51,7 +58,7 @@ command=(build oware --distributed --max-seeds 18 --threads 1 --checkpoint-every
 "${mpirun[@]}" -np 2 "$bin" "${command[@]}" >"$work/killed.log" 2>&1 &
 mpirun_pid=$!
 scratch=$killed/oware-awari/build.18
-until compgen -G "$scratch/*rank0-of-2.next*" >/dev/null && compgen -G "$scratch/*rank1-of-2.next*" >/dev/null; do
+until compgen -G "$scratch/*rank0-of-2.next*[0-9]" >/dev/null && compgen -G "$scratch/*rank1-of-2.next*[0-9]" >/dev/null; do
     kill -0 "$mpirun_pid" 2>/dev/null || { cat "$work/killed.log"; echo "the build ended before a checkpoint of layer 18"; exit 1; }
     sleep 0.2
 done

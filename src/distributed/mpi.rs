@@ -81,6 +81,11 @@ impl Primitives for Mpi {
     }
 
     fn gather_piece(&self, mine: &[u8], piece_counts: &[usize], recv: &mut [u8]) {
+        // An empty byte slice points at address 1, which OpenMPI takes for
+        // MPI_IN_PLACE (and refuses from a rank not the root): give MPI
+        // one that points at a real byte.
+        let byte = [0u8];
+        let mine = if mine.is_empty() { &byte[..0] } else { mine };
         let root = self.world.process_at_rank(0);
         if self.world.rank() == 0 {
             let (recv_counts, recv_displs) = counts(piece_counts);

@@ -251,9 +251,10 @@ impl RankCheckpoints {
     }
 
     /// Loads the last checkpoint every rank saved into `arrays`; returns
-    /// its next threshold, or `None` if no rank saved one. Checkpoints of
-    /// another number of ranks, or some ranks' without one that all saved,
-    /// are an error on every rank.
+    /// its next threshold, or `None` if no rank saved one (or only some
+    /// saved the first). Checkpoints of another number of ranks, or a set
+    /// with no threshold every rank saved beyond that, are an error on
+    /// every rank.
     pub fn load<E: std::error::Error + 'static, T: Transport>(
         &mut self,
         arrays: &mut [&mut [u8]],
@@ -282,7 +283,10 @@ impl RankCheckpoints {
             )));
         }
         let common = masks.iter().fold(u64::MAX, |all, &mask| all & mask);
-        if masks.iter().all(|&mask| mask == 0) {
+        // No rank saved one, or the first save was cut short (a rank killed
+        // while saving it): the layer starts again.
+        let any = masks.iter().fold(0, |any, &mask| any | mask);
+        if any.count_ones() <= 1 && common == 0 {
             return Ok(None);
         }
         if common == 0 {
@@ -474,11 +478,26 @@ mod tests {
                 "{error}"
             );
         }
+        // The first save cut short on rank 1: the layer starts again.
         fs::remove_file(scratch.join("checkpoint.in-memory.rank1-of-2.next4")).unwrap();
+        assert_eq!(load(&scratch, 2), vec![Ok(None), Ok(None)]);
+        // Rank 1's only checkpoint lost: nothing every rank saved.
+        let file = "checkpoint.in-memory.rank";
+        fs::copy(
+            scratch.join(format!("{file}0-of-2.next4")),
+            scratch.join(format!("{file}0-of-2.next2")),
+        )
+        .unwrap();
+        fs::rename(
+            scratch.join(format!("{file}0-of-2.next4")),
+            scratch.join(format!("{file}1-of-2.next4")),
+        )
+        .unwrap();
         for loaded in load(&scratch, 2) {
             let error = loaded.unwrap_err();
             assert!(
-                error.contains("incomplete") && error.contains("rank 1 none"),
+                error.contains("incomplete")
+                    && error.contains("rank 0 threshold 2; rank 1 threshold 4"),
                 "{error}"
             );
         }
