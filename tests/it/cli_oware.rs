@@ -421,3 +421,32 @@ fn plan_sizes_sweeps_to_the_disk_and_refuses_too_little() {
     let out = mancala_tb(&args.iter().map(String::as_str).collect::<Vec<_>>());
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// `plan oware --nodes K` refuses a build whose share of a layer does not
+/// fit a node (the shares are built in memory), with the build's reason,
+/// rather than projecting it.
+#[test]
+fn plan_refuses_a_share_too_large_for_its_node() {
+    let args = [
+        "plan",
+        "oware",
+        "--max-seeds",
+        "40",
+        "--nodes",
+        "2",
+        "--memory",
+        "1G",
+        "--lower-cache",
+        "0",
+        "--calibrate-seeds",
+        "10",
+    ];
+    let out = mancala_tb(&args);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stdout(&out).is_empty(), "{}", stdout(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("layer 40 split over 2 ranks needs") && err.contains("the budget is 1.0 GiB"),
+        "{err}"
+    );
+}

@@ -249,12 +249,19 @@ pub enum TablebaseError {
     /// A projected layer whose files would not fit the disk `plan` was
     /// given.
     #[error(
-        "layer {seeds} needs at least {} of disk (the tables below it, raw copies of the lower \
-         layers read from files, its own table, raw copy, scratch and checkpoint, and a part's \
-         deferred lookups); --disk is {} (raise --disk, or --memory so that fewer lower layers \
-         live in files)",
+        "layer {seeds} needs at least {} of disk ({}); --disk is {} ({})",
         human_bytes(*needed),
-        human_bytes(*disk)
+        match shared {
+            false => "the tables below it, raw copies of the lower layers read from files, its own \
+                      table, raw copy, scratch and checkpoint, and a part's deferred lookups",
+            true => "on the shared folder: the tables below it, and its ranks' checkpoints twice \
+                     or its tables, their part files and a checkpoint",
+        },
+        human_bytes(*disk),
+        match shared {
+            false => "raise --disk, or --memory so that fewer lower layers live in files",
+            true => "raise --disk: the shared folder holds all of it",
+        }
     )]
     PlanDiskTooSmall {
         /// The layer.
@@ -263,6 +270,8 @@ pub enum TablebaseError {
         needed: u64,
         /// The disk given.
         disk: u64,
+        /// Whether on the shared folder of a build on several nodes.
+        shared: bool,
     },
     /// A distributed build whose share of a layer does not fit a rank's
     /// memory budget.

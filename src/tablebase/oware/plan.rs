@@ -17,7 +17,7 @@ use crate::error::PathContext;
 use crate::games::oware::{MAX_SEEDS, Ruleset};
 use crate::index::oware as index;
 use crate::solve::oware::DEFERRED_BYTES_PER_POSITION;
-use crate::solve::oware::Engine;
+use crate::solve::oware::{self as engine, Engine};
 use crate::solve::phases;
 use crate::tablebase::{FileError, Quiet};
 
@@ -47,13 +47,11 @@ const FIT_MIN_POSITIONS: u64 = 100_000_000;
 const NODE_EFFICIENCY: f64 = 0.7;
 /// Bytes a distributed build sends per position when every parent update
 /// goes to another rank: one 8-byte notice per non-capturing edge walked,
-/// about 2.75 edges a position. With [`GATHER_BYTES_PER_POSITION`], R ranks
-/// send `2 + 22 × (R − 1) / R`; `scripts/bench-mpi.sh` prints the bytes
-/// sent per position at 2 and 3 ranks.
+/// about 2.75 edges a position. R ranks send `22 × (R − 1) / R` (the
+/// notices to a position's own rank stay there); no values cross (each
+/// rank writes its share of the tables itself). `scripts/bench-mpi.sh`
+/// prints the bytes sent per position at 2 and 3 ranks.
 const NOTICE_BYTES_PER_POSITION: f64 = 22.0;
-/// Bytes per position of the values gathered for the table (values and
-/// marks).
-const GATHER_BYTES_PER_POSITION: f64 = 2.0;
 /// Seconds per position to decode a stored table block, per thread:
 /// `CODINGS=0 cargo bench --bench coding -- DIR 22 26` prints the time to
 /// decode every block of those layers (zstd; divide by their positions).
@@ -79,12 +77,27 @@ const DISTANCE_SHARE: f64 = 1.6;
 /// 26 (0.45 for 0..=20 as a whole).
 const DISTANCE_TABLE_BYTES_PER_POSITION: f64 = 0.43;
 
-/// Bytes the ranks of a build on `ranks` send each other per position.
-fn sent_bytes_per_position(ranks: usize) -> f64 {
+/// Bytes of notices the ranks of a build on `ranks` send each other per
+/// position of a layer.
+fn notice_bytes_per_position(ranks: usize) -> f64 {
     match ranks {
         0 | 1 => 0.0,
-        r => GATHER_BYTES_PER_POSITION + NOTICE_BYTES_PER_POSITION * (r - 1) as f64 / r as f64,
+        r => NOTICE_BYTES_PER_POSITION * (r - 1) as f64 / r as f64,
     }
+}
+
+/// Bytes per position of layer tables written: the values' table, and the
+/// distance table's where the distances are found.
+fn table_bytes_per_position(distances: bool) -> f64 {
+    TABLE_BYTES_PER_POSITION + distances as u8 as f64 * DISTANCE_TABLE_BYTES_PER_POSITION
+}
+
+/// Bytes of one checkpoint of a distributed build per position of the
+/// layer (all ranks' together): the in-memory engine's values and states,
+/// and the levels' distances if it finds them.
+fn share_checkpoint_bytes_per_position(levels: bool) -> f64 {
+    Engine::InMemory.checkpoint_bytes_per_position()
+        + levels as u8 as f64 * engine::distance::BYTES_PER_POSITION as f64
 }
 
 /// The rates measured by [`calibrate`]: positions per second of its
@@ -374,12 +387,18 @@ pub struct Assumptions {
     /// In-memory rates recorded here, used over the calibration's where
     /// they reach.
     pub recorded: Option<RecordedRates>,
-    /// Disk per node for the tables and the scratch files; `None`: as much
-    /// as a layer needs, its deferred lookups swept at once.
+    /// Disk for the tables and the scratch files: per node in one process;
+    /// with several nodes, the shared build folder's (which holds all of
+    /// it); `None`: as much as a layer needs, its deferred lookups swept at
+    /// once.
     pub disk: Option<u64>,
+    /// With several nodes, the most bytes one message carries (`build oware
+    /// --message-size`; brought within the transport's limits as there).
+    pub message_bytes: u64,
     /// Whether the build finds the distance tables (`build oware` without
-    /// `--no-distances`): those of every layer whose pass fits the memory,
-    /// in a build in one process.
+    /// `--no-distances`): in one process, those of every layer whose levels
+    /// or pass fit the memory; with several nodes, those whose levels fit
+    /// beside each share.
     pub distances: bool,
 }
 
@@ -389,7 +408,8 @@ pub struct Assumptions {
 pub struct Projection {
     /// What the projection assumes.
     pub assumptions: StatedAssumptions,
-    /// Disk at the largest, all nodes together.
+    /// Disk at the largest, all nodes together (with several nodes, on the
+    /// shared build folder).
     pub disk_bytes: u64,
     /// Each layer built, from 0.
     pub layers: Vec<LayerProjection>,
@@ -410,39 +430,69 @@ pub struct Projection {
 /// much.
 pub const RATE_SPREAD: f64 = 0.15;
 
-/// One layer of a projection.
+/// One layer of a projection. Memory is the node's with the largest share
+/// of the layer: `memory_bytes` is the sum of `engine_bytes`,
+/// `levels_bytes`, `lower_resident_bytes` and `message_buffer_bytes`, the
+/// figure the build plans (and reports as it starts the layer).
 #[derive(Clone, Copy, Debug, Serialize)]
 pub struct LayerProjection {
     /// Disk in use at the end of the layer's build, all nodes together:
-    /// the tables so far plus the layer's scratch.
+    /// the tables so far plus the layer's scratch. With several nodes, on
+    /// the shared folder: the tables so far, the layer's tables and its
+    /// ranks' part files of them, and two checkpoints of every share.
     pub disk_bytes: u64,
     /// Wall time the layer's distances take (in `seconds` too): what the
     /// in-memory engine adds to find them as it builds the layer, or the
-    /// pass over the finished layer; `None` where the build finds no
-    /// distance table (not asked, neither fits the memory, or a
-    /// distributed build).
+    /// pass over the finished layer (in one process only); `None` where
+    /// the build finds no distance table (not asked, or neither fits the
+    /// memory; with several nodes, the levels do not fit beside a share).
     pub distance_seconds: Option<f64>,
     /// Whether the in-memory engine finds the distances as it builds the
     /// layer (else a pass does, if any).
     pub distances_while_building: bool,
+    /// The engine's state for the node's share (its arrays, parts, buffers
+    /// and the fixed reserve), without levels or message buffers.
+    pub engine_bytes: u64,
     /// The least memory per node its engine accepts, whatever the threads
     /// (its arrays, its fixed buffers, a part of one chunk and the
-    /// reserve): the buffers that exist per thread shrink to fit it.
+    /// reserve): the buffers that exist per thread shrink to fit it. With
+    /// several nodes, its share's and the message buffers: below it the
+    /// build refuses the share ([`TablebaseError::ShareTooLarge`]).
     pub least_memory_bytes: u64,
-    /// Peak memory per node (the engine; lower layers are read from disk).
+    /// The levels that find the distances as the share is built (0 if not).
+    pub levels_bytes: u64,
+    /// The lower layers kept decoded in memory, whole (1 byte a position);
+    /// the others are cached, streamed or read from their tables.
+    pub lower_resident_bytes: u64,
+    /// Peak memory per node: the sum of the four parts.
     pub memory_bytes: u64,
+    /// With several nodes, what a rank holds for an exchange: twice its
+    /// outbox (the notices it queues, and as many received) and one
+    /// message; 0 in one process.
+    pub message_buffer_bytes: u64,
     /// The engine the memory budget allows (`in memory`, `out of core`).
     #[serde(rename = "mode", serialize_with = "as_text")]
     pub engine: Engine,
+    /// Bytes crossing the network per position of the layer (0 in one
+    /// process): the notices (`notice_bytes_per_position` of the
+    /// assumptions) and the tables written into the shared folder
+    /// (`table_bytes_per_position`).
+    pub network_bytes_per_position: f64,
     /// Its positions.
     pub positions: u64,
     /// Wall time of the layer's build.
     pub seconds: f64,
     /// The layer.
     pub seeds: usize,
+    /// Positions of the largest node's share (the layer in one process):
+    /// whole chunks of the engine.
+    pub share_positions: u64,
     /// Rounds in which its set-up sweeps the layer, deferring its lookups
     /// into the lower layers read in order (0 if none is).
     pub sweeps: u64,
+    /// Bytes per position of the layer's tables written: its values', and
+    /// its distances' where found.
+    pub table_bytes_per_position: f64,
 }
 
 /// [`Assumptions`] with the constants of this module, and in words.
@@ -470,12 +520,21 @@ pub struct StatedAssumptions {
     pub lower_cache_bytes: u64,
     /// [`Assumptions::memory`].
     pub memory_bytes: u64,
+    /// [`Assumptions::message_bytes`], as the transport keeps it (0 in one
+    /// process).
+    pub message_bytes: u64,
     /// `NETWORK_BYTES_PER_SECOND`.
     pub network_bytes_per_second: f64,
     /// `NODE_EFFICIENCY`.
     pub node_efficiency: f64,
     /// [`Assumptions::nodes`].
     pub nodes: usize,
+    /// Bytes of notices a node sends per position of a layer with
+    /// [`Assumptions::nodes`] (`22 × (K − 1) / K`; 0 in one process).
+    pub notice_bytes_per_position: f64,
+    /// The notices a rank queues before an exchange (`OUTBOX_BYTES`, as
+    /// `build oware`; 0 in one process).
+    pub outbox_bytes: u64,
     /// `RATE_EXPONENT`.
     pub rate_exponent: f64,
     /// `RATE_FALL_ENDS`.
@@ -486,8 +545,6 @@ pub struct StatedAssumptions {
     pub recorded_seeds: Vec<usize>,
     /// [`Engine::scratch_bytes_per_position`] out of core.
     pub scratch_bytes_per_position: f64,
-    /// `sent_bytes_per_position` of [`Assumptions::nodes`].
-    pub sent_bytes_per_position: f64,
     /// [`Calibration::serial`].
     pub serial_shares: SerialShares,
     /// All of it in sentences, as `plan oware` lists it.
@@ -523,17 +580,28 @@ impl From<&Assumptions> for StatedAssumptions {
                 c.serial.speedup(Engine::Compact, 16),
                 index::layer_size(RATE_FALL_ENDS) as f64 / 1e9,
             ),
-            format!(
-                "{} node(s), each with {} of memory, holding an equal share of each layer; several nodes keep {:.0}% of their rate",
-                a.nodes,
-                crate::memory::human_bytes(a.memory),
-                NODE_EFFICIENCY * 100.0
-            ),
-            format!(
-                "between nodes: {:.1} bytes sent per position (2 + 22 x (K-1)/K) over {:.0} Gbit/s per node, not overlapping computation",
-                sent_bytes_per_position(a.nodes),
-                NETWORK_BYTES_PER_SECOND * 8.0 / 1e9
-            ),
+            match a.nodes {
+                1 => format!(
+                    "1 node with {} of memory; a layer's memory is its engine's (and its levels, where it finds the distances as it builds) plus the lower layers kept in memory",
+                    crate::memory::human_bytes(a.memory),
+                ),
+                k => format!(
+                    "{k} nodes (ranks), each with {} of memory, holding a share of each layer (whole chunks of {} positions, as even as they go; the largest is projected), built in memory only beside its message buffers: twice its outbox of notices ({}, as `build oware`) and one message of at most {} (--message-size); then the levels where they fit; then whole lower layers kept decoded in memory where the room left holds them (1 byte/position), the rest read from their tables in the shared folder; a share that does not fit is refused; several nodes keep {:.0}% of their rate",
+                    crate::memory::human_bytes(a.memory),
+                    engine::CHUNK,
+                    crate::memory::human_bytes(engine::OUTBOX_BYTES),
+                    crate::memory::human_bytes(message_bytes(a)),
+                    NODE_EFFICIENCY * 100.0
+                ),
+            },
+            match a.nodes {
+                1 => "between nodes: nothing (one node)".to_string(),
+                k => format!(
+                    "between nodes, per position of a layer: {:.2} bytes of notices (8 bytes, about 2.75 a position, {NOTICE_BYTES_PER_POSITION} x (K-1)/K with K = {k}), no values (no layer is gathered), and the tables each rank writes into the shared folder ({TABLE_BYTES_PER_POSITION} bytes/position, {DISTANCE_TABLE_BYTES_PER_POSITION} more where distances are found; their part files' copy into place and check are not counted); over {:.0} Gbit/s per node, not overlapping computation",
+                    notice_bytes_per_position(k),
+                    NETWORK_BYTES_PER_SECOND * 8.0 / 1e9
+                ),
+            },
             format!(
                 "lower layers the memory left beside the engine cannot keep are kept decoded in scratch files up to {} (read through the page cache); a part of a layer decodes all of layers n-2 and n-3 that neither keeps (captures reach them all), at {:.1} ns per position per thread",
                 crate::memory::human_bytes(a.lower_cache),
@@ -545,22 +613,37 @@ impl From<&Assumptions> for StatedAssumptions {
                 Engine::Compact.io_bytes_per_position(),
                 DISK_BYTES_PER_SECOND / 1e9
             ),
-            format!(
-                "disk, as the build counts it: {TABLE_BYTES_PER_POSITION} bytes/position of tables, the raw copies of lower layers cached or streamed, a layer's own raw copy, scratch and checkpoint, and its deferred lookups, {}",
-                match a.disk {
-                    Some(disk) => format!(
-                        "swept in as many rounds as {} per node leaves room for (each round reads the streamed layers again)",
-                        crate::memory::human_bytes(disk)
-                    ),
-                    None => "all of a layer's at once (no --disk given)".to_string(),
-                }
-            ),
+            match a.nodes {
+                1 => format!(
+                    "disk, as the build counts it: {TABLE_BYTES_PER_POSITION} bytes/position of tables, the raw copies of lower layers cached or streamed, a layer's own raw copy, scratch and checkpoint, and its deferred lookups, {}",
+                    match a.disk {
+                        Some(disk) => format!(
+                            "swept in as many rounds as {} per node leaves room for (each round reads the streamed layers again)",
+                            crate::memory::human_bytes(disk)
+                        ),
+                        None => "all of a layer's at once (no --disk given)".to_string(),
+                    }
+                ),
+                _ => format!(
+                    "disk, all of it on the shared build folder{}: the tables so far, and at a layer's peak either its ranks' checkpoints in its scratch folder, {} bytes/position with the levels ({} without: values and states), twice for a moment (a new one is written before the older is removed), or the last of them with the layer's tables and the part files its ranks code them into (the same bytes again), whichever is more",
+                    match a.disk {
+                        Some(disk) => format!(" ({}, --disk)", crate::memory::human_bytes(disk)),
+                        None => " (no --disk given)".to_string(),
+                    },
+                    share_checkpoint_bytes_per_position(true),
+                    share_checkpoint_bytes_per_position(false),
+                ),
+            },
         ];
         stated.push(least_stated());
         stated.push(match a.distances {
+            true if a.nodes > 1 => format!(
+                "distance tables, with several nodes: found by the ranks as they build a layer where the levels fit beside each share ({} bytes/position more), adding {LEVELS_SHARE} of the layer's time, and written share by share; elsewhere none (no pass runs across nodes: a later build in one process adds them where it can); {DISTANCE_TABLE_BYTES_PER_POSITION} bytes/position of table",
+                engine::levels_bytes(1 << 20) as f64 / (1 << 20) as f64,
+            ),
             true => format!(
                 "distance tables, in a build in one process: found by the in-memory engine as it builds a layer where they fit beside it ({} bytes/position more), adding {LEVELS_SHARE} of the layer's time; else by a pass over the finished layer where it fits the memory ({} bytes/position, its values decoded), taking {DISTANCE_SHARE} times the in-memory build's time of the layer; {DISTANCE_TABLE_BYTES_PER_POSITION} bytes/position of table",
-                crate::solve::oware::levels_bytes(1 << 20) as f64 / (1 << 20) as f64,
+                engine::levels_bytes(1 << 20) as f64 / (1 << 20) as f64,
                 distance::pass_bytes_per_position(false)
             ),
             false => "no distance tables (--no-distances)".into(),
@@ -593,9 +676,15 @@ impl From<&Assumptions> for StatedAssumptions {
             in_memory_rate: c.in_memory,
             lower_cache_bytes: a.lower_cache,
             memory_bytes: a.memory,
+            message_bytes: message_bytes(a),
             network_bytes_per_second: NETWORK_BYTES_PER_SECOND,
             node_efficiency: NODE_EFFICIENCY,
             nodes: a.nodes,
+            notice_bytes_per_position: notice_bytes_per_position(a.nodes),
+            outbox_bytes: match a.nodes {
+                1 => 0,
+                _ => engine::OUTBOX_BYTES,
+            },
             rate_exponent: RATE_EXPONENT,
             rate_fall_ends_seeds: RATE_FALL_ENDS,
             recorded_rate_exponent: a.recorded.as_ref().map(|r| r.exponent),
@@ -604,11 +693,22 @@ impl From<&Assumptions> for StatedAssumptions {
                 .as_ref()
                 .map_or_else(Vec::new, RecordedRates::seeds),
             scratch_bytes_per_position: Engine::OutOfCore.scratch_bytes_per_position(),
-            sent_bytes_per_position: sent_bytes_per_position(a.nodes),
             serial_shares: c.serial,
             stated,
             table_bytes_per_position: TABLE_BYTES_PER_POSITION,
             threads: a.threads,
+        }
+    }
+}
+
+/// The bound on one message of the build `a` projects, as its transport
+/// keeps it (0 in one process).
+fn message_bytes(a: &Assumptions) -> u64 {
+    match a.nodes {
+        1 => 0,
+        k => {
+            let asked = usize::try_from(a.message_bytes).unwrap_or(usize::MAX);
+            crate::distributed::clamp_message_bytes(asked, k) as u64
         }
     }
 }
@@ -668,6 +768,13 @@ pub fn project(max_seeds: usize, assumptions: &Assumptions) -> Result<Projection
     if max_seeds > MAX_SEEDS {
         return Err(TablebaseError::TooManySeeds(max_seeds));
     }
+    // As the build does, every layer is planned first, the largest first:
+    // a budget too small (a share too large for its node) is refused,
+    // naming what the whole build needs, before anything is projected.
+    let budget = node_budget(max_seeds, assumptions);
+    for seeds in (0..=max_seeds).rev() {
+        budget.plan(seeds, largest_share(seeds, &budget))?;
+    }
     let layers = project_layers(max_seeds, assumptions, 1.0)?;
     let seconds = |rates: f64| -> Result<f64, TablebaseError> {
         let layers = project_layers(max_seeds, assumptions, rates)?;
@@ -719,40 +826,61 @@ fn project_layers(
                 / c.serial.speedup(plan.engine, c.threads)
                 * nodes
                 * rates;
-            let network = positions as f64 * sent_bytes_per_position(a.nodes)
-                / a.nodes as f64
-                / NETWORK_BYTES_PER_SECOND;
             let disk = layer_disk(seeds, share, &plan, &places, &budget, tables, a.disk)?;
             let lower = read_lower(seeds, share, &plan, &places, disk.sweeps, a.threads);
             // The calibration's scratch files stayed in the page cache.
             let scratch =
                 share as f64 * plan.engine.io_bytes_per_position() / DISK_BYTES_PER_SECOND;
             let pass_fits = distance::pass_bytes(seeds, false) <= a.memory;
-            let distance_seconds = match (a.distances && a.nodes == 1, plan.levels) {
+            // Several nodes find the distances only as they build: no pass
+            // runs across them.
+            let distance_seconds = match (a.distances, plan.levels) {
                 (false, _) => None,
                 (true, true) => Some(positions as f64 / rate * LEVELS_SHARE),
-                (true, false) => pass_fits.then(|| {
+                (true, false) => (a.nodes == 1 && pass_fits).then(|| {
                     positions as f64 * DISTANCE_SHARE
                         / in_memory
                         / c.serial.speedup(Engine::InMemory, a.threads)
                         * c.serial.speedup(Engine::InMemory, c.threads)
                 }),
             };
+            let table_bytes = table_bytes_per_position(distance_seconds.is_some());
+            // Each node sends its share's notices and writes its share of
+            // the tables into the shared folder.
+            let network_bytes = match a.nodes {
+                1 => 0.0,
+                k => notice_bytes_per_position(k) + table_bytes,
+            };
+            let network =
+                positions as f64 * network_bytes / a.nodes as f64 / NETWORK_BYTES_PER_SECOND;
             let seconds = positions as f64 / rate + lower + scratch + network;
             let seconds = seconds + distance_seconds.unwrap_or(0.0);
-            tables += (positions as f64 * TABLE_BYTES_PER_POSITION) as u64;
-            if distance_seconds.is_some() {
-                tables += (positions as f64 * DISTANCE_TABLE_BYTES_PER_POSITION) as u64;
-            }
+            tables += (positions as f64 * table_bytes) as u64;
+            // The node's memory, as the build plans it: the engine's plan
+            // (its levels and message buffers in it) and the lower layers
+            // kept in memory.
+            let levels_bytes = match plan.levels {
+                true => engine::levels_bytes(share),
+                false => 0,
+            };
+            let message_buffer_bytes = budget.message_buffer_bytes();
+            let lower_resident_bytes = bytes_at(&places, Place::Resident, 0..seeds);
             Ok(LayerProjection {
                 seeds,
                 positions,
+                share_positions: share,
                 engine: plan.engine,
-                least_memory_bytes: least_bytes(plan.engine, seeds, share),
-                memory_bytes: plan.engine_bytes,
+                least_memory_bytes: least_bytes(plan.engine, seeds, share) + message_buffer_bytes,
+                engine_bytes: plan.engine_bytes - levels_bytes - message_buffer_bytes,
+                levels_bytes,
+                lower_resident_bytes,
+                message_buffer_bytes,
+                memory_bytes: plan.engine_bytes + lower_resident_bytes,
                 disk_bytes: disk.bytes,
                 distance_seconds,
                 distances_while_building: distance_seconds.is_some() && plan.levels,
+                network_bytes_per_position: network_bytes,
+                table_bytes_per_position: table_bytes,
                 sweeps: disk.sweeps,
                 seconds,
             })
@@ -767,6 +895,7 @@ fn node_budget(max_seeds: usize, a: &Assumptions) -> Budget {
     let options = BuildOptions {
         lower_cache: a.lower_cache,
         distances: a.distances,
+        message_bytes: message_bytes(a),
         ..BuildOptions::new(max_seeds, a.memory)
     };
     options.budget(a.nodes)
@@ -779,13 +908,19 @@ fn node_plan(
     seeds: usize,
     budget: &Budget,
 ) -> Result<(u64, LayerPlan, Vec<Place>), TablebaseError> {
-    let share = (0..budget.ranks)
-        .map(|rank| budget.share(seeds, rank).len())
-        .max()
-        .unwrap_or(0) as u64;
+    let share = largest_share(seeds, budget);
     let plan = budget.plan(seeds, share)?;
     let places = placement(seeds, &plan, budget);
     Ok((share, plan, places))
+}
+
+/// Positions of the largest share of layer `seeds` under `budget` (the
+/// layer, in one process).
+fn largest_share(seeds: usize, budget: &Budget) -> u64 {
+    (0..budget.ranks)
+        .map(|rank| budget.share(seeds, rank).len())
+        .max()
+        .unwrap_or(0) as u64
 }
 
 /// The seconds a node with `threads` spends reading the lower layers for
@@ -838,8 +973,9 @@ struct LayerDisk {
 /// it, its lower layers at `places`), with `tables` bytes of tables below
 /// it, as the build checks it: the raw copies of the lower layers cached or
 /// streamed, the layer's own files and its deferred lookups, swept in as
-/// many rounds as `disk` (if given) leaves room for. A layer that does not
-/// fit is an error naming the least it needs.
+/// many rounds as `disk` (if given) leaves room for. With several nodes,
+/// all of it on the shared folder ([`shared_layer_bytes`]). A layer that
+/// does not fit is an error naming the least it needs.
 fn layer_disk(
     seeds: usize,
     share: u64,
@@ -849,6 +985,18 @@ fn layer_disk(
     tables: u64,
     disk: Option<u64>,
 ) -> Result<LayerDisk, TablebaseError> {
+    if budget.ranks > 1 {
+        let bytes = tables + shared_layer_bytes(seeds, plan.levels);
+        return match disk {
+            Some(disk) if bytes > disk => Err(TablebaseError::PlanDiskTooSmall {
+                seeds,
+                needed: bytes,
+                disk,
+                shared: true,
+            }),
+            _ => Ok(LayerDisk { bytes, sweeps: 0 }),
+        };
+    }
     let copies =
         bytes_at(places, Place::Cached, 0..seeds) + bytes_at(places, Place::Streamed, 0..seeds);
     let fixed = tables + copies + layer_bytes(seeds, plan.engine, has_raw_copy(seeds, budget));
@@ -858,6 +1006,7 @@ fn layer_disk(
         seeds,
         needed: least,
         disk,
+        shared: false,
     };
     let sweep = match (defers, disk) {
         (false, Some(disk)) if fixed > disk => return Err(too_small(disk)),
@@ -873,6 +1022,20 @@ fn layer_disk(
         bytes: fixed + deferred_bytes(sweep),
         sweeps: share.div_ceil(sweep.max(1)) * defers as u64,
     })
+}
+
+/// Bytes a distributed build of layer `seeds` adds to the shared folder at
+/// its peak (the ranks together). While the shares are solved, the ranks'
+/// checkpoints: a new one written before the older is removed, so two for
+/// a moment. Then, the last checkpoint still there, the layer's tables
+/// (the distances' where the engine finds them, with its `levels`) and as
+/// much again in the ranks' part files, before they are copied into place.
+/// The ranks keep no raw copies and stream nothing.
+fn shared_layer_bytes(seeds: usize, levels: bool) -> u64 {
+    let checkpoint = share_checkpoint_bytes_per_position(levels);
+    let tables = table_bytes_per_position(levels);
+    let per_position = (2.0 * checkpoint).max(checkpoint + 2.0 * tables);
+    (index::layer_size(seeds) as f64 * per_position) as u64
 }
 
 #[cfg(test)]
@@ -900,6 +1063,7 @@ mod tests {
             lower_cache: 0,
             recorded: None,
             disk: None,
+            message_bytes: crate::distributed::MESSAGE_BYTES as u64,
             distances: false,
         }
     }
@@ -959,16 +1123,37 @@ mod tests {
         assert!(!with.layers[20].distances_while_building);
         assert!(with.layers[20].distance_seconds.is_some());
         assert!(with.layers[24].distance_seconds.is_none());
-        let nodes = project(
-            20,
-            &Assumptions {
-                distances: true,
-                nodes: 2,
-                ..assumptions(memory)
-            },
-        )
-        .unwrap();
-        assert!(nodes.layers.iter().all(|l| l.distance_seconds.is_none()));
+        // Two nodes find them only as they build: where the levels fit
+        // beside each share, never by a pass. With room for layer 20's
+        // share but half its levels, the small layers are found, 20 not.
+        let two = |memory| Assumptions {
+            distances: true,
+            nodes: 2,
+            ..assumptions(memory)
+        };
+        let budget = node_budget(20, &two(1 << 30));
+        let share = budget.share(20, 0).len() as u64;
+        let tight = budget.message_buffer_bytes()
+            + least_bytes(Engine::InMemory, 20, share)
+            + engine::levels_bytes(share) / 2;
+        let nodes = project(20, &two(tight)).unwrap();
+        for l in &nodes.layers {
+            assert_eq!(
+                l.distance_seconds.is_some(),
+                l.distances_while_building,
+                "layer {}",
+                l.seeds
+            );
+        }
+        assert!(nodes.layers[16].distances_while_building);
+        assert!(nodes.layers[20].distance_seconds.is_none());
+        assert_eq!(nodes.layers[20].levels_bytes, 0);
+        assert_eq!(
+            nodes.layers[20].table_bytes_per_position,
+            TABLE_BYTES_PER_POSITION
+        );
+        let roomy = project(20, &two(1 << 30)).unwrap();
+        assert!(roomy.layers.iter().all(|l| l.distances_while_building));
     }
 
     #[test]
@@ -999,7 +1184,19 @@ mod tests {
         let stated = &json["assumptions"];
         assert_eq!(stated["memory_bytes"], 1u64 << 30);
         assert_eq!(stated["calibration_seeds"], 16);
-        assert_eq!(stated["sent_bytes_per_position"], 0.0);
+        assert_eq!(stated["notice_bytes_per_position"], 0.0);
+        assert_eq!(stated["message_bytes"], 0);
+        assert_eq!(layer["network_bytes_per_position"], 0.0);
+        assert_eq!(layer["message_buffer_bytes"], 0);
+        assert_eq!(layer["share_positions"], index::layer_size(12));
+        // One node keeps every lower layer that layer 12 reads in memory
+        // (layer 11 is read by no layer above 12), and counts them.
+        let kept: u64 = (0..=10).map(index::layer_size).sum();
+        assert_eq!(layer["lower_resident_bytes"], kept);
+        assert_eq!(
+            layer["memory_bytes"],
+            plan.layers[12].engine_bytes + plan.layers[12].levels_bytes + kept
+        );
         assert_eq!(stated["stated"].as_array().unwrap().len(), 9);
         let keys: Vec<&String> = json.as_object().unwrap().keys().collect();
         // A layer 20 out of core in 150 MB streams the lower layers it
@@ -1145,6 +1342,7 @@ mod tests {
                 lower_cache,
                 recorded: None,
                 disk: None,
+                message_bytes: options.message_bytes,
             };
             let budget = node_budget(TOP, &a);
             let layers = recorded.layers.into_inner().unwrap();
@@ -1172,6 +1370,138 @@ mod tests {
         for place in [Place::Resident, Place::Cached, Place::Stored] {
             assert!(places.contains(&place), "{place:?}");
         }
+    }
+
+    /// `plan --nodes 16 --memory 64G --max-seeds 48`: each node's memory is
+    /// the sum of its parts, as the build plans it, within the budget;
+    /// layer 48's largest share is a 16th of it in whole chunks; the
+    /// distances are found as the shares are built where the levels fit;
+    /// the network carries the notices and the tables; the shared folder
+    /// holds the tables, their part files and two checkpoints a rank.
+    #[test]
+    fn sixteen_nodes_project_what_each_node_holds_and_sends() {
+        use crate::solve::oware::{CHUNK, OUTBOX_BYTES};
+        let memory = 64 << 30;
+        let sixteen = Assumptions {
+            threads: 16,
+            nodes: 16,
+            distances: true,
+            ..assumptions(memory)
+        };
+        let plan = project(MAX_SEEDS, &sixteen).unwrap();
+        let buffers = 2 * OUTBOX_BYTES + crate::distributed::MESSAGE_BYTES as u64;
+        assert_eq!(buffers, 384 << 20);
+        let budget = node_budget(MAX_SEEDS, &sixteen);
+        let notices = 22.0 * 15.0 / 16.0;
+        assert_eq!(plan.assumptions.notice_bytes_per_position, notices);
+        assert_eq!(plan.assumptions.outbox_bytes, OUTBOX_BYTES);
+        let mut tables = 0u64;
+        for l in &plan.layers {
+            let what = format!("layer {}", l.seeds);
+            assert!(l.memory_bytes <= memory, "{what}: {}", l.memory_bytes);
+            assert_eq!(
+                l.memory_bytes,
+                l.engine_bytes + l.levels_bytes + l.lower_resident_bytes + l.message_buffer_bytes,
+                "{what}"
+            );
+            assert_eq!(l.message_buffer_bytes, buffers, "{what}");
+            let least = least_bytes(Engine::InMemory, l.seeds, l.share_positions);
+            assert_eq!(l.least_memory_bytes, least + buffers, "{what}");
+            assert_eq!(l.engine, Engine::InMemory, "{what}");
+            // The engine holds at least 1.5 bytes a position of the share.
+            assert!(l.engine_bytes >= l.share_positions * 3 / 2, "{what}");
+            let largest = (0..16).map(|r| budget.share(l.seeds, r).len()).max();
+            assert_eq!(Some(l.share_positions as usize), largest, "{what}");
+            // Where the levels fit beside the share, the distances are found
+            // as it is built; never by a pass.
+            let least = least_bytes(Engine::InMemory, l.seeds, l.share_positions);
+            let levels = engine::levels_bytes(l.share_positions);
+            let fit = least + levels + buffers <= memory;
+            assert_eq!(l.distances_while_building, fit, "{what}");
+            assert_eq!(l.distance_seconds.is_some(), fit, "{what}");
+            assert_eq!(l.levels_bytes, fit as u64 * levels, "{what}");
+            let table = 0.40 + fit as u8 as f64 * 0.43;
+            assert_eq!(l.table_bytes_per_position, table, "{what}");
+            assert!(
+                (l.network_bytes_per_position - (notices + table)).abs() < 1e-12,
+                "{what}: {}",
+                l.network_bytes_per_position
+            );
+            // The shared folder: the tables below, then two checkpoints of
+            // 3.5 bytes a position (values, states, levels), or one and
+            // this layer's tables and as much in part files.
+            let checkpoint = if fit { 3.5 } else { 1.5 };
+            let peak = f64::max(2.0 * checkpoint, checkpoint + 2.0 * table);
+            let own = (l.positions as f64 * peak) as u64;
+            assert_eq!(l.disk_bytes, tables + own, "{what}");
+            assert_eq!(l.sweeps, 0, "{what}");
+            tables += (l.positions as f64 * table) as u64;
+        }
+        // Layer 48: a 16th of its chunks, rounded up.
+        let top = plan.layers.last().unwrap();
+        assert_eq!(top.seeds, 48);
+        let chunks = index::layer_size(48).div_ceil(CHUNK as u64);
+        assert_eq!(top.share_positions, chunks.div_ceil(16) * CHUNK as u64);
+        assert!(top.distances_while_building);
+        // No layer is gathered: nothing near a whole layer per node.
+        assert!(plan.peak_memory_bytes <= memory);
+        // The same in the JSON.
+        let json = serde_json::to_value(&plan).unwrap();
+        let last = &json["layers"][47];
+        assert_eq!(last["seeds"], 48);
+        assert_eq!(last["share_positions"], top.share_positions);
+        assert_eq!(last["message_buffer_bytes"], buffers);
+        assert_eq!(json["assumptions"]["message_bytes"], 256u64 << 20);
+        assert!(json["assumptions"].get("sent_bytes_per_position").is_none());
+    }
+
+    /// A share too large for its node is refused with the reason, not
+    /// projected: as the build plans its layers, the largest first, so the
+    /// error names what the whole build needs per node.
+    #[test]
+    fn a_share_too_large_for_its_node_is_refused() {
+        let two = Assumptions {
+            nodes: 2,
+            distances: true,
+            ..assumptions(8 << 30)
+        };
+        let err = project(40, &two).unwrap_err();
+        let TablebaseError::ShareTooLarge {
+            seeds,
+            ranks,
+            budget,
+            needed,
+        } = err
+        else {
+            panic!("{err}")
+        };
+        assert_eq!((seeds, ranks, budget), (40, 2, 8 << 30));
+        let b = node_budget(40, &two);
+        let share = b.share(40, 0).len() as u64;
+        assert!(share >= index::layer_size(40) / 2);
+        // Half of layer 40 at 1.5 bytes a position, the reserve and a
+        // chunk's part, beside 2 x 64 MiB of outbox and a 256 MiB message.
+        assert_eq!(
+            needed,
+            least_bytes(Engine::InMemory, 40, share) + (384 << 20)
+        );
+        assert!(needed > share * 3 / 2 + (384 << 20) + super::super::FIXED_BYTES);
+        assert!(
+            err.to_string().contains("layer 40 split over 2 ranks"),
+            "{err}"
+        );
+        // Not projected at all, though the smaller layers fit: layer 35 is
+        // the first whose share does not.
+        let b = node_budget(34, &two);
+        let room = (8 << 30) - b.message_buffer_bytes();
+        let least = |s| least_bytes(Engine::InMemory, s, largest_share(s, &b));
+        assert!(least(34) <= room && least(35) > room);
+        assert!(project(34, &two).is_ok());
+        let err = project(35, &two).unwrap_err();
+        assert!(
+            matches!(err, TablebaseError::ShareTooLarge { seeds: 35, .. }),
+            "{err}"
+        );
     }
 
     /// Recorded layers are projected at their recorded rate, taken to the

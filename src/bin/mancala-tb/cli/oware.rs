@@ -217,6 +217,7 @@ fn build_options(args: &BuildOware, memory: u64) -> tb::BuildOptions {
         engine: args.engine,
         distances: !args.no_distances,
         sample_phases: args.phases,
+        message_bytes: args.message_size,
         ..tb::BuildOptions::new(args.max_seeds as usize, memory)
     }
 }
@@ -279,7 +280,12 @@ fn build_distributed(args: BuildOware) -> anyhow::Result<()> {
             );
             eprintln!("Memory budget {} per rank", human_bytes(memory));
         }
-        let options = build_options(&args, memory);
+        // The bound MPI keeps (brought within its limits for the ranks):
+        // each rank's budget holds a message piece of it.
+        let options = tb::BuildOptions {
+            message_bytes: mpi.message_bytes() as u64,
+            ..build_options(&args, memory)
+        };
         let bars = Bars::default();
         let observer: &dyn OwareObserver = if rank == 0 { &bars } else { &Quiet };
         let reports = tb::build_on(&args.dir, args.rules, &options, observer, &mpi)?;
@@ -331,7 +337,9 @@ pub struct PlanOware {
     /// Disk per node for the tables and scratch files: a layer whose set-up
     /// defers lookups sweeps it in as many rounds as the disk leaves room
     /// for, and a layer whose files do not fit is refused (default: no
-    /// limit, each layer swept at once)
+    /// limit, each layer swept at once). With --nodes above 1: the shared
+    /// build folder's, which holds the tables, their part files and every
+    /// rank's checkpoints
     #[arg(long, value_parser = parse_size)]
     disk: Option<u64>,
     /// Threads per node (default: the cores here); rates scale with them by
@@ -340,17 +348,29 @@ pub struct PlanOware {
     /// assumptions list them)
     #[arg(long)]
     threads: Option<usize>,
-    /// Nodes sharing each layer
+    /// Nodes sharing each layer (ranks of a `build oware --distributed`,
+    /// one a node): each builds its share in memory beside its message
+    /// buffers; a share that does not fit --memory is refused
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
     nodes: u64,
+    /// With --nodes above 1, the most bytes one message carries, as `build
+    /// oware --distributed --message-size`: each node holds one beside
+    /// twice its outbox of notices (64M)
+    #[arg(long, value_parser = parse_size, default_value = "256M")]
+    message_size: u64,
     /// The layer built to measure this machine's rates, three times with each engine (about a minute at 16 on 2 cores)
     #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(8..=22))]
     calibrate_seeds: u32,
-    /// Print JSON: {"layers": [{"seeds", "positions", "mode", "memory_bytes",
-    /// "least_memory_bytes", "disk_bytes", "distance_seconds", "distances_while_building",
-    /// "sweeps", "seconds"}, ...],
-    /// "positions", "peak_memory_bytes", "disk_bytes", "seconds", "seconds_spread"
-    /// (with every rate 15% higher, lower), "assumptions": {...}}
+    /// Print JSON: {"layers": [{"seeds", "positions", "share_positions" (the
+    /// largest node's), "mode", "memory_bytes" (per node: the sum of
+    /// "engine_bytes", "levels_bytes", "lower_resident_bytes" and
+    /// "message_buffer_bytes"), "least_memory_bytes", "disk_bytes",
+    /// "distance_seconds", "distances_while_building", "sweeps",
+    /// "table_bytes_per_position", "network_bytes_per_position" (notices
+    /// and tables), "seconds"}, ...], "positions", "peak_memory_bytes",
+    /// "disk_bytes", "seconds", "seconds_spread" (with every rate 15%
+    /// higher, lower), "assumptions": {..., "notice_bytes_per_position",
+    /// "outbox_bytes", "message_bytes", "stated": [...]}}
     #[arg(long)]
     json: bool,
     /// Project a build without distance tables (`build oware
@@ -385,6 +405,7 @@ pub fn plan(args: PlanOware) -> anyhow::Result<()> {
         lower_cache,
         recorded: tb::plan::RecordedRates::new(&times),
         disk: args.disk,
+        message_bytes: args.message_size,
         distances: !args.no_distances,
     };
     let plan = projected.install(|| tb::plan::project(args.max_seeds as usize, &assumptions))?;
@@ -392,31 +413,88 @@ pub fn plan(args: PlanOware) -> anyhow::Result<()> {
         println!("{}", serde_json::to_string(&plan)?);
         return Ok(());
     }
-    println!(
-        "{:>5} {:>15} {:<11} {:>12} {:>12} {:>12} {:>6} {:>18} {:>12}",
-        "seeds", "positions", "mode", "memory", "least", "disk", "sweeps", "distances", "time"
-    );
-    for l in &plan.layers {
-        let distances = l.distance_seconds.map_or("-".into(), |seconds| {
-            let how = if l.distances_while_building {
-                "built"
-            } else {
-                "pass"
+    let distances = |l: &tb::plan::LayerProjection| match l.distance_seconds {
+        Some(seconds) => {
+            let how = match l.distances_while_building {
+                true => "built",
+                false => "pass",
             };
             format!("{} ({how})", duration(seconds))
-        });
+        }
+        None if args.no_distances => "-".into(),
+        None => "none (no room)".into(),
+    };
+    if args.nodes == 1 {
         println!(
-            "{:>5} {:>15} {:<11} {:>12} {:>12} {:>12} {:>6} {:>18} {:>12}",
-            l.seeds,
-            l.positions,
-            l.engine.to_string(),
-            human_bytes(l.memory_bytes),
-            human_bytes(l.least_memory_bytes),
-            human_bytes(l.disk_bytes),
-            l.sweeps,
-            distances,
-            duration(l.seconds)
+            "{:>5} {:>15} {:<11} {:>12} {:>12} {:>12} {:>12} {:>12} {:>6} {:>18} {:>12}",
+            "seeds",
+            "positions",
+            "mode",
+            "memory",
+            "engine",
+            "lower kept",
+            "least",
+            "disk",
+            "sweeps",
+            "distances",
+            "time"
         );
+        for l in &plan.layers {
+            println!(
+                "{:>5} {:>15} {:<11} {:>12} {:>12} {:>12} {:>12} {:>12} {:>6} {:>18} {:>12}",
+                l.seeds,
+                l.positions,
+                l.engine.to_string(),
+                human_bytes(l.memory_bytes),
+                human_bytes(l.engine_bytes + l.levels_bytes),
+                human_bytes(l.lower_resident_bytes),
+                human_bytes(l.least_memory_bytes),
+                human_bytes(l.disk_bytes),
+                l.sweeps,
+                distances(l),
+                duration(l.seconds)
+            );
+        }
+    } else {
+        // Per node: the largest share, its memory and what it is made of;
+        // the network per position; the shared folder's disk.
+        println!(
+            "per node: memory = engine (its share's state) + levels + lower layers kept + message buffers; \
+             network bytes a position = notices + tables written to the shared folder; disk: the shared folder"
+        );
+        println!(
+            "{:>5} {:>15} {:>14} {:>10} {:>10} {:>10} {:>10} {:>10} {:>13} {:>10} {:>18} {:>12}",
+            "seeds",
+            "positions",
+            "share",
+            "memory",
+            "engine",
+            "levels",
+            "lower kept",
+            "buffers",
+            "net B/pos",
+            "disk",
+            "distances",
+            "time"
+        );
+        for l in &plan.layers {
+            let notices = plan.assumptions.notice_bytes_per_position;
+            println!(
+                "{:>5} {:>15} {:>14} {:>10} {:>10} {:>10} {:>10} {:>10} {:>13} {:>10} {:>18} {:>12}",
+                l.seeds,
+                l.positions,
+                l.share_positions,
+                human_bytes(l.memory_bytes),
+                human_bytes(l.engine_bytes),
+                human_bytes(l.levels_bytes),
+                human_bytes(l.lower_resident_bytes),
+                human_bytes(l.message_buffer_bytes),
+                format!("{notices:.2}+{:.2}", l.table_bytes_per_position),
+                human_bytes(l.disk_bytes),
+                distances(l),
+                duration(l.seconds)
+            );
+        }
     }
     println!(
         "total {} positions; peak memory {} per node; disk {}; time {} ({} to {})",

@@ -198,6 +198,8 @@ pub(crate) struct Budget {
     /// The notices a rank of a distributed build queues before an
     /// exchange, bytes.
     pub outbox_bytes: u64,
+    /// The most bytes one message of a distributed build carries.
+    pub message_bytes: u64,
     /// The engine of every layer a single process builds, if it fits;
     /// `None`: the fastest that fits.
     pub engine: Option<Engine>,
@@ -210,6 +212,16 @@ impl Budget {
     /// The positions of layer `seeds` that process `rank` holds.
     pub fn share(&self, seeds: usize, rank: usize) -> Range<usize> {
         distributed::share(index::layer_size(seeds) as usize, rank, self.ranks, CHUNK)
+    }
+
+    /// Memory a rank of a distributed build holds for its messages during
+    /// an exchange: its outgoing queues (the outbox), what it receives (at
+    /// most as much) and one message piece in flight; none in one process.
+    pub fn message_buffer_bytes(&self) -> u64 {
+        match self.ranks {
+            1 => 0,
+            _ => 2 * self.outbox_bytes + self.message_bytes,
+        }
     }
 
     /// The fastest engine for all of layer `seeds` in one process: in
@@ -237,8 +249,9 @@ impl Budget {
     }
 
     /// The engine for a process's `positions` of layer `seeds` (all of it,
-    /// or its share); shares are built in memory only, beside the notices
-    /// queued and received.
+    /// or its share); shares are built in memory only, beside the message
+    /// buffers ([`message_buffer_bytes`](Self::message_buffer_bytes)): a
+    /// share that does not fit is [`TablebaseError::ShareTooLarge`].
     pub fn plan(&self, seeds: usize, positions: u64) -> Result<LayerPlan, TablebaseError> {
         if self.ranks == 1 {
             let plan = match self.engine {
@@ -261,24 +274,23 @@ impl Budget {
             }
             return Ok(plan);
         }
-        let buffers = self.outbox_bytes * 2;
-        let plan = plan_share(seeds, positions, self.memory.saturating_sub(buffers))?;
-        if plan.engine != Engine::InMemory {
+        let buffers = self.message_buffer_bytes();
+        // Only the in-memory engine builds a share: any other shortfall,
+        // however small the budget, is the share's.
+        let room = self.memory.saturating_sub(buffers);
+        let Ok(plan) = plan_engine(Engine::InMemory, seeds, positions, room) else {
             return Err(TablebaseError::ShareTooLarge {
                 seeds,
                 ranks: self.ranks,
                 budget: self.memory,
-                needed: (positions as f64 * Engine::InMemory.bytes_per_position()) as u64
-                    + FIXED_BYTES
-                    + buffers,
+                needed: least_bytes(Engine::InMemory, seeds, positions) + buffers,
             });
-        }
+        };
         // The levels that find the distances, where they fit beside.
         let levels_bytes = engine::levels_bytes(positions);
         if self.distances
             && let Some(room) = self.memory.checked_sub(buffers + levels_bytes)
-            && let Ok(with) = plan_share(seeds, positions, room)
-            && with.engine == Engine::InMemory
+            && let Ok(with) = plan_engine(Engine::InMemory, seeds, positions, room)
         {
             return Ok(LayerPlan {
                 levels: true,
@@ -304,6 +316,7 @@ mod tests {
             lower_cache: 0,
             ranks: 1,
             outbox_bytes: crate::solve::oware::OUTBOX_BYTES,
+            message_bytes: distributed::MESSAGE_BYTES as u64,
             engine: None,
             distances: false,
         }

@@ -64,6 +64,13 @@ pub struct BuildOptions {
     /// In a distributed build, the notices a rank queues for the others
     /// before an exchange; it receives at most as much.
     pub outbox_bytes: u64,
+    /// In a distributed build, the most bytes one message carries (the
+    /// transport's bound, [`distributed::MESSAGE_BYTES`] by default): a
+    /// rank's budget holds one such piece beside its outbox and what it
+    /// receives.
+    ///
+    /// [`distributed::MESSAGE_BYTES`]: crate::distributed::MESSAGE_BYTES
+    pub message_bytes: u64,
     /// The engine of every layer built, if it fits the budget; `None`: the
     /// fastest that fits.
     pub engine: Option<Engine>,
@@ -87,6 +94,7 @@ impl BuildOptions {
             keep_raw: false,
             checkpoint_every: CHECKPOINT_EVERY,
             outbox_bytes: OUTBOX_BYTES,
+            message_bytes: crate::distributed::MESSAGE_BYTES as u64,
             engine: None,
             distances: true,
             sample_phases: false,
@@ -104,6 +112,7 @@ impl BuildOptions {
             },
             ranks,
             outbox_bytes: self.outbox_bytes,
+            message_bytes: self.message_bytes,
             engine: self.engine,
             distances: self.distances,
         }
