@@ -8,7 +8,9 @@ use std::ops::Range;
 use serde::{Serialize, Serializer};
 
 use super::budget::disk::{
-    TABLE_BYTES_PER_POSITION, deferred_bytes, has_raw_copy, layer_bytes, sweep_within,
+    DISTANCE_TABLE_BYTES_PER_POSITION, TABLE_BYTES_PER_POSITION, deferred_bytes, has_raw_copy,
+    layer_bytes, share_checkpoint_bytes_per_position, shared_layer_bytes, sweep_within,
+    table_bytes_per_position,
 };
 use super::budget::{Budget, LayerPlan, Place, least_bytes, placement, plan_engine};
 use super::build::BuildOptions;
@@ -73,9 +75,6 @@ const LEVELS_SHARE: f64 = 0.3;
 /// layer, threads alike, for the layers the engine cannot find them in:
 /// the median ratio of the pass at layer 26 (0..=20 as a whole: 1.2).
 const DISTANCE_SHARE: f64 = 1.6;
-/// Bytes of a distance table per position: `bench-distances.sh`'s at layer
-/// 26 (0.45 for 0..=20 as a whole).
-const DISTANCE_TABLE_BYTES_PER_POSITION: f64 = 0.43;
 
 /// Bytes of notices the ranks of a build on `ranks` send each other per
 /// position of a layer.
@@ -84,20 +83,6 @@ fn notice_bytes_per_position(ranks: usize) -> f64 {
         0 | 1 => 0.0,
         r => NOTICE_BYTES_PER_POSITION * (r - 1) as f64 / r as f64,
     }
-}
-
-/// Bytes per position of layer tables written: the values' table, and the
-/// distance table's where the distances are found.
-fn table_bytes_per_position(distances: bool) -> f64 {
-    TABLE_BYTES_PER_POSITION + distances as u8 as f64 * DISTANCE_TABLE_BYTES_PER_POSITION
-}
-
-/// Bytes of one checkpoint of a distributed build per position of the
-/// layer (all ranks' together): the in-memory engine's values and states,
-/// and the levels' distances if it finds them.
-fn share_checkpoint_bytes_per_position(levels: bool) -> f64 {
-    Engine::InMemory.checkpoint_bytes_per_position()
-        + levels as u8 as f64 * engine::distance::BYTES_PER_POSITION as f64
 }
 
 /// The rates measured by [`calibrate`]: positions per second of its
@@ -1022,20 +1007,6 @@ fn layer_disk(
         bytes: fixed + deferred_bytes(sweep),
         sweeps: share.div_ceil(sweep.max(1)) * defers as u64,
     })
-}
-
-/// Bytes a distributed build of layer `seeds` adds to the shared folder at
-/// its peak (the ranks together). While the shares are solved, the ranks'
-/// checkpoints: a new one written before the older is removed, so two for
-/// a moment. Then, the last checkpoint still there, the layer's tables
-/// (the distances' where the engine finds them, with its `levels`) and as
-/// much again in the ranks' part files, before they are copied into place.
-/// The ranks keep no raw copies and stream nothing.
-fn shared_layer_bytes(seeds: usize, levels: bool) -> u64 {
-    let checkpoint = share_checkpoint_bytes_per_position(levels);
-    let tables = table_bytes_per_position(levels);
-    let per_position = (2.0 * checkpoint).max(checkpoint + 2.0 * tables);
-    (index::layer_size(seeds) as f64 * per_position) as u64
 }
 
 #[cfg(test)]

@@ -19,6 +19,38 @@ use crate::tablebase::oware::layers::{Layer, Layers};
 /// info DIR` prints each table's bytes per position.
 pub(crate) const TABLE_BYTES_PER_POSITION: f64 = 0.40;
 
+/// Bytes of a distance table per position: `bench-distances.sh`'s at layer
+/// 26 (0.45 for 0..=20 as a whole).
+pub(crate) const DISTANCE_TABLE_BYTES_PER_POSITION: f64 = 0.43;
+
+/// Bytes per position of layer tables written: the values' table, and the
+/// distance table's where the distances are found.
+pub(crate) fn table_bytes_per_position(distances: bool) -> f64 {
+    TABLE_BYTES_PER_POSITION + distances as u8 as f64 * DISTANCE_TABLE_BYTES_PER_POSITION
+}
+
+/// Bytes of one checkpoint of a distributed build per position of the
+/// layer (all ranks' together): the in-memory engine's values and states,
+/// and the levels' distances if it finds them.
+pub(crate) fn share_checkpoint_bytes_per_position(levels: bool) -> f64 {
+    Engine::InMemory.checkpoint_bytes_per_position()
+        + levels as u8 as f64 * crate::solve::oware::distance::BYTES_PER_POSITION as f64
+}
+
+/// Bytes a distributed build of layer `seeds` adds to the shared folder at
+/// its peak (the ranks together). While the shares are solved, the ranks'
+/// checkpoints: a new one written before the older is removed, so two for
+/// a moment. Then, the last checkpoint still there, the layer's tables
+/// (the distances' where the engine finds them, with its `levels`) and as
+/// much again in the ranks' part files, before they are copied into place.
+/// The ranks keep no raw copies and stream nothing.
+pub(crate) fn shared_layer_bytes(seeds: usize, levels: bool) -> u64 {
+    let checkpoint = share_checkpoint_bytes_per_position(levels);
+    let tables = table_bytes_per_position(levels);
+    let per_position = (2.0 * checkpoint).max(checkpoint + 2.0 * tables);
+    (index::layer_size(seeds) as f64 * per_position) as u64
+}
+
 /// Whether layer `seeds` gets a raw copy as it is built (if its values do
 /// not stay in memory): when a layer above reads it and the build is not
 /// distributed.
@@ -62,6 +94,7 @@ pub(crate) fn check(
     places: &[Place],
     lower: &Layers,
     raw_copy: bool,
+    shared: bool,
 ) -> Result<usize, TablebaseError> {
     let copies: u64 = (0..seeds)
         .filter(|&s| {
@@ -70,7 +103,11 @@ pub(crate) fn check(
         })
         .map(index::layer_size)
         .sum();
-    let fixed = copies + layer_bytes(seeds, plan.engine, raw_copy);
+    let fixed = copies
+        + match shared {
+            true => shared_layer_bytes(seeds, plan.levels),
+            false => layer_bytes(seeds, plan.engine, raw_copy),
+        };
     let free = crate::memory::free_disk(folder)
         .map_err(FileError::Io)
         .at(folder)?;

@@ -325,7 +325,8 @@ impl Run<'_> {
         let positions = index::layer_size(seeds);
         let places = placement(seeds, plan, &self.budget);
         let raw_copy = raw_copy(self.folder, seeds, &self.budget).is_some();
-        let sweep = disk::check(self.folder, seeds, plan, &places, lower, raw_copy)?;
+        let shared = transport.ranks() > 1;
+        let sweep = disk::check(self.folder, seeds, plan, &places, lower, raw_copy, shared)?;
         let cache = lower_cache_dir(self.folder);
         place_lower_layers(self.folder, &cache, &places, plan.part, lower)?;
         let memory = plan.engine_bytes + lower.resident_bytes();
