@@ -7,7 +7,9 @@
 # Then a 2-rank build with checkpoints every second in which one rank is
 # killed (kill -9) in the middle of a layer: mpirun must fail, no table of
 # that layer may exist, a rerun with 3 ranks is refused, and the rerun with
-# 2 resumes from the checkpoint and gives identical tables. Last, a bad
+# 2 resumes from the checkpoint and gives identical tables. Then a disk
+# that fills up while a table is written (as root: a tmpfs): every rank
+# stops, nothing of the layer is left, the rerun resumes. Last, a bad
 # argument must be reported once, not once per rank. Needs OpenMPI (README,
 # "Distributed builds"); runs as root with --allow-run-as-root (CI).
 set -euo pipefail
@@ -87,6 +89,46 @@ grep -q "layer 18: resuming from its checkpoint" "$work/rerun.log" || { cat "$wo
 same_tables "$work/single" "$killed" 18 awari
 "$bin" verify oware --dir "$killed" >/dev/null 2>&1
 echo "ok: a rank killed in layer 18 fails the build; the rerun resumes from the checkpoint and gives identical tables"
+
+# A full disk: the shared folder is a tmpfs, filled up as soon as
+# rank 0 starts writing the table of layer 16. Every rank stops, one
+# naming the disk, no table of layer 16 is left, and once there is room the
+# rerun keeps the layers built and gives identical tables. Mounting needs
+# root (CI).
+if [[ $(id -u) == 0 ]]; then
+    full=$work/full
+    mkdir -p "$full"
+    mount -t tmpfs -o size=256M tmpfs "$full"
+    trap 'umount "$full" 2>/dev/null; rm -rf "$work"' EXIT
+    command=(build oware --distributed --max-seeds 16 --threads 1 --dir "$full")
+    "${mpirun[@]}" -np 2 "$bin" "${command[@]}" >"$work/full.log" 2>&1 &
+    mpirun_pid=$!
+    until [[ -e $full/oware-awari/scores.16.mtb.tmp ]]; do
+        kill -0 "$mpirun_pid" 2>/dev/null || { cat "$work/full.log"; echo "the build ended before layer 16's table"; exit 1; }
+        sleep 0.01
+    done
+    dd if=/dev/zero of="$full/filler" bs=64K 2>/dev/null || true
+    if wait "$mpirun_pid"; then
+        echo "a build on a full disk succeeded"
+        exit 1
+    fi
+    grep -q "No space left on device" "$work/full.log" || { cat "$work/full.log"; exit 1; }
+    if compgen -G "$full/oware-awari/*.16.mtb*" >/dev/null; then
+        ls -l "$full/oware-awari"
+        echo "a table of layer 16 was left on the full disk"
+        exit 1
+    fi
+    same_tables "$work/single" "$full" 15 awari
+    kept=$(stat -c %Y.%y "$full/oware-awari/scores.15.mtb")
+    rm "$full/filler"
+    "${mpirun[@]}" -np 2 "$bin" "${command[@]}" >"$work/full-rerun.log" 2>&1 || { cat "$work/full-rerun.log"; exit 1; }
+    [[ $(stat -c %Y.%y "$full/oware-awari/scores.15.mtb") == "$kept" ]] || { echo "layer 15 was built again"; exit 1; }
+    same_tables "$work/single" "$full" 16 awari
+    echo "ok: a full disk stops every rank, the rerun resumes: $(grep -m1 -o 'error: rank [0-9] of 2: .*No space left on device' "$work/full.log")"
+    umount "$full"
+else
+    echo "skipped: the full-disk test mounts a tmpfs, which needs root"
+fi
 
 # A bad command line is reported once, not once per rank.
 if "${mpirun[@]}" -np 2 "$bin" build oware --distributed --no-such-flag >"$work/bad.log" 2>&1; then

@@ -144,3 +144,64 @@ fn ranks_that_see_different_folders_are_refused() {
         assert!(!folder.join("scores.0.mtb").exists());
     }
 }
+
+/// A rank that cannot write its part of a table (here a folder stands where
+/// its part file goes; a full disk fails the same step): every rank fails,
+/// rank 1 naming its file and the others rank 1, no table of the layer is
+/// left, and the rerun keeps the layers below and gives the tables of one
+/// process.
+#[test]
+fn a_rank_that_cannot_write_stops_every_rank_and_the_rerun_resumes() {
+    let rules = Ruleset::Awari;
+    let (single, shared) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let options = BuildOptions::new(8, 1 << 30);
+    tb::build(single.path(), rules, &options, &Quiet).unwrap();
+    let folder = tb::ruleset_dir(shared.path(), rules);
+    std::fs::create_dir_all(&folder).unwrap();
+    let blocked = folder.join("scores.6.mtb.tmp.rank1");
+    std::fs::create_dir(&blocked).unwrap();
+    let errors: Vec<String> = thread::scope(|scope| {
+        let builds: Vec<_> = (Loopback::group(3).into_iter())
+            .map(|transport| {
+                let (dir, options) = (shared.path(), &options);
+                scope.spawn(move || {
+                    let result = tb::build_on(dir, rules, options, &Quiet, &transport);
+                    result.map(drop).expect_err("a failure").to_string()
+                })
+            })
+            .collect();
+        builds.into_iter().map(|b| b.join().unwrap()).collect()
+    });
+    assert!(
+        errors[1].contains(&blocked.display().to_string()),
+        "{}",
+        errors[1]
+    );
+    for error in [&errors[0], &errors[2]] {
+        assert!(error.contains("rank 1 of the build failed"), "{error}");
+    }
+    let left: Vec<_> = std::fs::read_dir(&folder)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().into_string().unwrap())
+        .filter(|name| name.contains(".6.") && name != "scores.6.mtb.tmp.rank1")
+        .collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+    let layer_5 = std::fs::metadata(folder.join("scores.5.mtb"))
+        .unwrap()
+        .modified()
+        .unwrap();
+    std::fs::remove_dir(&blocked).unwrap();
+    build_distributed(shared.path(), rules, 3, MESSAGE_BYTES, &options);
+    let kept = std::fs::metadata(folder.join("scores.5.mtb"))
+        .unwrap()
+        .modified()
+        .unwrap();
+    assert_eq!(kept, layer_5, "layer 5 was built again");
+    assert_same_tables(
+        single.path(),
+        shared.path(),
+        rules,
+        8,
+        "after a rank failed",
+    );
+}

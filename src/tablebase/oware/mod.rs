@@ -176,9 +176,9 @@ pub enum TablebaseError {
     // Not a `source`: the message already says it, with the remedy.
     #[error("{0} (delete the file and rebuild the layer with `mancala-tb build oware`)")]
     Table(WithPath<TableError>),
-    /// The system refused to read or write a table (a full disk, a
-    /// permission): the file is not at fault, so no remedy is offered, and
-    /// the system's reason is the error's source.
+    /// A table that could not be read or written for a reason outside the
+    /// file (a full disk, a permission, another rank of the build that
+    /// failed): no remedy is offered, and the reason is the error's source.
     #[error(transparent)]
     TableIo(WithPath<TableError>),
     /// Something wrong at one table, folder or scratch file.
@@ -390,9 +390,9 @@ fn missing_layer(dir: &Path, rules: Ruleset, seeds: usize) -> TablebaseError {
 
 impl From<WithPath<TableError>> for TablebaseError {
     fn from(e: WithPath<TableError>) -> Self {
-        match e.error {
-            TableError::Io(_) => TablebaseError::TableIo(e),
-            _ => TablebaseError::Table(e),
+        match e.error.cause() {
+            Cause::DamagedTable => TablebaseError::Table(e),
+            _ => TablebaseError::TableIo(e),
         }
     }
 }
