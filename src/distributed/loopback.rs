@@ -6,8 +6,8 @@
 use std::cell::Cell;
 use std::sync::{Arc, Condvar, Mutex};
 
-use super::rounds::{self, Primitives};
-use super::{MAX_MESSAGE_BYTES, MESSAGE_BYTES, Transport, min_message_bytes};
+use super::rounds::Primitives;
+use super::{MAX_MESSAGE_BYTES, MESSAGE_BYTES, min_message_bytes};
 
 /// One rank's end of an in-process group (see [`Loopback::group`]).
 pub struct Loopback {
@@ -147,6 +147,15 @@ impl Gate {
 }
 
 impl Primitives for Loopback {
+    fn rank(&self) -> usize {
+        self.rank
+    }
+    fn ranks(&self) -> usize {
+        self.shared.ranks
+    }
+    fn message_bytes(&self) -> usize {
+        self.message_bytes
+    }
     fn all_to_all_piece(&self, send: &[&[u64]], recv_counts: &[usize], recv: &mut [u64]) {
         let sent: usize = send.iter().map(|q| q.len()).sum();
         self.carried(sent.max(recv.len()) * size_of::<u64>());
@@ -224,41 +233,12 @@ impl Primitives for Loopback {
     }
 }
 
-impl Transport for Loopback {
-    fn rank(&self) -> usize {
-        self.rank
-    }
-    fn ranks(&self) -> usize {
-        self.shared.ranks
-    }
-    fn message_bytes(&self) -> usize {
-        self.message_bytes
-    }
-    fn exchange(&self, outgoing: &[Vec<u64>]) -> Vec<u64> {
-        rounds::exchange(self, outgoing)
-    }
-    fn sum(&self, value: u64) -> u64 {
-        rounds::sum(self, value)
-    }
-    fn sum_each(&self, values: &mut [u64]) {
-        rounds::sum_each(self, values)
-    }
-    fn all_gather(&self, value: u64) -> Vec<u64> {
-        rounds::all_gather(self, value)
-    }
-    fn gather(&self, mine: &[u8]) -> Option<Vec<u8>> {
-        rounds::gather(self, mine)
-    }
-    fn bytes_sent(&self) -> u64 {
-        self.sent.get()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use std::thread;
 
-    use super::*;
+    use super::{Loopback, MESSAGE_BYTES};
+    use crate::distributed::Transport;
 
     const BOUNDS: [usize; 3] = [64, 4 << 10, MESSAGE_BYTES];
 

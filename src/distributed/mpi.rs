@@ -17,8 +17,8 @@ use mpi::environment::Universe;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 
+use super::clamp_message_bytes;
 use super::rounds::{self, Primitives};
-use super::{Transport, clamp_message_bytes};
 
 /// This process's place in the world communicator. MPI ends when it drops.
 pub struct Mpi {
@@ -69,6 +69,15 @@ fn counts(counts: &[usize]) -> (Vec<Count>, Vec<Count>) {
 }
 
 impl Primitives for Mpi {
+    fn rank(&self) -> usize {
+        self.world.rank() as usize
+    }
+    fn ranks(&self) -> usize {
+        self.world.size() as usize
+    }
+    fn message_bytes(&self) -> usize {
+        self.message_bytes
+    }
     fn all_to_all_piece(&self, send: &[&[u64]], recv_counts: &[usize], recv: &mut [u64]) {
         let send_lens: Vec<usize> = send.iter().map(|q| q.len()).collect();
         let (send_counts, send_displs) = counts(&send_lens);
@@ -112,35 +121,5 @@ impl Primitives for Mpi {
 
     fn sent(&self) -> &Cell<u64> {
         &self.sent
-    }
-}
-
-impl Transport for Mpi {
-    fn rank(&self) -> usize {
-        self.world.rank() as usize
-    }
-    fn ranks(&self) -> usize {
-        self.world.size() as usize
-    }
-    fn message_bytes(&self) -> usize {
-        self.message_bytes
-    }
-    fn exchange(&self, outgoing: &[Vec<u64>]) -> Vec<u64> {
-        rounds::exchange(self, outgoing)
-    }
-    fn sum(&self, value: u64) -> u64 {
-        rounds::sum(self, value)
-    }
-    fn sum_each(&self, values: &mut [u64]) {
-        rounds::sum_each(self, values)
-    }
-    fn all_gather(&self, value: u64) -> Vec<u64> {
-        rounds::all_gather(self, value)
-    }
-    fn gather(&self, mine: &[u8]) -> Option<Vec<u8>> {
-        rounds::gather(self, mine)
-    }
-    fn bytes_sent(&self) -> u64 {
-        self.sent.get()
     }
 }

@@ -19,8 +19,15 @@ use super::Transport;
 
 /// One bounded collective each: what a transport provides. The functions
 /// of this module keep every call within [`Transport::message_bytes`] sent
-/// from and received into each rank.
-pub(crate) trait Primitives: Transport {
+/// from and received into each rank, and make of them the transport's
+/// [`Transport`].
+pub(crate) trait Primitives {
+    /// See [`Transport::rank`].
+    fn rank(&self) -> usize;
+    /// See [`Transport::ranks`].
+    fn ranks(&self) -> usize;
+    /// See [`Transport::message_bytes`].
+    fn message_bytes(&self) -> usize;
     /// Sends `send[r]` to rank `r`; writes what comes from each rank into
     /// `recv`, in rank order, `recv_counts[r]` from rank `r` (told by the
     /// caller: MPI needs them before it receives).
@@ -34,6 +41,36 @@ pub(crate) trait Primitives: Transport {
     fn all_gather_piece(&self, value: u64) -> Vec<u64>;
     /// The payload bytes sent to other ranks so far (see [`Transport::bytes_sent`]).
     fn sent(&self) -> &Cell<u64>;
+}
+
+impl<P: Primitives> Transport for P {
+    fn rank(&self) -> usize {
+        Primitives::rank(self)
+    }
+    fn ranks(&self) -> usize {
+        Primitives::ranks(self)
+    }
+    fn message_bytes(&self) -> usize {
+        Primitives::message_bytes(self)
+    }
+    fn exchange(&self, outgoing: &[Vec<u64>]) -> Vec<u64> {
+        exchange(self, outgoing)
+    }
+    fn sum(&self, value: u64) -> u64 {
+        sum(self, value)
+    }
+    fn sum_each(&self, values: &mut [u64]) {
+        sum_each(self, values)
+    }
+    fn all_gather(&self, value: u64) -> Vec<u64> {
+        all_gather(self, value)
+    }
+    fn gather(&self, mine: &[u8]) -> Option<Vec<u8>> {
+        gather(self, mine)
+    }
+    fn bytes_sent(&self) -> u64 {
+        self.sent().get()
+    }
 }
 
 /// Elements `round * per..(round + 1) * per` of `len`, clipped: the
