@@ -36,6 +36,13 @@ pub fn checkpoint_path(scratch: &Path, engine: Engine) -> PathBuf {
     scratch.join(engine.checkpoint_file())
 }
 
+/// What a checkpoint's header names: the engine's run of a layer.
+fn run_name(engine: Engine, levels: bool, rules: Ruleset, seeds: usize) -> String {
+    let levels = if levels { " with levels" } else { "" };
+    let engine = engine.checkpoint_name();
+    format!("oware {} layer {seeds} {engine}{levels}", rules.name())
+}
+
 /// The checkpoint file of one layer and engine, and when it is due.
 pub struct Checkpoint {
     path: PathBuf,
@@ -55,18 +62,16 @@ impl Checkpoint {
         seeds: usize,
         every: Option<Duration>,
     ) -> Checkpoint {
+        let run = run_name(engine, levels, rules, seeds);
+        Checkpoint::named(checkpoint_path(scratch, engine), &run, every)
+    }
+
+    /// The checkpoint at `path` of the run its header names `run`.
+    fn named(path: PathBuf, run: &str, every: Option<Duration>) -> Checkpoint {
         let mut header = MAGIC.to_vec();
-        let levels = if levels { " with levels" } else { "" };
-        header.extend_from_slice(
-            format!(
-                "oware {} layer {seeds} {}{levels}\n",
-                rules.name(),
-                engine.checkpoint_name()
-            )
-            .as_bytes(),
-        );
+        header.extend_from_slice(format!("{run}\n").as_bytes());
         Checkpoint {
-            path: checkpoint_path(scratch, engine),
+            path,
             header,
             every,
             last: Instant::now(),
@@ -201,15 +206,13 @@ impl RankCheckpoints {
         (rank, ranks): (usize, usize),
         share: std::ops::Range<usize>,
     ) -> RankCheckpoints {
-        let mut checkpoint = Checkpoint::new(scratch, engine, levels, rules, seeds, Some(every));
-        checkpoint.header.pop();
-        checkpoint.header.extend_from_slice(
-            format!(
-                " rank {rank} of {ranks}, positions {}..{}\n",
-                share.start, share.end
-            )
-            .as_bytes(),
+        let run = format!(
+            "{} rank {rank} of {ranks}, positions {}..{}",
+            run_name(engine, levels, rules, seeds),
+            share.start,
+            share.end
         );
+        let checkpoint = Checkpoint::named(checkpoint_path(scratch, engine), &run, Some(every));
         RankCheckpoints {
             checkpoint,
             scratch: scratch.to_owned(),
