@@ -3,8 +3,9 @@
 chromedriver's WebDriver protocol (Python standard library only).
 
 Starts `mancala-tb serve` on a free loopback port over DIR, loads the page at
-a start position, checks the value and every pit's move value shown against
-the API, clicks the best pit, checks the new position the same way, steps
+a start position, checks the value and its distance, and every move's value
+and distance shown (on the pits and in the table of moves) against the API,
+clicks the best pit, checks the new position the same way, steps
 the principal variation one move forward and back, and saves a screenshot.
 Exits non-zero on any mismatch.
 
@@ -79,7 +80,9 @@ class Browser:
 SHOWN = """
 const pits = [...document.querySelectorAll('.pit.playable')].map(
   p => [Number(p.dataset.pit), p.querySelector('.move-value').textContent]);
-return {value: document.getElementById('value').textContent, pits,
+const rows = [...document.querySelectorAll('#moves tr')].map(
+  tr => [Number(tr.dataset.pit), tr.cells[0].textContent]);
+return {value: document.getElementById('value').textContent, pits, rows,
         url: location.search, counts: [...document.querySelectorAll('.pit')].map(
           p => [Number(p.dataset.pit), Number(p.querySelector('.count').textContent)])};
 """
@@ -87,6 +90,13 @@ return {value: document.getElementById('value').textContent, pits,
 
 def signed(v):
     return f"+{v}" if v > 0 else str(v)
+
+
+def secured(distance):
+    """What the page adds to a value for its distance (in plies)."""
+    if not distance:
+        return ""
+    return f", secured in {distance} {'ply' if distance == 1 else 'plies'}"
 
 
 def wait_for(browser, pits, timeout=20):
@@ -106,10 +116,14 @@ def check(browser, api, pits):
     answer = json.loads(urllib.request.urlopen(
         f"{api}/api/oware?pits={','.join(map(str, pits))}", timeout=60).read())
     shown = wait_for(browser, pits)
-    assert shown["value"] == signed(answer["value"]), (shown["value"], answer["value"])
+    value = signed(answer["value"]) + secured(answer["distance"])
+    assert shown["value"] == value, (shown["value"], value)
     want = sorted((m["pit"], signed(m["value"])) for m in answer["moves"])
     assert sorted(map(tuple, shown["pits"])) == want, (shown["pits"], want)
-    print(f"  {pits}: value {shown['value']}, moves {want}: as the API says")
+    rows = sorted((m["pit"], f"pit {m['pit']} (captures {m['captured']}{secured(m['distance'])})")
+                  for m in answer["moves"])
+    assert sorted(map(tuple, shown["rows"])) == rows, (shown["rows"], rows)
+    print(f"  {pits}: {shown['value']}; moves {[text for _, text in rows]}: as the API says")
     return answer
 
 

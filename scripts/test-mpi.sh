@@ -53,9 +53,19 @@ for rules in awari abapa; do
     done
 done
 
+# Copies the single-process tables of layers 0..=$2 into folder $1: the
+# distributed build there starts at the layer above.
+lower_tables() {
+    mkdir -p "$1/oware-awari"
+    for seeds in $(seq 0 "$2"); do
+        cp "$work/single/oware-awari/"{scores,distance}."$seeds".mtb "$1/oware-awari/"
+    done
+}
+
 # Kill rank 1 while layer 18 is being built, once both ranks have saved a
 # checkpoint of it.
 killed=$work/killed
+lower_tables "$killed" 17
 command=(build oware --distributed --max-seeds 18 --threads 1 --checkpoint-every 1 --dir "$killed")
 "${mpirun[@]}" -np 2 "$bin" "${command[@]}" >"$work/killed.log" 2>&1 &
 mpirun_pid=$!
@@ -100,6 +110,7 @@ if [[ $(id -u) == 0 ]]; then
     mkdir -p "$full"
     mount -t tmpfs -o size=256M tmpfs "$full"
     trap 'umount "$full" 2>/dev/null; rm -rf "$work"' EXIT
+    lower_tables "$full" 14
     command=(build oware --distributed --max-seeds 16 --threads 1 --dir "$full")
     "${mpirun[@]}" -np 2 "$bin" "${command[@]}" >"$work/full.log" 2>&1 &
     mpirun_pid=$!

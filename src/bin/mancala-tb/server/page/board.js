@@ -55,6 +55,16 @@ function describe(v) {
   return { text, cls: v.result };
 }
 
+// A distance in plies (one side's move each), as the tables count it.
+function plies(n) {
+  return n === 1 ? "1 ply" : `${n} plies`;
+}
+
+// ", secured in N plies" for a distance, nothing where there is none (a draw).
+function secured(distance) {
+  return distance == null || distance === 0 ? "" : `, secured in ${plies(distance)}`;
+}
+
 function pathText(path) {
   return path.map((c) => (c.lap === 0 ? `${c.pit} ${c.direction}` : `lap ${c.lap}: ${c.pit} ${c.direction}`)).join(", ");
 }
@@ -64,8 +74,7 @@ function movesOf(game, answer) {
   const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
   return answer.moves.map((m) => {
     if (game === "oware") {
-      const distance = m.distance == null ? "" : `, distance ${m.distance}`;
-      return { pit: m.pit, label: `pit ${m.pit} (captures ${m.captured}${distance})`, value: m.value, child: m.child, best: answer.best.includes(m.pit) };
+      return { pit: m.pit, label: `pit ${m.pit} (captures ${m.captured}${secured(m.distance)})`, value: m.value, child: m.child, best: answer.best.includes(m.pit) };
     }
     if (game === "engehe") {
       const label = m.child ? `hole ${m.hole} (captures ${m.captured})` : `hole ${m.hole} (never ends: void)`;
@@ -132,6 +141,7 @@ function drawMoves(pos, moves) {
     const d = describe(m.value);
     const tr = document.createElement("tr");
     tr.className = "playable";
+    tr.dataset.pit = m.pit;
     tr.innerHTML = `<td>${m.label}</td><td><span class="${d.cls}">${d.text}</span></td><td>${m.best ? "best" : ""}</td>`;
     tr.onclick = () => play(pos, m);
     table.append(tr);
@@ -152,11 +162,10 @@ function drawPv(pos, answer) {
   document.getElementById("pv-section").hidden = line.positions.length <= 1;
   pv.forEach((s) => {
     const li = document.createElement("li");
-    const distance = s.distance == null ? "" : `, distance ${s.distance}`;
-    li.textContent = pos.game === "oware" ? `pit ${s.pit}, captures ${s.captured} (${describe(s.value).text}${distance})` : `${pathText(s.path)} (${describe(s.value).text})`;
+    li.textContent = pos.game === "oware" ? `pit ${s.pit}, captures ${s.captured} (${describe(s.value).text}${secured(s.distance)})` : `${pathText(s.path)} (${describe(s.value).text})`;
     list.append(li);
   });
-  document.getElementById("pv-at").textContent = `move ${line.at} of ${line.positions.length - 1}`;
+  document.getElementById("pv-at").textContent = `after ${plies(line.at)} of ${line.positions.length - 1}`;
 }
 
 function play(pos, move) {
@@ -209,8 +218,7 @@ async function show(pos) {
   const d = describe(answer.value);
   document.getElementById("mover").textContent = `player ${pos.turn} to move:`;
   const value = document.getElementById("value");
-  const secured = answer.distance > 0 ? `, secured in ${answer.distance} moves` : "";
-  value.textContent = d.text + secured;
+  value.textContent = d.text + secured(answer.distance);
   value.className = d.cls;
   status.textContent = moves.length === 0 ? "no legal move: the game is over" : note;
   if (!line) line = { positions: pvPositions(pos, answer), at: 0 };
