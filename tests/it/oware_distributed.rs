@@ -1,7 +1,7 @@
 //! The distributed engine against the single-process one: threads standing
 //! in for ranks ([`Loopback`]) build the layers, each holding its share,
 //! and the tables are identical byte for byte to a single process's. The
-//! same build over MPI is tested by `scripts/test-mpi.sh`.
+//! same build over MPI is tested by `scripts/test/test-mpi.sh`.
 
 use std::path::Path;
 use std::thread;
@@ -62,7 +62,7 @@ fn build_distributed(
 }
 
 /// 1 to 4 ranks, both rulesets, half with the default message bound and
-/// half with one of 4 KiB (`scripts/test-mpi.sh` runs the other halves over
+/// half with one of 4 KiB (`scripts/test/test-mpi.sh` runs the other halves over
 /// MPI): the value and distance tables of every layer are those of one
 /// process, byte for byte, and so are the outcomes.
 #[test]

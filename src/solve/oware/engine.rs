@@ -62,7 +62,7 @@ impl Engine {
     /// Peak bytes of disk per position of the layer that its scratch files
     /// take while it is built. Out of core: exits by size and positions by
     /// threshold; compact: those and a threshold's runs before they merge.
-    /// `scripts/engine-footprint.sh DIR N` measures them.
+    /// `scripts/derive/engine-footprint.sh DIR N` measures them.
     pub fn scratch_bytes_per_position(self) -> f64 {
         match self {
             Engine::InMemory => 0.0,
@@ -80,7 +80,7 @@ impl Engine {
     /// Bytes the engine reads and writes in its scratch files per position
     /// of the layer (exits, positions by threshold, the compact engine's
     /// runs), sequentially: `plan` charges them at its disk's rate.
-    /// `scripts/engine-footprint.sh DIR 20` re-derives them (read plus
+    /// `scripts/derive/engine-footprint.sh DIR 20` re-derives them (read plus
     /// written).
     pub fn io_bytes_per_position(self) -> f64 {
         match self {
@@ -92,7 +92,7 @@ impl Engine {
 
     /// Share of a layer's one-thread time that more threads do not shorten
     /// (Amdahl's law): the passes that stay serial, and for the compact
-    /// engine the merges of its runs. `scripts/thread-scaling.sh BIN 22
+    /// engine the merges of its runs. `scripts/derive/thread-scaling.sh BIN 22
     /// "in-memory out-of-core compact" "1 2 4 8 16"` prints it per engine,
     /// fitted to the layer times; wanted on a machine with many cores.
     /// `plan` takes it where its calibration cannot measure the share

@@ -22,7 +22,7 @@ pub struct Lookup {
 /// Peak bytes per position of a part's set-up: its lookups (16 bytes, more
 /// than one per position), the per-chunk lists they are gathered in, and
 /// the nodes of lookups into stored layers with their expansions: about 49
-/// at the peak of `scripts/bench-oware.sh 25 awari 2 1G` (peak anonymous
+/// at the peak of `scripts/derive/bench-oware.sh 25 awari 2 1G` (peak anonymous
 /// memory, lower layers read from their tables, less the engine's
 /// arrays, per position of a part); 64 leaves a margin.
 pub const PART_BYTES: u64 = 4 * size_of::<Lookup>() as u64;

@@ -26,14 +26,14 @@ use crate::tablebase::{FileError, Quiet};
 /// How the rate of the engines falls with the layer size `P` where no
 /// build recorded it: as `P^−RATE_EXPONENT`, up to [`RATE_FALL_ENDS`]:
 /// random accesses miss the caches more as the layer grows. The slope
-/// (log–log) of the layer rates `scripts/bench-oware.sh 26` records in its
+/// (log–log) of the layer rates `scripts/derive/bench-oware.sh 26` records in its
 /// folder's `build-times.tsv`, from layer 20 on; `plan` fits the same to a
 /// folder's own records ([`RecordedRates`]).
 const RATE_EXPONENT: f64 = 0.23;
 /// The layer beyond whose size the rate no longer falls: there every random
 /// access of the propagation already misses the caches. The first layer of
 /// the flat run of rates in the `build-times.tsv` of
-/// `scripts/bench-oware.sh 32` (in memory).
+/// `scripts/derive/bench-oware.sh 32` (in memory).
 const RATE_FALL_ENDS: usize = 27;
 /// How many of the largest recorded layers the fall beyond them is fitted
 /// to: the fall steepens with the size, so the largest say most.
@@ -43,7 +43,7 @@ const FITTED_LAYERS: usize = 4;
 const FIT_MIN_POSITIONS: u64 = 100_000_000;
 /// Share of a node's rate kept when `K` nodes share a layer (waiting at the
 /// end of each round, the table written by one rank): an assumption, near
-/// the ratio `scripts/bench-mpi.sh 20 2 1` prints for 2 ranks of 1 thread
+/// the ratio `scripts/derive/bench-mpi.sh 20 2 1` prints for 2 ranks of 1 thread
 /// against 1 process of 2 threads on one machine; many nodes on a real
 /// network are not measured.
 const NODE_EFFICIENCY: f64 = 0.7;
@@ -51,7 +51,7 @@ const NODE_EFFICIENCY: f64 = 0.7;
 /// goes to another rank: one 8-byte notice per non-capturing edge walked,
 /// about 2.75 edges a position. R ranks send `22 × (R − 1) / R` (the
 /// notices to a position's own rank stay there); no values cross (each
-/// rank writes its share of the tables itself). `scripts/bench-mpi.sh`
+/// rank writes its share of the tables itself). `scripts/derive/bench-mpi.sh`
 /// prints the bytes sent per position at 2 and 3 ranks.
 const NOTICE_BYTES_PER_POSITION: f64 = 22.0;
 /// Seconds per position to decode a stored table block, per thread:
@@ -67,8 +67,8 @@ const NETWORK_BYTES_PER_SECOND: f64 = 1.25e9;
 
 /// The time the in-memory engine adds to find a layer's distances as it
 /// builds it (and to write their table), over its build without: the
-/// median extra `scripts/bench-distances.sh BIN 20` prints for 0..=20 (for
-/// a layer alone, `LOWER=DIR scripts/bench-distances.sh BIN 26`, DIR
+/// median extra `scripts/derive/bench-distances.sh BIN 20` prints for 0..=20 (for
+/// a layer alone, `LOWER=DIR scripts/derive/bench-distances.sh BIN 26`, DIR
 /// holding 0..=25).
 const LEVELS_SHARE: f64 = 0.3;
 /// The distance pass's time over the in-memory value build's of the same

@@ -38,7 +38,7 @@ const BUFFER: usize = 1 << 13;
 /// Peak bytes of a sweep's files per position swept: the kept value and
 /// the count of lookups (1 each), and per lookup (fewer than one a
 /// position) its offset in the bucket (4) and the bucket (1).
-/// `scripts/engine-footprint.sh DIR 20` measures it (its compact run
+/// `scripts/derive/engine-footprint.sh DIR 20` measures it (its compact run
 /// streams the lower layers it cannot keep).
 pub const DEFERRED_BYTES_PER_POSITION: f64 = 6.0;
 /// Lookups of a bucket answered at once (and as many read ahead).

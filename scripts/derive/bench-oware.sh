@@ -7,7 +7,7 @@
 # read/write calls (scratch files, tables written; lower tables are read
 # through a memory map and not counted).
 #
-#   scripts/bench-oware.sh [MAX_SEEDS] [RULES] [THREADS] [MEMORY]
+#   scripts/derive/bench-oware.sh [MAX_SEEDS] [RULES] [THREADS] [MEMORY]
 #
 # MEMORY is the build's --memory (e.g. 1G); default: what is available.
 # With DIR set, the build runs in that folder and keeps it: layers already
@@ -18,8 +18,8 @@ max=${1:-20}
 rules=${2:-awari}
 threads=${3:-$(nproc)}
 memory=${4:+--memory $4}
-cd "$(dirname "$0")/.."
-source scripts/watch-process.sh
+cd "$(dirname "$0")/../.."
+source scripts/tools/watch-process.sh
 cargo build --release --quiet
 if [[ -n "${DIR:-}" ]]; then
     dir=$DIR

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The module graph of the crate, from its `use` lines and paths.
 
-    scripts/module-graph.py [SRC] [--edges] [--dot]
+    scripts/tools/module-graph.py [SRC] [--edges] [--dot]
 
 Reads every `.rs` file under SRC (default `src/`), maps it to its module
 (`src/solve/oware/set_up.rs` is `solve::oware::set_up`; the binary's files,

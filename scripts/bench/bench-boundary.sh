@@ -7,7 +7,7 @@
 # byte. Prints each build's wall time and peak resident memory (each rank's
 # and the single process's) and the bytes the ranks sent each other.
 #
-#   scripts/bench-boundary.sh DIR [SEEDS] [RANKS] [RANK_MEMORY] [MEMORY]
+#   scripts/bench/bench-boundary.sh DIR [SEEDS] [RANKS] [RANK_MEMORY] [MEMORY]
 #
 # DIR/oware-awari must hold layers 0..SEEDS-1 built by one process (build
 # them first, outside the repository: `mancala-tb build oware --max-seeds
@@ -21,7 +21,7 @@ seeds=${2:-30}
 ranks=${3:-6}
 rank_memory=${4:-3G}
 memory=${5:-14G}
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 cargo build --release --features mpi --quiet
 bin=$PWD/target/release/mancala-tb
 below=$((seeds - 1))

@@ -12,8 +12,8 @@ first moves of `query`'s principal variations, so perfect play meets
 perfect play; the computer's captures less the person's at the end (or at
 the repetition) must be the position's value.
 
-    scripts/check-lines.py [--play] BIN DIR RULES LOW HIGH [COUNT] [SEED]
-    scripts/check-lines.py target/release/mancala-tb tablebases awari 15 20 200
+    scripts/tools/check-lines.py [--play] BIN DIR RULES LOW HIGH [COUNT] [SEED]
+    scripts/tools/check-lines.py target/release/mancala-tb tablebases awari 15 20 200
 
 Prints each failure and a summary; exits 1 if any line misses its value.
 """

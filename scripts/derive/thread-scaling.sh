@@ -17,8 +17,8 @@
 # table alone (the lower layers have theirs), timed as the build reports
 # it. Both write the same distance table, which must be byte-identical too.
 #
-#   scripts/thread-scaling.sh BIN LAYER "ENGINES" "THREADS" [ROUNDS]
-#   scripts/thread-scaling.sh target/release/mancala-tb 22 "in-memory in-memory-distances compact distances" "1 2 4 8 16" 1
+#   scripts/derive/thread-scaling.sh BIN LAYER "ENGINES" "THREADS" [ROUNDS]
+#   scripts/derive/thread-scaling.sh target/release/mancala-tb 22 "in-memory in-memory-distances compact distances" "1 2 4 8 16" 1
 #
 # WORK (default /tmp/thread-scaling) holds the folders; RUN_LIMIT (seconds,
 # default 600) stops a run that takes longer, which is then reported and

@@ -7,13 +7,13 @@
 # is taken from. A run's folder is not edited once its day is over: later
 # figures go into a new run (docs/benchmarks.md points at the latest).
 #
-#   scripts/record-run.sh MACHINE NAME -- COMMAND...
-#   scripts/record-run.sh vm2 build-20 -- scripts/side-by-side.sh 7b4d242 house 3 -- build oware --max-seeds 20
+#   scripts/tools/record-run.sh MACHINE NAME -- COMMAND...
+#   scripts/tools/record-run.sh vm2 build-20 -- scripts/tools/side-by-side.sh 7b4d242 house 3 -- build oware --max-seeds 20
 set -euo pipefail
 [ $# -ge 4 ] && [ "$3" = "--" ] || { echo "usage: $0 MACHINE NAME -- COMMAND..." >&2; exit 2; }
 machine=$1 name=$2
 shift 3
-repo=$(cd "$(dirname "$0")/.." && pwd)
+repo=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$repo"
 dir=benchsuite/runs/$(date +%F)-$machine
 mkdir -p "$dir"

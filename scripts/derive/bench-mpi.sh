@@ -7,14 +7,14 @@
 # position, and each rank's peak anonymous memory; checks that every table
 # equals the single-process build's.
 #
-#   scripts/bench-mpi.sh [MAX_SEEDS] [RANKS] [THREADS]
+#   scripts/derive/bench-mpi.sh [MAX_SEEDS] [RANKS] [THREADS]
 #
 # RANKS and THREADS default to the number of cores. Needs OpenMPI (README).
 set -euo pipefail
 max=${1:-22}
 ranks=${2:-$(nproc)}
 threads=${3:-$(nproc)}
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 cargo build --release --features mpi --quiet
 bin=$PWD/target/release/mancala-tb
 work=$(mktemp -d)

@@ -5,9 +5,9 @@
 # scratch; the machine load before each run is printed, since other jobs
 # skew the times.
 #
-# Usage: scripts/bench-relay.sh [DIR]   (default: a fresh temporary folder)
+# Usage: scripts/bench/bench-relay.sh [DIR]   (default: a fresh temporary folder)
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 cargo build --release --quiet
 bin="${CARGO_TARGET_DIR:-target}/release/mancala-tb"
 dir="${1:-$(mktemp -d)}"

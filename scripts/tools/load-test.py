@@ -10,7 +10,7 @@ latency percentiles and the server's resident memory before and after (and
 its peak), and exits non-zero on any error or wrong value. Stops by itself:
 the request count and a wall-clock limit bound it.
 
-    scripts/load-test.py --dir /tmp/tb-people [--requests 20000] [--clients 32]
+    scripts/tools/load-test.py --dir /tmp/tb-people [--requests 20000] [--clients 32]
 """
 
 import argparse

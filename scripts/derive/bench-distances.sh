@@ -14,9 +14,9 @@
 # tables, each fresh folder starts with links to its tables, so only the
 # layers above K are built and timed.
 #
-#   scripts/bench-distances.sh BIN MAX [ROUNDS]
-#   BASE=/tmp/mtb-main scripts/bench-distances.sh target/release/mancala-tb 20 3
-#   LOWER=/work/l25 scripts/bench-distances.sh target/release/mancala-tb 26 3
+#   scripts/derive/bench-distances.sh BIN MAX [ROUNDS]
+#   BASE=/tmp/mtb-main scripts/derive/bench-distances.sh target/release/mancala-tb 20 3
+#   LOWER=/work/l25 scripts/derive/bench-distances.sh target/release/mancala-tb 26 3
 set -euo pipefail
 bin=$(realpath "$1") max=$2 rounds=${3:-3}
 base=${BASE:+$(realpath "$BASE")}

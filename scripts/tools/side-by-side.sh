@@ -7,8 +7,8 @@
 # average, so a busy machine shows) and the times of the layers it built,
 # the medians, and BASE/NEW (above 1: NEW is faster).
 #
-#   scripts/side-by-side.sh BASE NEW [ROUNDS] -- ARGS...
-#   scripts/side-by-side.sh e497a42 main 3 -- build oware --max-seeds 20
+#   scripts/tools/side-by-side.sh BASE NEW [ROUNDS] -- ARGS...
+#   scripts/tools/side-by-side.sh e497a42 main 3 -- build oware --max-seeds 20
 #
 # BASE or NEW may also be a mancala-tb binary already built (a path).
 # ARGS is the mancala-tb command line without `--dir`, which the script
@@ -22,7 +22,7 @@ shift 2
 if [ "${1:-}" != "--" ]; then rounds=$1; shift; fi
 [ "${1:-}" = "--" ] || { echo "usage: $0 BASE NEW [ROUNDS] -- ARGS..." >&2; exit 2; }
 shift
-repo=$(cd "$(dirname "$0")/.." && pwd)
+repo=$(cd "$(dirname "$0")/../.." && pwd)
 work=${WORK:-/tmp/side-by-side}
 mkdir -p "$work"
 

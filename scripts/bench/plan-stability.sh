@@ -6,7 +6,7 @@
 # the layer of DIR that measured it, or "fitted"); then the largest over
 # the smallest projection of each kind.
 #
-#   [DIR=folder] scripts/plan-stability.sh BIN [ROUNDS LOAD] [-- PLAN ARGS...]
+#   [DIR=folder] scripts/bench/plan-stability.sh BIN [ROUNDS LOAD] [-- PLAN ARGS...]
 #
 # PLAN ARGS default to the workstation's: --max-seeds 48 --memory 64G
 # --threads 16 --disk 1.8T; DIR (the folder of recorded builds) defaults to

@@ -7,8 +7,8 @@
 # Prints every run's wall time with the load average, the medians, and the
 # sizes of the value and distance tables in bytes per position.
 #
-#   scripts/bench-relay-distances.sh BASE NEW ROUNDS -- ARGS...
-#   scripts/bench-relay-distances.sh /tmp/mtb-base target/release/mancala-tb 3 -- \
+#   scripts/bench/bench-relay-distances.sh BASE NEW ROUNDS -- ARGS...
+#   scripts/bench/bench-relay-distances.sh /tmp/mtb-base target/release/mancala-tb 3 -- \
 #       omweso --width 4 --seeds 12 --objective points
 #
 # ARGS are the `build` arguments without `--dir`; `verify` gets the same

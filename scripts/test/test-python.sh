@@ -7,7 +7,7 @@
 # The package builds in the repository's target/ folder, where `cargo
 # build --release` has already compiled the dependencies they share.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 cargo build --quiet
 venv=$(mktemp -d)
 trap 'rm -rf "$venv"' EXIT

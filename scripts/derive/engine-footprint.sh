@@ -7,7 +7,7 @@
 # mapped from the page cache), and the bytes read and written per position
 # of the layer (read(2) and write(2): the scratch files, and the table
 # written; the tables read are mapped). The tables must be identical.
-# Usage: scripts/engine-footprint.sh DIR N [RULES]
+# Usage: scripts/derive/engine-footprint.sh DIR N [RULES]
 set -euo pipefail
 dir=$1 seeds=$2 rules=${3:-awari}
 bin=${BIN:-target/release/mancala-tb}

@@ -5,7 +5,7 @@
 # position, the load average beside it, and a checksum of the answers (equal
 # answers, equal checksums: compare tables of two codings with it).
 #
-#   scripts/probe-batch.sh DIR [SEEDS] [COUNT] [RUNS]
+#   scripts/bench/probe-batch.sh DIR [SEEDS] [COUNT] [RUNS]
 #
 # DIR holds the tables (DIR/oware-awari/); the positions (default 200,000
 # of layer 20) are uniform over the layer and the same on every call. With
@@ -16,7 +16,7 @@ dir=$1
 seeds=${2:-20}
 count=${3:-200000}
 runs=${4:-3}
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 bin=${BIN:-target/release/mancala-tb}
 positions=$(mktemp)
 answers=$(mktemp)

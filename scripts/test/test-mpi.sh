@@ -13,7 +13,7 @@
 # argument must be reported once, not once per rank. Needs OpenMPI (README,
 # "Distributed builds"); runs as root with --allow-run-as-root (CI).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 cargo build --release --features mpi --quiet
 bin=$PWD/target/release/mancala-tb
 work=$(mktemp -d)

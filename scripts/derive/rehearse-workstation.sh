@@ -17,7 +17,7 @@
 # build, and a workstation's distance passes are the layers' that fit it
 # (docs/oware.md, "Distance tables").
 #
-#   [BIN=binary] scripts/rehearse-workstation.sh LOWER_DIR [FIRST LAST LIMIT ROUNDS]
+#   [BIN=binary] scripts/derive/rehearse-workstation.sh LOWER_DIR [FIRST LAST LIMIT ROUNDS]
 #
 # With 300M both layers are built compact; with 580M or 800M (0.75 or 1.04
 # bytes a position of layer 26: the ratios of a 64 GB machine's layers
@@ -27,7 +27,7 @@
 # `mancala-tb build oware --max-seeds FIRST-1 --dir LOWER_DIR`).
 set -euo pipefail
 lower=$1 first=${2:-25} last=${3:-26} limit=${4:-300M} rounds=${5:-1}
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 # BIN: a binary to rehearse (default: this checkout's, built now).
 if [ -z "${BIN:-}" ]; then
     cargo build --release --quiet

@@ -5,8 +5,8 @@
 # only where both wrote them) byte for byte. Prints one line per table
 # compared and fails at the first difference or if either wrote none.
 #
-#   scripts/same-tables.sh BIN_A BIN_B ARGS...
-#   scripts/same-tables.sh base/mancala-tb new/mancala-tb build oware --max-seeds 18
+#   scripts/tools/same-tables.sh BIN_A BIN_B ARGS...
+#   scripts/tools/same-tables.sh base/mancala-tb new/mancala-tb build oware --max-seeds 18
 #
 # ARGS is the command line without `--dir`, which the script adds.
 set -euo pipefail

@@ -13,7 +13,7 @@ Needs: apt-get install -y chromium chromium-driver. Without --dir it builds
 Oware layers 0..=12 in a temporary folder (under a second), enough for the
 default start position (one seed per pit).
 
-    scripts/browser-test.py [--dir DIR] [--bin target/debug/mancala-tb] [--out board.png]
+    scripts/test/browser-test.py [--dir DIR] [--bin target/debug/mancala-tb] [--out board.png]
 """
 
 import argparse

@@ -5,16 +5,16 @@
 # memory (the verify's own arrays; RSS also counts the page cache of the
 # mapped raw copies it streams), then the medians of each set.
 #
-#   DIR=/path/to/tablebases scripts/bench-verify.sh MAX ROUNDS "OPTIONS" ["OPTIONS" ...]
+#   DIR=/path/to/tablebases scripts/bench/bench-verify.sh MAX ROUNDS "OPTIONS" ["OPTIONS" ...]
 #
-# e.g. scripts/bench-verify.sh 20 3 "" "--memory 160M --lower-cache 0"
+# e.g. scripts/bench/bench-verify.sh 20 3 "" "--memory 160M --lower-cache 0"
 # With BIN set, that binary is run instead of this checkout's release build.
 set -euo pipefail
 max=$1
 rounds=$2
 shift 2
-cd "$(dirname "$0")/.."
-source scripts/watch-process.sh
+cd "$(dirname "$0")/../.."
+source scripts/tools/watch-process.sh
 if [[ -z "${BIN:-}" ]]; then
     cargo build --release --quiet
     BIN=target/release/mancala-tb
