@@ -267,55 +267,48 @@ impl Header {
     /// Decodes and validates the header at the start of `file`, the whole file
     /// contents. Every offset in the result lies within `file`.
     pub fn decode(file: &[u8]) -> Result<Header, TableError> {
-        let bad = |reason: String| TableError::BadHeader { reason };
-        let actual_len = file.len() as u64;
-        let truncated = |expected: u64| TableError::Truncated {
-            expected,
-            found: actual_len,
-        };
-
-        let prefix = &file[..file.len().min(MAGIC.len())];
-        if prefix != &MAGIC[..prefix.len()] {
-            return Err(TableError::NotATable);
-        }
-        let r = Reader(file);
-        let version = r.u32(8).ok_or_else(|| truncated(FIXED_LEN as u64))?;
-        if version != VERSION {
-            return Err(TableError::UnsupportedVersion {
-                version,
-                supported: VERSION,
-            });
-        }
-        let header_len = u64::from(r.u32(12).ok_or_else(|| truncated(FIXED_LEN as u64))?);
-        if header_len < FIXED_LEN as u64 + 4 || header_len % 8 != 0 || header_len > MAX_HEADER_LEN {
-            // Written headers never look like this: the field itself is damaged.
-            return Err(TableError::HeaderChecksum);
-        }
-        if header_len > actual_len {
-            return Err(truncated(header_len));
-        }
-        let (body, crc) = file[..header_len as usize].split_at(header_len as usize - 4);
-        if crc32fast::hash(body) != u32::from_le_bytes(crc.try_into().expect("4 bytes")) {
-            return Err(TableError::HeaderChecksum);
-        }
-
+        let header_len = checked_header_len(file)?;
         // The checksum matched: a field that is still wrong was written so.
+        let r = Reader(file);
         let u64_at = |at| r.u64(at).expect("within checked header");
         let u32_at = |at| r.u32(at).expect("within checked header");
-        let u16_at = |at| u64::from(r.u16(at).expect("within checked header"));
-        let file_len = u64_at(16);
-        let index_offset = u64_at(24);
-        let positions = u64_at(32);
-        let block_count = u64_at(40);
-        let block_size = u32_at(48);
         let unknown = |what, id| TableError::UnknownCoding { what, id };
         let encoding =
             ValueEncoding::from_id(file[64]).ok_or_else(|| unknown("value encoding", file[64]))?;
         let coding =
             BlockCoding::from_id(file[65]).ok_or_else(|| unknown("block coding", file[65]))?;
+        let header = Header {
+            meta: TableMeta {
+                game: String::new(),
+                ruleset: String::new(),
+                options: String::new(),
+                seeds: u32_at(52),
+                board_width: u32_at(56),
+                encoding,
+            },
+            coding,
+            positions: u64_at(32),
+            block_size: u32_at(48),
+            block_count: u64_at(40),
+            header_len,
+            index_offset: u64_at(24),
+            file_len: u64_at(16),
+            payload_crc: u32_at(60),
+        };
+        header.check_layout(file.len() as u64)?;
+        header.with_strings(file)
+    }
 
+    /// Checks that the file's length, its blocks and its index agree.
+    fn check_layout(&self, actual_len: u64) -> Result<(), TableError> {
+        let bad = |reason: String| TableError::BadHeader { reason };
+        let (file_len, block_size, block_count) =
+            (self.file_len, self.block_size, self.block_count);
         if actual_len < file_len {
-            return Err(truncated(file_len));
+            return Err(TableError::Truncated {
+                expected: file_len,
+                found: actual_len,
+            });
         }
         if actual_len > file_len {
             return Err(bad(format!(
@@ -325,22 +318,31 @@ impl Header {
         if block_size == 0 || block_size > MAX_BLOCK_SIZE {
             return Err(bad(format!("block size {block_size}")));
         }
-        if block_count != self::block_count(positions, block_size) {
+        if block_count != self::block_count(self.positions, block_size) {
             return Err(bad(format!(
-                "{block_count} blocks for {positions} positions of {block_size}"
+                "{block_count} blocks for {} positions of {block_size}",
+                self.positions
             )));
         }
         let index_ok = block_count
             .checked_mul(INDEX_ENTRY_LEN)
             .and_then(|index_len| file_len.checked_sub(index_len))
-            .is_some_and(|start| start == index_offset && start >= header_len);
+            .is_some_and(|start| start == self.index_offset && start >= self.header_len);
         if !index_ok {
-            return Err(bad(format!("index offset {index_offset}")));
+            return Err(bad(format!("index offset {}", self.index_offset)));
         }
+        Ok(())
+    }
 
+    /// The header with its metadata's strings (game, ruleset, options) read
+    /// from `file`.
+    fn with_strings(mut self, file: &[u8]) -> Result<Header, TableError> {
+        let bad = |reason: String| TableError::BadHeader { reason };
+        let r = Reader(file);
+        let u16_at = |at| u64::from(r.u16(at).expect("within checked header"));
         let (g, rs, o) = (u16_at(66), u16_at(68), u16_at(70));
         let strings_end = FIXED_LEN as u64 + g + rs + o;
-        if strings_end + 4 > header_len {
+        if strings_end + 4 > self.header_len {
             return Err(bad("strings overrun the header".into()));
         }
         let string = |from: u64, len: u64, name: &str| {
@@ -348,26 +350,45 @@ impl Header {
             String::from_utf8(bytes.to_vec()).map_err(|_| bad(format!("{name} is not UTF-8")))
         };
         let start = FIXED_LEN as u64;
-        let meta = TableMeta {
-            game: string(start, g, "game")?,
-            ruleset: string(start + g, rs, "ruleset")?,
-            options: string(start + g + rs, o, "options")?,
-            seeds: u32_at(52),
-            board_width: u32_at(56),
-            encoding,
-        };
-        Ok(Header {
-            meta,
-            coding,
-            positions,
-            block_size,
-            block_count,
-            header_len,
-            index_offset,
-            file_len,
-            payload_crc: u32_at(60),
-        })
+        self.meta.game = string(start, g, "game")?;
+        self.meta.ruleset = string(start + g, rs, "ruleset")?;
+        self.meta.options = string(start + g + rs, o, "options")?;
+        Ok(self)
     }
+}
+
+/// The length of the header at the start of `file` once its magic, version,
+/// length and checksum are checked.
+fn checked_header_len(file: &[u8]) -> Result<u64, TableError> {
+    let truncated = |expected: u64| TableError::Truncated {
+        expected,
+        found: file.len() as u64,
+    };
+    let prefix = &file[..file.len().min(MAGIC.len())];
+    if prefix != &MAGIC[..prefix.len()] {
+        return Err(TableError::NotATable);
+    }
+    let r = Reader(file);
+    let version = r.u32(8).ok_or_else(|| truncated(FIXED_LEN as u64))?;
+    if version != VERSION {
+        return Err(TableError::UnsupportedVersion {
+            version,
+            supported: VERSION,
+        });
+    }
+    let header_len = u64::from(r.u32(12).ok_or_else(|| truncated(FIXED_LEN as u64))?);
+    if header_len < FIXED_LEN as u64 + 4 || header_len % 8 != 0 || header_len > MAX_HEADER_LEN {
+        // Written headers never look like this: the field itself is damaged.
+        return Err(TableError::HeaderChecksum);
+    }
+    if header_len > file.len() as u64 {
+        return Err(truncated(header_len));
+    }
+    let (body, crc) = file[..header_len as usize].split_at(header_len as usize - 4);
+    if crc32fast::hash(body) != u32::from_le_bytes(crc.try_into().expect("4 bytes")) {
+        return Err(TableError::HeaderChecksum);
+    }
+    Ok(header_len)
 }
 
 /// Bounds-checked little-endian reads from a byte slice.
