@@ -173,6 +173,7 @@ pub fn plot_values(dir: &Path, rules: Ruleset, out: &Path) -> Result<(), PlotErr
     )
 }
 
+/// The value plot: the outcomes' shares above, the values' spread below.
 fn draw_values<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     title: &str,
@@ -182,8 +183,17 @@ fn draw_values<DB: DrawingBackend>(
     let area = area.titled(title, ("sans-serif", 26)).map_err(draw_error)?;
     let (top, bottom) = area.split_vertically(430);
     let max_seeds = layers.last().map_or(1, |l| l.seeds) as i32;
+    draw_shares(&top, layers, max_seeds)?;
+    draw_spread(&bottom, layers, max_seeds)
+}
 
-    let mut shares = ChartBuilder::on(&top)
+/// Each layer's share of wins, draws and losses for the player to move.
+fn draw_shares<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    layers: &[LayerSummary],
+    max_seeds: i32,
+) -> Result<(), PlotError> {
+    let mut shares = ChartBuilder::on(area)
         .margin(15)
         .x_label_area_size(35)
         .y_label_area_size(55)
@@ -222,11 +232,18 @@ fn draw_values<DB: DrawingBackend>(
         .background_style(WHITE.mix(0.8))
         .border_style(BLACK)
         .draw()
-        .map_err(draw_error)?;
+        .map_err(draw_error)
+}
 
+/// Each layer's values: minimum, deciles 1 and 9, median and maximum.
+fn draw_spread<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    layers: &[LayerSummary],
+    max_seeds: i32,
+) -> Result<(), PlotError> {
     let low = layers.iter().map(|l| l.spread[0]).min().unwrap_or(0) as i32;
     let high = layers.iter().map(|l| l.spread[4]).max().unwrap_or(0) as i32;
-    let mut spread = ChartBuilder::on(&bottom)
+    let mut spread = ChartBuilder::on(area)
         .margin(15)
         .x_label_area_size(35)
         .y_label_area_size(55)
@@ -243,14 +260,14 @@ fn draw_values<DB: DrawingBackend>(
         .draw()
         .map_err(draw_error)?;
     let blue = RGBColor(21, 101, 192);
-    let lines: [(&str, usize, ShapeStyle); 5] = [
-        ("min", 0, blue.mix(0.4).stroke_width(1)),
-        ("10%", 1, blue.mix(0.7).stroke_width(2)),
-        ("median", 2, blue.stroke_width(3)),
-        ("90%", 3, blue.mix(0.7).stroke_width(2)),
-        ("max", 4, blue.mix(0.4).stroke_width(1)),
+    let lines: [(usize, ShapeStyle); 5] = [
+        (0, blue.mix(0.4).stroke_width(1)),
+        (1, blue.mix(0.7).stroke_width(2)),
+        (2, blue.stroke_width(3)),
+        (3, blue.mix(0.7).stroke_width(2)),
+        (4, blue.mix(0.4).stroke_width(1)),
     ];
-    for (_, at, style) in lines {
+    for (at, style) in lines {
         spread
             .draw_series(LineSeries::new(
                 layers
