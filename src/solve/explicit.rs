@@ -250,83 +250,106 @@ struct Graph {
     mask: u128,
 }
 
+/// `len` atomic zeros, written in parallel.
+fn atomic_zeros(len: usize) -> Vec<AtomicU32> {
+    (0..len)
+        .into_par_iter()
+        .map(|_| AtomicU32::new(0))
+        .collect()
+}
+
+/// Every position's moves, a chunk at a time: fills `exits` and `states`
+/// (terminal flag and child count), counts each child's parents in
+/// `indegree`, and returns each chunk's move lists with the threshold mask
+/// of its exits.
+fn forward_moves(
+    layer: &dyn Layer,
+    exits: &mut [i8],
+    states: &mut [AtomicU32],
+    indegree: &[AtomicU32],
+    progress: Progress,
+) -> Result<Vec<(MoveLists, u128)>, ExplicitError> {
+    exits
+        .par_chunks_mut(CHUNK)
+        .zip(states.par_chunks_mut(CHUNK))
+        .enumerate()
+        .map(|(c, (exits, states))| {
+            let mut lists = MoveLists::default();
+            layer.moves((c * CHUNK) as u64, exits.len(), &mut lists);
+            lists.close();
+            assert_eq!(lists.exits.len(), exits.len(), "one start() per position");
+            let mut mask = 0;
+            for (i, (exit, state)) in exits.iter_mut().zip(states.iter_mut()).enumerate() {
+                *exit = lists.exits[i];
+                mask |= threshold::mask_bit(*exit);
+                let children = lists.children_of(i);
+                if children.len() > COUNT as usize {
+                    return Err(ExplicitError::TooManyChildren(children.len()));
+                }
+                for &child in children {
+                    indegree[child as usize].fetch_add(1, Ordering::Relaxed);
+                }
+                let terminal = if lists.terminal[i] { TERMINAL } else { 0 };
+                *state.get_mut() = terminal | children.len() as u32;
+            }
+            progress(exits.len() as u64);
+            lists.exits.clear();
+            lists.terminal.clear();
+            Ok((lists, mask))
+        })
+        .collect()
+}
+
+/// The same-layer edges reversed: each position's parents, at
+/// `parents[offsets[c]..offsets[c + 1]]`, from the chunks' move lists and
+/// the in-degrees (used up as fill cursors).
+fn reverse_edges(
+    indegree: &[AtomicU32],
+    forward: Vec<(MoveLists, u128)>,
+) -> Result<(Vec<u32>, Vec<AtomicU32>), ExplicitError> {
+    // Offsets by an exclusive prefix sum; the in-degree counters become
+    // the fill cursors.
+    let mut offsets = Vec::with_capacity(indegree.len() + 1);
+    let mut total = 0u64;
+    for cursor in indegree {
+        offsets.push(total as u32);
+        total += u64::from(cursor.load(Ordering::Relaxed));
+        if total > MAX_POSITIONS {
+            return Err(ExplicitError::TooManyEdges(total));
+        }
+        cursor.store(
+            total as u32 - cursor.load(Ordering::Relaxed),
+            Ordering::Relaxed,
+        );
+    }
+    offsets.push(total as u32);
+    let parents = atomic_zeros(total as usize);
+    forward
+        .into_par_iter()
+        .enumerate()
+        .for_each(|(c, (mut lists, _))| {
+            for i in 0..lists.ends.len() {
+                let parent = (c * CHUNK + i) as u32;
+                for &child in lists.children_of(i) {
+                    let slot = indegree[child as usize].fetch_add(1, Ordering::Relaxed);
+                    parents[slot as usize].store(parent, Ordering::Relaxed);
+                }
+            }
+            lists.clear();
+        });
+    Ok((offsets, parents))
+}
+
 impl Graph {
     /// Generates every position's moves and reverses the same-layer edges.
     fn build(layer: &dyn Layer, progress: Progress) -> Result<Graph, ExplicitError> {
         let size = layer.size() as usize;
         let mut exits = vec![NO_EXIT; size];
-        let mut states: Vec<AtomicU32> = (0..size)
-            .into_par_iter()
-            .map(|_| AtomicU32::new(0))
-            .collect();
-        let indegree: Vec<AtomicU32> = (0..size)
-            .into_par_iter()
-            .map(|_| AtomicU32::new(0))
-            .collect();
-        let forward = exits
-            .par_chunks_mut(CHUNK)
-            .zip(states.par_chunks_mut(CHUNK))
-            .enumerate()
-            .map(|(c, (exits, states))| {
-                let mut lists = MoveLists::default();
-                layer.moves((c * CHUNK) as u64, exits.len(), &mut lists);
-                lists.close();
-                assert_eq!(lists.exits.len(), exits.len(), "one start() per position");
-                let mut mask = 0;
-                for (i, (exit, state)) in exits.iter_mut().zip(states.iter_mut()).enumerate() {
-                    *exit = lists.exits[i];
-                    mask |= threshold::mask_bit(*exit);
-                    let children = lists.children_of(i);
-                    if children.len() > COUNT as usize {
-                        return Err(ExplicitError::TooManyChildren(children.len()));
-                    }
-                    for &child in children {
-                        indegree[child as usize].fetch_add(1, Ordering::Relaxed);
-                    }
-                    let terminal = if lists.terminal[i] { TERMINAL } else { 0 };
-                    *state.get_mut() = terminal | children.len() as u32;
-                }
-                progress(exits.len() as u64);
-                lists.exits.clear();
-                lists.terminal.clear();
-                Ok((lists, mask))
-            })
-            .collect::<Result<Vec<_>, _>>()?;
+        let mut states = atomic_zeros(size);
+        let indegree = atomic_zeros(size);
+        let forward = forward_moves(layer, &mut exits, &mut states, &indegree, progress)?;
         let mask = forward.iter().fold(0, |m, (_, chunk)| m | chunk);
-
-        // Offsets by an exclusive prefix sum; the in-degree counters become
-        // the fill cursors.
-        let mut offsets = Vec::with_capacity(size + 1);
-        let mut total = 0u64;
-        for cursor in &indegree {
-            offsets.push(total as u32);
-            total += u64::from(cursor.load(Ordering::Relaxed));
-            if total > MAX_POSITIONS {
-                return Err(ExplicitError::TooManyEdges(total));
-            }
-            cursor.store(
-                total as u32 - cursor.load(Ordering::Relaxed),
-                Ordering::Relaxed,
-            );
-        }
-        offsets.push(total as u32);
-        let parents: Vec<AtomicU32> = (0..total)
-            .into_par_iter()
-            .map(|_| AtomicU32::new(0))
-            .collect();
-        forward
-            .into_par_iter()
-            .enumerate()
-            .for_each(|(c, (mut lists, _))| {
-                for i in 0..lists.ends.len() {
-                    let parent = (c * CHUNK + i) as u32;
-                    for &child in lists.children_of(i) {
-                        let slot = indegree[child as usize].fetch_add(1, Ordering::Relaxed);
-                        parents[slot as usize].store(parent, Ordering::Relaxed);
-                    }
-                }
-                lists.clear();
-            });
+        let (offsets, parents) = reverse_edges(&indegree, forward)?;
         Ok(Graph {
             exits,
             states,

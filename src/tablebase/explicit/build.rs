@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use super::layer_file::file_bytes;
+use super::layer_file::{LayerFile, file_bytes};
 use super::{ExplicitGame, ExplicitTbError, Loaded, Step, seeds, too_many, walk_positions};
 use crate::error::WithPath;
 use crate::index::stars_bars::StarsBars;
@@ -76,71 +76,107 @@ pub fn build<G: ExplicitGame>(
     for seeds in layers {
         let file = game.file(dir, seeds)?;
         let want_distances = distances == DistanceTables::Build && file.distance_path.is_some();
-        let solve = |distances: bool| {
-            observer.layer_started(seeds, file.index.size());
-            let layer = EngineLayer {
-                game,
-                seeds,
-                index: file.index.clone(),
-                lower: &lower,
-            };
-            game.solve(&layer, distances, &|steps| observer.advance(steps))
-        };
-        let mut distance_seconds = None;
-        let mut longest = None;
-        let (table, values, seconds) = match file.open()? {
-            None => {
-                // A distance table left from values no longer there.
-                if let Some(path) = &file.distance_path {
-                    remove_stale(path)?;
-                }
-                let start = Instant::now();
-                let solved = solve(want_distances)?;
-                file.write(&solved.values)?;
-                let seconds = start.elapsed().as_secs_f64();
-                let table = file.open_built()?;
-                if let Some(distances) = &solved.distances {
-                    let start = Instant::now();
-                    file.write_distances(&table, distances)?;
-                    distance_seconds = Some(start.elapsed().as_secs_f64());
-                    longest = distances.par_iter().copied().max();
-                }
-                let values = table.load()?;
-                (table, values, Some(seconds))
-            }
-            Some(table) => {
-                let values = table.load()?;
-                if want_distances && file.open_distances(&table)?.is_none() {
-                    let start = Instant::now();
-                    let solved = solve(true)?;
-                    if let Some(rank) = solved.values.first_difference(&values) {
-                        return Err(values_differ(&game, &file.path, &solved, &values, rank));
-                    }
-                    let distances = solved.distances.expect("asked for distances");
-                    file.write_distances(&table, &distances)?;
-                    distance_seconds = Some(start.elapsed().as_secs_f64());
-                    longest = distances.par_iter().copied().max();
-                }
-                (table, values, None)
-            }
-        };
-        if let Some(report) = distance_report(&file, &table, seeds, longest, distance_seconds)? {
+        let layer = build_layer(game, seeds, &file, &lower, want_distances, observer)?;
+        let (longest, distance_seconds) = (layer.longest, layer.distance_seconds);
+        if let Some(report) =
+            distance_report(&file, &layer.table, seeds, longest, distance_seconds)?
+        {
             built.distances.push(report);
         }
         let report = LayerReport {
             seeds,
             positions: file.index.size(),
-            outcomes: Some(outcomes_by(&values, |v| {
+            outcomes: Some(outcomes_by(&layer.values, |v| {
                 G::rank(game.decode(v)).signum() as i8
             })),
-            seconds,
+            seconds: layer.seconds,
             bytes: file.bytes()?,
         };
         observer.layer_finished(&report);
         built.layers.push(report);
-        lower.push(seeds, file.index, values);
+        lower.push(seeds, file.index, layer.values);
     }
     Ok(built)
+}
+
+/// One layer's tables, as [`build_layer`] leaves them.
+struct LayerTables {
+    table: Stored,
+    values: Vec<i16>,
+    /// Seconds its values took; `None` if they were built before.
+    seconds: Option<f64>,
+    /// The greatest distance and the seconds writing the distances took,
+    /// where they were found.
+    longest: Option<i16>,
+    distance_seconds: Option<f64>,
+}
+
+/// Builds what layer `seeds` misses over the `lower` layers: its values
+/// (with their distances if `want_distances`), or the distances beside
+/// values built before, which must be the values solved again.
+fn build_layer<G: ExplicitGame>(
+    game: G,
+    seeds: usize,
+    file: &LayerFile,
+    lower: &Loaded,
+    want_distances: bool,
+    observer: &dyn BuildObserver,
+) -> Result<LayerTables, ExplicitTbError> {
+    let solve = |distances: bool| {
+        observer.layer_started(seeds, file.index.size());
+        let layer = EngineLayer {
+            game,
+            seeds,
+            index: file.index.clone(),
+            lower,
+        };
+        game.solve(&layer, distances, &|steps| observer.advance(steps))
+    };
+    let mut distance_seconds = None;
+    let mut longest = None;
+    let (table, values, seconds) = match file.open()? {
+        None => {
+            // A distance table left from values no longer there.
+            if let Some(path) = &file.distance_path {
+                remove_stale(path)?;
+            }
+            let start = Instant::now();
+            let solved = solve(want_distances)?;
+            file.write(&solved.values)?;
+            let seconds = start.elapsed().as_secs_f64();
+            let table = file.open_built()?;
+            if let Some(distances) = &solved.distances {
+                let start = Instant::now();
+                file.write_distances(&table, distances)?;
+                distance_seconds = Some(start.elapsed().as_secs_f64());
+                longest = distances.par_iter().copied().max();
+            }
+            let values = table.load()?;
+            (table, values, Some(seconds))
+        }
+        Some(table) => {
+            let values = table.load()?;
+            if want_distances && file.open_distances(&table)?.is_none() {
+                let start = Instant::now();
+                let solved = solve(true)?;
+                if let Some(rank) = solved.values.first_difference(&values) {
+                    return Err(values_differ(&game, &file.path, &solved, &values, rank));
+                }
+                let distances = solved.distances.expect("asked for distances");
+                file.write_distances(&table, &distances)?;
+                distance_seconds = Some(start.elapsed().as_secs_f64());
+                longest = distances.par_iter().copied().max();
+            }
+            (table, values, None)
+        }
+    };
+    Ok(LayerTables {
+        table,
+        values,
+        seconds,
+        longest,
+        distance_seconds,
+    })
 }
 
 /// Removes the file at `path` if there is one.
