@@ -200,31 +200,47 @@ where
                 }
             }
         }
-        let Some(deferred) = deferred else {
-            continue;
-        };
-        config.phases.enter(Phase::Deferred);
-        let end = size.min(first + sweep);
-        let fold = (FOLD_PARTS * part).min(end - first);
-        let mut answers = deferred.answer(fold)?;
-        // The next part's answers are folded in while this one goes out.
-        let starts: Vec<usize> = (first..end).step_by(fold).collect();
-        let len = |i: usize| fold.min(end - starts[i]);
-        let fold_in = |i, folded: &mut Vec<i8>| answers.next_part(&mut folded[..len(i)]);
-        overlapped(
-            starts.len(),
-            [vec![0; fold], vec![0; fold]],
-            fold_in,
-            |i, folded| {
-                let exits = &folded[..len(i)];
-                out(starts[i], exits)?;
-                progress((exits.len() - exits.len() / 2) as u64);
-                Ok::<_, EngineError<E>>(())
-            },
-        )?;
-        answers.remove()?;
-        config.phases.enter(Phase::SetUp);
+        if let Some(deferred) = deferred {
+            let end = size.min(first + sweep);
+            let fold = (FOLD_PARTS * part).min(end - first);
+            config.phases.enter(Phase::Deferred);
+            fold_deferred(deferred, first..end, fold, &mut out, progress)?;
+            config.phases.enter(Phase::SetUp);
+        }
     }
+    Ok(())
+}
+
+/// The second sweep over positions `sweep`: their kept exits with the
+/// deferred lookups' answers folded in, `fold` positions at a time, handed
+/// to `out`; the next part's answers are folded in while one goes out.
+fn fold_deferred<L, E>(
+    deferred: Deferred<L>,
+    sweep: std::ops::Range<usize>,
+    fold: usize,
+    out: &mut impl FnMut(usize, &[i8]) -> Result<(), EngineError<E>>,
+    progress: Progress,
+) -> Result<(), EngineError<E>>
+where
+    L: LowerLayers<Error = E>,
+    E: std::error::Error + 'static,
+{
+    let mut answers = deferred.answer(fold)?;
+    let starts: Vec<usize> = sweep.clone().step_by(fold).collect();
+    let len = |i: usize| fold.min(sweep.end - starts[i]);
+    let fold_in = |i, folded: &mut Vec<i8>| answers.next_part(&mut folded[..len(i)]);
+    overlapped(
+        starts.len(),
+        [vec![0; fold], vec![0; fold]],
+        fold_in,
+        |i, folded| {
+            let exits = &folded[..len(i)];
+            out(starts[i], exits)?;
+            progress((exits.len() - exits.len() / 2) as u64);
+            Ok::<_, EngineError<E>>(())
+        },
+    )?;
+    answers.remove()?;
     Ok(())
 }
 

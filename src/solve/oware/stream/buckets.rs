@@ -280,51 +280,7 @@ impl<'a, L: LowerLayers> Deferred<'a, L> {
         for (b, out) in lookups.into_iter().enumerate() {
             finish(out, &lookups_path(&dir, b))?;
         }
-        // A bucket's values reuse the memory of the sweep's parts, freed.
-        array::release_freed_heap();
-        let largest = buckets.iter().map(|b| b.len).max().unwrap_or(0);
-        let mut values = vec![0i8; largest as usize];
-        let mut answers = vec![0u8; ANSWER_BATCH];
-        // The lookups are read a batch ahead, on a thread of their own.
-        let mut batches = ReadAhead::spawn(
-            LookupBatches {
-                paths: (0..buckets.len()).map(|b| lookups_path(&dir, b)).collect(),
-                bucket: 0,
-                file: None,
-            },
-            0,
-        );
-        for (b, bucket) in buckets.iter().enumerate() {
-            let values = &mut values[..bucket.len as usize];
-            lower
-                .read_in_order(bucket.seeds, bucket.first, values)
-                .map_err(EngineError::Lower)?;
-            let to = answers_path(&dir, b);
-            let mut out = create(&to)?;
-            loop {
-                let offsets = batches
-                    .next()
-                    .expect("a bucket's lookups end in an empty batch")?;
-                if offsets.is_empty() {
-                    break;
-                }
-                let answers = &mut answers[..offsets.len() / 4];
-                answers
-                    .par_chunks_mut(1 << 12)
-                    .zip(offsets.par_chunks(4 << 12))
-                    .for_each(|(answers, offsets)| {
-                        for (a, o) in answers.iter_mut().zip(offsets.chunks_exact(4)) {
-                            let offset = u32::from_le_bytes(o.try_into().unwrap());
-                            *a = values[offset as usize] as u8;
-                        }
-                    });
-                out.write_all(answers).at(&to)?;
-            }
-            finish(out, &to)?;
-            let from = lookups_path(&dir, b);
-            fs::remove_file(&from).at(&from)?;
-        }
-        drop(values);
+        answer_buckets(lower, &dir, &buckets)?;
         let open = |path: PathBuf| ScratchResult::Ok((File::open(&path).at(&path)?, path));
         let parts = ReadAhead::spawn(
             PartReader {
@@ -346,6 +302,60 @@ impl<'a, L: LowerLayers> Deferred<'a, L> {
             dir,
         })
     }
+}
+
+/// Answers each bucket's lookups from one read of its range, into the
+/// bucket's answers file; its lookups file is removed.
+fn answer_buckets<L: LowerLayers>(
+    lower: &L,
+    dir: &Path,
+    buckets: &[Bucket],
+) -> Result<(), EngineError<L::Error>> {
+    // A bucket's values reuse the memory of the sweep's parts, freed.
+    array::release_freed_heap();
+    let largest = buckets.iter().map(|b| b.len).max().unwrap_or(0);
+    let mut values = vec![0i8; largest as usize];
+    let mut answers = vec![0u8; ANSWER_BATCH];
+    // The lookups are read a batch ahead, on a thread of their own.
+    let mut batches = ReadAhead::spawn(
+        LookupBatches {
+            paths: (0..buckets.len()).map(|b| lookups_path(dir, b)).collect(),
+            bucket: 0,
+            file: None,
+        },
+        0,
+    );
+    for (b, bucket) in buckets.iter().enumerate() {
+        let values = &mut values[..bucket.len as usize];
+        lower
+            .read_in_order(bucket.seeds, bucket.first, values)
+            .map_err(EngineError::Lower)?;
+        let to = answers_path(dir, b);
+        let mut out = create(&to)?;
+        loop {
+            let offsets = batches
+                .next()
+                .expect("a bucket's lookups end in an empty batch")?;
+            if offsets.is_empty() {
+                break;
+            }
+            let answers = &mut answers[..offsets.len() / 4];
+            answers
+                .par_chunks_mut(1 << 12)
+                .zip(offsets.par_chunks(4 << 12))
+                .for_each(|(answers, offsets)| {
+                    for (a, o) in answers.iter_mut().zip(offsets.chunks_exact(4)) {
+                        let offset = u32::from_le_bytes(o.try_into().unwrap());
+                        *a = values[offset as usize] as u8;
+                    }
+                });
+            out.write_all(answers).at(&to)?;
+        }
+        finish(out, &to)?;
+        let from = lookups_path(dir, b);
+        fs::remove_file(&from).at(&from)?;
+    }
+    Ok(())
 }
 
 /// The lookups of every bucket in turn, a batch at a time, each bucket's
