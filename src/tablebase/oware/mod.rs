@@ -10,7 +10,7 @@
 
 mod batch;
 mod budget;
-mod build;
+mod builder;
 mod distance;
 mod layers;
 pub mod plan;
@@ -18,6 +18,9 @@ mod probe;
 mod published;
 mod resolve;
 mod verify;
+
+// The folder's old name, until the paths follow in the next commit.
+use builder as build;
 
 use std::path::{Path, PathBuf};
 
