@@ -19,14 +19,11 @@ mod published;
 mod resolve;
 mod verify;
 
-// The folder's old name, until the paths follow in the next commit.
-use builder as build;
-
 use std::path::{Path, PathBuf};
 
 pub use batch::{Detail, Probed};
 pub use budget::{FIXED_BYTES, LayerPlan, least_bytes, plan_engine, plan_layer};
-pub use build::{BuildOptions, CHECKPOINT_EVERY, OwareObserver, build, build_on, scratch_dir};
+pub use builder::{BuildOptions, CHECKPOINT_EVERY, OwareObserver, build, build_on, scratch_dir};
 pub use distance::{DistanceReport, distance_path};
 pub use probe::{MoveValue, OwareTablebase, PvEnd, PvStep, best_move, distance_by_moves};
 pub use published::{export, import};

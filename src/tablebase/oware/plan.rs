@@ -13,7 +13,7 @@ use super::budget::disk::{
     table_bytes_per_position,
 };
 use super::budget::{Budget, LayerPlan, Place, least_bytes, placement, plan_engine};
-use super::build::BuildOptions;
+use super::builder::BuildOptions;
 use super::{BuildTime, TablebaseError, build, distance, ruleset_dir, table_path};
 use crate::error::PathContext;
 use crate::games::oware::{MAX_SEEDS, Ruleset};
@@ -1254,7 +1254,7 @@ mod tests {
     fn plan_budgets_and_places_each_layer_as_the_build_does() {
         use crate::table::raw;
         use crate::tablebase::BuildObserver;
-        use crate::tablebase::oware::build::{OwareObserver, lower_cache_dir};
+        use crate::tablebase::oware::builder::{OwareObserver, lower_cache_dir};
 
         /// Per layer planned: its plan, the bytes of lower layers resident
         /// and those in the lower cache.
