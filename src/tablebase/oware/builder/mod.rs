@@ -9,7 +9,7 @@
 //! raw copies read through the page cache or only in order, or in their
 //! compressed tables. Before a layer starts, its disk is checked
 //! ([`disk`]). The rooms below this file: [`lower`], then [`files`] (the
-//! scratch folders and files) and [`lock`].
+//! scratch folders and files) and `lock.rs`.
 
 use std::fs;
 use std::path::{Path, PathBuf};
