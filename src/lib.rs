@@ -7,7 +7,7 @@
 //! belongs to the `mancala-tb` binary, in its own folder `src/bin/mancala-tb/`:
 //! the command line (`cli/`), the HTTP server and board page (`server/`), and
 //! what both show (`answer.rs`, `play.rs`, `plot.rs`, `probe_lines.rs`); so
-//! the library needs none of their crates (clap, plotters, serde_json, axum):
+//! the library needs none of their crates (clap, plotters, serde, axum):
 //! `cargo doc --lib --no-default-features`.
 //!
 //! Where to start (the most used items are also at the crate root):

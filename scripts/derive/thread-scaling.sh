@@ -7,7 +7,7 @@
 # build-times.tsv) and wall time, then per engine and thread count the
 # median layer time, M positions/s, the speed-up over the fewest threads and
 # the efficiency (speed-up / threads), and per engine the serial share of
-# Amdahl's law fitted to the medians (plan.rs's SERIAL_SHARE). Every run's table must be
+# Amdahl's law fitted to the medians (`Engine::serial_share`). Every run's table must be
 # byte-identical to the first run's, or the script fails.
 #
 # The engines build values only (`--no-distances`). The engine name
@@ -109,7 +109,7 @@ for engine in $engines; do
                 x[i] = 1 / t; y[i] = m; sx += x[i]; sy += y[i]
             }
             # Amdahl: T(t) = a + b / t by least squares; the serial share
-            # is a / (a + b), what plan.rs calls SERIAL_SHARE.
+            # is a / (a + b), what `Engine::serial_share` holds.
             if (n >= 2) {
                 mx = sx / n; my = sy / n
                 for (i = 1; i <= n; i++) { sxy += (x[i] - mx) * (y[i] - my); sxx += (x[i] - mx) ^ 2 }

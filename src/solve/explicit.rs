@@ -46,7 +46,7 @@ use super::Progress;
 use super::threshold::{self, NO_EXIT, Verdict};
 
 /// Positions per parallel set-up unit.
-const CHUNK: usize = 1 << 13;
+const SET_UP_CHUNK: usize = 1 << 13;
 /// Frontier entries per parallel propagation unit.
 const FRONTIER_CHUNK: usize = 1 << 12;
 
@@ -270,12 +270,12 @@ fn forward_moves(
     progress: Progress,
 ) -> Result<Vec<(MoveLists, u128)>, ExplicitError> {
     exits
-        .par_chunks_mut(CHUNK)
-        .zip(states.par_chunks_mut(CHUNK))
+        .par_chunks_mut(SET_UP_CHUNK)
+        .zip(states.par_chunks_mut(SET_UP_CHUNK))
         .enumerate()
         .map(|(c, (exits, states))| {
             let mut lists = MoveLists::default();
-            layer.moves((c * CHUNK) as u64, exits.len(), &mut lists);
+            layer.moves((c * SET_UP_CHUNK) as u64, exits.len(), &mut lists);
             lists.close();
             assert_eq!(lists.exits.len(), exits.len(), "one start() per position");
             let mut mask = 0;
@@ -329,7 +329,7 @@ fn reverse_edges(
         .enumerate()
         .for_each(|(c, (mut lists, _))| {
             for i in 0..lists.ends.len() {
-                let parent = (c * CHUNK + i) as u32;
+                let parent = (c * SET_UP_CHUNK + i) as u32;
                 for &child in lists.children_of(i) {
                     let slot = indegree[child as usize].fetch_add(1, Ordering::Relaxed);
                     parents[slot as usize].store(parent, Ordering::Relaxed);
@@ -370,8 +370,8 @@ impl Graph {
         // moves, 1 otherwise.
         let seeds: Vec<(Vec<u32>, Vec<u32>)> = self
             .states
-            .par_chunks(CHUNK)
-            .zip(self.exits.par_chunks(CHUNK))
+            .par_chunks(SET_UP_CHUNK)
+            .zip(self.exits.par_chunks(SET_UP_CHUNK))
             .enumerate()
             .map(|(c, (states, exits))| {
                 let (mut at0, mut at1) = (Vec::new(), Vec::new());
@@ -385,7 +385,7 @@ impl Graph {
                     };
                     let depth = u32::from(word & TERMINAL == 0);
                     state.store(resolved(verdict, t, depth), Ordering::Relaxed);
-                    let rank = (c * CHUNK + i) as u32;
+                    let rank = (c * SET_UP_CHUNK + i) as u32;
                     if depth == 0 {
                         at0.push(rank)
                     } else {
@@ -470,7 +470,7 @@ impl Graph {
     fn finish(self, depths: Depths, progress: Progress) -> Solved {
         let values = self
             .states
-            .par_chunks(CHUNK)
+            .par_chunks(SET_UP_CHUNK)
             .flat_map_iter(|chunk| {
                 let draws = chunk
                     .iter()
@@ -679,7 +679,7 @@ mod tests {
 
     #[test]
     fn values_match_across_chunks_and_threads() {
-        let layer = random_layer(99, 3 * CHUNK + 17, 7);
+        let layer = random_layer(99, 3 * SET_UP_CHUNK + 17, 7);
         let steps = AtomicU32::new(0);
         let solved = solve(&layer, Depths::Without, &|s| {
             steps.fetch_add(s as u32, Ordering::Relaxed);

@@ -10,7 +10,7 @@ pub mod oware;
 mod report;
 mod writers;
 
-pub use explicit::{Built, Checked, DistanceReport, DistanceTables, ExplicitTbError};
+pub use explicit::{Built, Checked, DistanceTables, ExplicitDistanceReport, ExplicitTbError};
 // The explicit engine's layer files, which the tests write directly.
 #[doc(hidden)]
 pub use explicit::store;

@@ -41,8 +41,9 @@ use crate::solve::threshold::{self, Verdict};
 /// Exits of a threshold in memory at once, in chunks: those being seeded
 /// and those read ahead.
 const SEED_BATCH: usize = 1 << 16;
-/// Exits a job of the seeding takes.
-const SEED_CHUNK: usize = 1 << 11;
+/// Exits a job of the seeding takes (the compact engine's jobs take
+/// `COMPACT_SEED_CHUNK`).
+const OUT_OF_CORE_SEED_CHUNK: usize = 1 << 11;
 /// Words of the states a job of the recording scans, and the parts a
 /// thread has in a window of the scan.
 const RECORD_WORDS: usize = 1 << 10;
@@ -199,7 +200,7 @@ impl OutOfCore {
         t: i8,
     ) -> Result<(), EngineError<E>> {
         let file = RankReader::open(scratch.exits(t as usize))?;
-        file.par_for_each(SEED_BATCH, SEED_CHUNK, |chunk| {
+        file.par_for_each(SEED_BATCH, OUT_OF_CORE_SEED_CHUNK, |chunk| {
             for &entry in chunk {
                 let rank = (entry >> 1) as usize;
                 let exit = if entry & 1 != 0 { -t } else { t };

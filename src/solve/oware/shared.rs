@@ -66,6 +66,11 @@ pub struct Config {
     pub phases: Phases,
 }
 
+/// Positions handled together so that the memory they need is asked for
+/// ([`prefetch`]) before any of it is read, and the loads overlap: their
+/// parents' (or children's) states, codes, values or distances.
+pub const PREFETCH_BATCH: usize = 16;
+
 /// Asks the CPU to start loading the memory at `address`, which will be
 /// used soon.
 #[inline]

@@ -37,12 +37,12 @@ pub struct Built {
     /// Every layer of the build, in order.
     pub layers: Vec<LayerReport>,
     /// Every layer of the build that has a distance table, in order.
-    pub distances: Vec<DistanceReport>,
+    pub distances: Vec<ExplicitDistanceReport>,
 }
 
 /// One layer's distance table after a build.
 #[derive(Clone, Debug)]
-pub struct DistanceReport {
+pub struct ExplicitDistanceReport {
     /// The layer.
     pub seeds: usize,
     /// Its positions.
@@ -197,7 +197,7 @@ fn distance_report(
     seeds: usize,
     longest: Option<i16>,
     seconds: Option<f64>,
-) -> Result<Option<DistanceReport>, ExplicitTbError> {
+) -> Result<Option<ExplicitDistanceReport>, ExplicitTbError> {
     let Some(table) = file.open_distances(values)? else {
         return Ok(None);
     };
@@ -205,7 +205,7 @@ fn distance_report(
         Some(d) => d,
         None => table.load()?.par_iter().copied().max().unwrap_or(0),
     };
-    Ok(Some(DistanceReport {
+    Ok(Some(ExplicitDistanceReport {
         seeds,
         positions: table.len(),
         longest: longest.max(0) as u16,

@@ -19,7 +19,7 @@ use std::fmt;
 use std::ops::{ControlFlow, Range, RangeInclusive};
 use std::path::Path;
 
-pub use build::{Built, DistanceReport, DistanceTables, build};
+pub use build::{Built, DistanceTables, ExplicitDistanceReport, build};
 pub use check::Checked;
 pub use error::ExplicitTbError;
 pub use layer_file::{LayerFile, SolvedLayer, StoredValues};

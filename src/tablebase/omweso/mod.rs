@@ -20,8 +20,8 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 
 use super::explicit::{
-    DistanceReport, DistanceTables, ExplicitGame, LayerFile, SolvedLayer, Step, StoredValues,
-    distance_values,
+    DistanceTables, ExplicitDistanceReport, ExplicitGame, LayerFile, SolvedLayer, Step,
+    StoredValues, distance_values,
 };
 use super::store::Meta;
 use super::{BuildObserver, LayerReport};
@@ -229,7 +229,7 @@ pub struct Report {
     /// The longest win (wdl tables): moves to the end.
     pub longest_win: Option<u16>,
     /// The distance table (points tables, unless built without).
-    pub distances: Option<DistanceReport>,
+    pub distances: Option<ExplicitDistanceReport>,
 }
 
 /// Builds the table of `config` under `dir` unless it is already complete,

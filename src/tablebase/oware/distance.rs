@@ -29,8 +29,9 @@ use crate::table::{
 use crate::tablebase::check::first_inconsistent;
 use crate::tablebase::{FileError, writers};
 
-/// Positions of a layer decoded or written at a time.
-const BATCH: usize = 1 << 20;
+/// Positions of a layer decoded from its value table, or written to its
+/// distance table, at a time.
+const IO_BATCH: usize = 1 << 20;
 
 /// The distance table of a layer inside a ruleset folder.
 pub fn distance_path(folder: &Path, seeds: usize) -> PathBuf {
@@ -92,7 +93,7 @@ pub(super) fn write_layer(
             })?;
             let mut filled = 0;
             let scratch = folder.join(format!("distance.{seeds}.scratch"));
-            resolve::decode(layers, seeds, BATCH, &scratch, &mut |part| {
+            resolve::decode(layers, seeds, IO_BATCH, &scratch, &mut |part| {
                 values[filled..][..part.len()].copy_from_slice(part);
                 filled += part.len();
                 Ok(())
@@ -120,10 +121,10 @@ pub(super) fn write_table(
     let path = distance_path(folder, seeds);
     let mut out = writer(rules, seeds, values).create_for::<i16>(&path)?;
     let mut longest = 0;
-    let mut piece = Vec::with_capacity(BATCH);
-    for start in (0..distances.len()).step_by(BATCH) {
+    let mut piece = Vec::with_capacity(IO_BATCH);
+    for start in (0..distances.len()).step_by(IO_BATCH) {
         piece.clear();
-        distances.extend_into(start..(start + BATCH).min(distances.len()), &mut piece);
+        distances.extend_into(start..(start + IO_BATCH).min(distances.len()), &mut piece);
         longest = longest.max(piece.par_iter().copied().max().unwrap_or(0) as u16);
         out.push(&piece)?;
     }

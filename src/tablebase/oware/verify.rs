@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 
 use super::budget::{FIXED_BYTES, MAX_PART, Place, place_within};
-use super::build::{BuildOptions, create_dir, lock, place_lower_layers, remove_dir};
+use super::builder::{BuildOptions, create_dir, lock, place_lower_layers, remove_dir};
 use super::distance;
 use super::layers::{Layer, Layers};
 use super::resolve::{LayerSource, Source};

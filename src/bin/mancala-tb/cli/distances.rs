@@ -1,10 +1,10 @@
 //! What the explicit games' commands say about distance tables: the
 //! summary of a build, and the note when a line has none to follow.
 
-use mancala_tb::tablebase::DistanceReport;
+use mancala_tb::tablebase::ExplicitDistanceReport;
 
 /// Prints a line per distance table of a build (none: nothing).
-pub fn print_summary(reports: &[DistanceReport]) {
+pub fn print_summary(reports: &[ExplicitDistanceReport]) {
     if reports.is_empty() {
         return;
     }

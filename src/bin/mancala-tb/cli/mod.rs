@@ -2,7 +2,8 @@
 //! each game's arguments and `run` functions, `info` the game-independent
 //! file listing, `shared` the progress bars, summaries and worker pool;
 //! `play` (play and analyse), `plot` and `serve` are the commands for people,
-//! over the binary's `play.rs`, `plot.rs` and `server/`. This file holds the
+//! over the binary's `play.rs`, `plot.rs` and `server/`; `plan` prints the
+//! projection of an Oware build, in words and in JSON. This file holds the
 //! verb enums, which only route to those modules.
 
 use clap::{Parser, Subcommand};
@@ -15,6 +16,7 @@ mod exit;
 mod info;
 mod omweso;
 mod oware;
+mod plan;
 mod play;
 mod plot;
 #[cfg(feature = "server")]
@@ -202,7 +204,7 @@ pub enum MovesGame {
 #[derive(Debug, Subcommand)]
 pub enum PlanGame {
     /// Oware: layers 0..=N under a memory budget, on one node or several
-    Oware(oware::PlanOware),
+    Oware(plan::PlanOware),
 }
 
 /// Runs one parsed command line.
@@ -259,6 +261,6 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         } => omweso::moves(args),
         Command::Plan {
             game: PlanGame::Oware(args),
-        } => oware::plan(args),
+        } => plan::run(args),
     }
 }

@@ -113,7 +113,7 @@ fn engine_name() -> impl clap::builder::TypedValueParser<Value = Engine> {
 
 /// A size in bytes: a number with an optional unit K, M, G or T (powers of
 /// 1024; a trailing B or iB is allowed).
-fn parse_size(s: &str) -> Result<u64, String> {
+pub(super) fn parse_size(s: &str) -> Result<u64, String> {
     let bad = || format!("'{s}' is not a size (e.g. 512M, 6G, 1.5G)");
     let upper = s.trim().to_ascii_uppercase();
     let body = upper.trim_end_matches("IB").trim_end_matches('B');
@@ -138,7 +138,7 @@ fn parse_size(s: &str) -> Result<u64, String> {
 }
 
 /// [`parse_size`], or 0.
-fn parse_size_or_zero(s: &str) -> Result<u64, String> {
+pub(super) fn parse_size_or_zero(s: &str) -> Result<u64, String> {
     match s.trim() {
         "0" => Ok(0),
         _ => parse_size(s),
@@ -151,7 +151,7 @@ fn parse_size_or_zero(s: &str) -> Result<u64, String> {
 /// beside the budget for the cache (none with the default budget). A
 /// budget above the cgroup's limit is refused: the kernel would kill the
 /// build when it got there.
-fn memory_and_lower_cache(
+pub(super) fn memory_and_lower_cache(
     memory: Option<u64>,
     lower_cache: Option<u64>,
 ) -> anyhow::Result<(u64, u64)> {
@@ -311,216 +311,6 @@ fn local_ranks() -> u64 {
         .and_then(|n| n.parse().ok())
         .unwrap_or(1)
         .max(1)
-}
-
-#[derive(Debug, Args)]
-pub struct PlanOware {
-    /// Ruleset of the calibration build and of the recorded rates
-    #[arg(long, value_parser = named::<Ruleset>(Ruleset::ALL.map(Ruleset::name)), default_value_t = Ruleset::Awari)]
-    rules: Ruleset,
-    /// Tablebase folder whose earlier builds' rates (DIR/oware-RULES/build-times.tsv)
-    /// replace the calibration's for the layers they built in memory, and
-    /// set how the rate falls beyond them
-    #[arg(long, default_value = "tablebases")]
-    dir: PathBuf,
-    /// Project the layers 0..=N (48: the whole game, without layer 47)
-    #[arg(long, value_parser = clap::value_parser!(u32).range(0..=MAX_SEEDS as i64))]
-    max_seeds: u32,
-    /// Memory budget per node (default: the memory available here, less 10%)
-    #[arg(long, value_parser = parse_size)]
-    memory: Option<u64>,
-    /// Lower layers kept decoded in files per node, as `build oware
-    /// --lower-cache` (default: as there, the memory available here less
-    /// --memory and 10%)
-    #[arg(long, value_parser = parse_size_or_zero)]
-    lower_cache: Option<u64>,
-    /// Disk per node for the tables and scratch files: a layer whose set-up
-    /// defers lookups sweeps it in as many rounds as the disk leaves room
-    /// for, and a layer whose files do not fit is refused (default: no
-    /// limit, each layer swept at once). With --nodes above 1: the shared
-    /// build folder's, which holds the tables, their part files and every
-    /// rank's checkpoints
-    #[arg(long, value_parser = parse_size)]
-    disk: Option<u64>,
-    /// Threads per node (default: the cores here); rates scale with them by
-    /// Amdahl's law per engine, with the serial shares the largest layers
-    /// built in DIR measured, else those fitted on 16 cores (the
-    /// assumptions list them)
-    #[arg(long)]
-    threads: Option<usize>,
-    /// Nodes sharing each layer (ranks of a `build oware --distributed`,
-    /// one a node): each builds its share in memory beside its message
-    /// buffers; a share that does not fit --memory is refused
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
-    nodes: u64,
-    /// With --nodes above 1, the most bytes one message carries, as `build
-    /// oware --distributed --message-size`: each node holds one beside
-    /// twice its outbox of notices (64M)
-    #[arg(long, value_parser = parse_size, default_value = "256M")]
-    message_size: u64,
-    /// The layer built to measure this machine's rates, three times with each engine (about a minute at 16 on 2 cores)
-    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(8..=22))]
-    calibrate_seeds: u32,
-    /// Print JSON: {"layers": [{"seeds", "positions", "share_positions" (the
-    /// largest node's), "mode", "memory_bytes" (per node: the sum of
-    /// "engine_bytes", "levels_bytes", "lower_resident_bytes" and
-    /// "message_buffer_bytes"), "least_memory_bytes", "disk_bytes",
-    /// "distance_seconds", "distances_while_building", "sweeps",
-    /// "table_bytes_per_position", "network_bytes_per_position" (notices
-    /// and tables), "seconds"}, ...], "positions", "peak_memory_bytes",
-    /// "disk_bytes", "seconds", "seconds_spread" (with every rate 15%
-    /// higher, lower), "assumptions": {..., "notice_bytes_per_position",
-    /// "outbox_bytes", "message_bytes", "stated": [...]}}
-    #[arg(long)]
-    json: bool,
-    /// Project a build without distance tables (`build oware
-    /// --no-distances`); by default each layer gets one where the memory
-    /// allows (column "distances": the time it adds, found as the layer is
-    /// built in memory, or by a pass after it; in "time" too)
-    #[arg(long)]
-    no_distances: bool,
-}
-
-pub fn plan(args: PlanOware) -> anyhow::Result<()> {
-    let (memory, lower_cache) = memory_and_lower_cache(args.memory, args.lower_cache)?;
-    // The projection runs on as many threads as it projects: the compact
-    // engine's buffers are per worker.
-    let projected = thread_pool(args.threads)?;
-    let pool = thread_pool(None)?;
-    eprintln!(
-        "Calibrating: building {} layers 0..={} with {} threads",
-        args.rules,
-        args.calibrate_seeds,
-        pool.current_num_threads()
-    );
-    let times = tb::build_times(&args.dir, args.rules)?;
-    let serial = tb::plan::SerialShares::recorded(&times);
-    let calibration =
-        pool.install(|| tb::plan::calibrate(args.rules, args.calibrate_seeds as usize, serial))?;
-    let assumptions = tb::plan::Assumptions {
-        calibration,
-        threads: projected.current_num_threads(),
-        nodes: args.nodes as usize,
-        memory,
-        lower_cache,
-        recorded: tb::plan::RecordedRates::new(&times),
-        disk: args.disk,
-        message_bytes: args.message_size,
-        distances: !args.no_distances,
-    };
-    let plan = projected.install(|| tb::plan::project(args.max_seeds as usize, &assumptions))?;
-    if args.json {
-        println!("{}", serde_json::to_string(&plan)?);
-        return Ok(());
-    }
-    let distances = |l: &tb::plan::LayerProjection| match l.distance_seconds {
-        Some(seconds) => {
-            let how = match l.distances_while_building {
-                true => "built",
-                false => "pass",
-            };
-            format!("{} ({how})", duration(seconds))
-        }
-        None if args.no_distances => "-".into(),
-        None => "none (no room)".into(),
-    };
-    if args.nodes == 1 {
-        println!(
-            "{:>5} {:>15} {:<11} {:>12} {:>12} {:>12} {:>12} {:>12} {:>6} {:>18} {:>12}",
-            "seeds",
-            "positions",
-            "mode",
-            "memory",
-            "engine",
-            "lower kept",
-            "least",
-            "disk",
-            "sweeps",
-            "distances",
-            "time"
-        );
-        for l in &plan.layers {
-            println!(
-                "{:>5} {:>15} {:<11} {:>12} {:>12} {:>12} {:>12} {:>12} {:>6} {:>18} {:>12}",
-                l.seeds,
-                l.positions,
-                l.engine.to_string(),
-                human_bytes(l.memory_bytes),
-                human_bytes(l.engine_bytes + l.levels_bytes),
-                human_bytes(l.lower_resident_bytes),
-                human_bytes(l.least_memory_bytes),
-                human_bytes(l.disk_bytes),
-                l.sweeps,
-                distances(l),
-                duration(l.seconds)
-            );
-        }
-    } else {
-        // Per node: the largest share, its memory and what it is made of;
-        // the network per position; the shared folder's disk.
-        println!(
-            "per node: memory = engine (its share's state) + levels + lower layers kept + message buffers; \
-             network bytes a position = notices + tables written to the shared folder; disk: the shared folder"
-        );
-        println!(
-            "{:>5} {:>15} {:>14} {:>10} {:>10} {:>10} {:>10} {:>10} {:>13} {:>10} {:>18} {:>12}",
-            "seeds",
-            "positions",
-            "share",
-            "memory",
-            "engine",
-            "levels",
-            "lower kept",
-            "buffers",
-            "net B/pos",
-            "disk",
-            "distances",
-            "time"
-        );
-        for l in &plan.layers {
-            let notices = plan.assumptions.notice_bytes_per_position;
-            println!(
-                "{:>5} {:>15} {:>14} {:>10} {:>10} {:>10} {:>10} {:>10} {:>13} {:>10} {:>18} {:>12}",
-                l.seeds,
-                l.positions,
-                l.share_positions,
-                human_bytes(l.memory_bytes),
-                human_bytes(l.engine_bytes),
-                human_bytes(l.levels_bytes),
-                human_bytes(l.lower_resident_bytes),
-                human_bytes(l.message_buffer_bytes),
-                format!("{notices:.2}+{:.2}", l.table_bytes_per_position),
-                human_bytes(l.disk_bytes),
-                distances(l),
-                duration(l.seconds)
-            );
-        }
-    }
-    println!(
-        "total {} positions; peak memory {} per node; disk {}; time {} ({} to {})",
-        plan.positions,
-        human_bytes(plan.peak_memory_bytes),
-        human_bytes(plan.disk_bytes),
-        duration(plan.seconds),
-        duration(plan.seconds_spread[0]),
-        duration(plan.seconds_spread[1]),
-    );
-    println!("assumptions:");
-    for line in &plan.assumptions.stated {
-        println!("  - {line}");
-    }
-    Ok(())
-}
-
-/// `3 h 12 min`, `42 s`.
-fn duration(seconds: f64) -> String {
-    let s = seconds.round() as u64;
-    match s {
-        0..60 => format!("{s} s"),
-        60..3600 => format!("{} min {} s", s / 60, s % 60),
-        3600..86400 => format!("{} h {} min", s / 3600, s % 3600 / 60),
-        _ => format!("{} d {} h", s / 86400, s % 86400 / 3600),
-    }
 }
 
 #[derive(Debug, Args)]

@@ -56,7 +56,7 @@ const LEAST: Limits = Limits {
     spill: 1 << 8,
     frontier_chunks: 4,
     records: 1 << 12,
-    seed_batch: 2 * SEED_CHUNK,
+    seed_batch: 2 * COMPACT_SEED_CHUNK,
     merge_ways: 8,
     merges: 1,
     kept_runs: 1,
@@ -65,8 +65,9 @@ const LEAST: Limits = Limits {
 /// worker and one merge of the least sizes, with room to spare (a test
 /// checks it; the threads share the workers).
 pub const LEAST_BUFFER_BYTES: u64 = 1 << 20;
-/// Exits a job of the seeding takes.
-pub(super) const SEED_CHUNK: usize = 1 << 12;
+/// Exits a job of the seeding takes (the out-of-core engine's jobs take
+/// `OUT_OF_CORE_SEED_CHUNK`).
+pub(super) const COMPACT_SEED_CHUNK: usize = 1 << 12;
 
 impl Limits {
     /// Peak bytes of a threshold's buffers: the workers' stacks, overflows,

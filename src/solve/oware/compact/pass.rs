@@ -12,7 +12,7 @@ use rayon::prelude::*;
 
 use super::codes::{CLOSED, Codes, LOST, OPEN, Resolved, WON};
 use super::frontier::Frontier;
-use super::limits::{Limits, SEED_CHUNK};
+use super::limits::{COMPACT_SEED_CHUNK, Limits};
 use super::runs::Runs;
 use crate::error::WithPath;
 use crate::games::oware::{self, Packed, Ruleset, SIDE};
@@ -21,13 +21,9 @@ use crate::solve::Progress;
 use crate::solve::oware::engine::Engine;
 use crate::solve::oware::lower::LowerLayers;
 use crate::solve::oware::scratch::{Scratch, ScratchEngine, set_up_exits};
-use crate::solve::oware::shared::{Config, EngineError};
+use crate::solve::oware::shared::{Config, EngineError, PREFETCH_BATCH};
 use crate::solve::oware::stream::{RankReader, ScratchResult};
 use crate::solve::phases::{Phase, Phases};
-
-/// Resolved positions whose parents are gathered together, so that their
-/// codes are fetched from memory in parallel.
-const PARENT_BATCH: usize = 16;
 
 /// The layer the compact engine builds: its codes, and its buffers' sizes.
 pub(super) struct Compact {
@@ -88,7 +84,7 @@ impl ScratchEngine for Compact {
             progress,
         };
         let exits = RankReader::open(scratch.exits(t as usize))?;
-        exits.par_for_each(self.limits.seed_batch, SEED_CHUNK, |chunk| {
+        exits.par_for_each(self.limits.seed_batch, COMPACT_SEED_CHUNK, |chunk| {
             pass.with_worker(|w| pass.seed(w, chunk))
         })?;
         phases.enter(Phase::Propagation);
@@ -255,10 +251,10 @@ impl Pass<'_> {
             } else if layer.codes.change(rank, |c| c == OPEN || c == CLOSED, WON) {
                 self.resolved(w, rank, board, false)?;
             }
-            if tests.len() >= PARENT_BATCH {
+            if tests.len() >= PREFETCH_BATCH {
                 self.run_tests(w, &mut tests)?;
             }
-            if w.stack.len() >= PARENT_BATCH {
+            if w.stack.len() >= PREFETCH_BATCH {
                 self.propagate(w)?;
             }
         }
@@ -317,7 +313,7 @@ impl Pass<'_> {
         let layer = self.layer;
         while !w.stack.is_empty() {
             w.parents.clear();
-            for _ in 0..PARENT_BATCH {
+            for _ in 0..PREFETCH_BATCH {
                 let Some(child) = w.stack.pop() else { break };
                 oware::for_each_unmove(layer.rules, child.board, |parent, pit| {
                     let rank = index::rank_packed(parent, layer.seeds) as usize;

@@ -41,12 +41,9 @@ use crate::distributed::Transport;
 use crate::games::oware::{self, Packed};
 use crate::solve::Progress;
 use crate::solve::array::BigArray;
-use crate::solve::oware::shared::prefetch;
+use crate::solve::oware::shared::{PREFETCH_BATCH, prefetch};
 use crate::solve::oware::states::{Exits, Notice, NoticeSink, Outbox, States};
 
-/// Positions looked at together, so that the memory they need is fetched
-/// in parallel.
-const BATCH: usize = 16;
 /// A level lists at most one position in this many of the layer.
 const LIST_SHARE: usize = 128;
 /// Room for listed positions a worker takes at a time.
@@ -116,8 +113,8 @@ struct Worker<'a> {
 impl<'a> Worker<'a> {
     fn new<X: ?Sized>(walk: &'a Walk<'a, X>) -> Worker<'a> {
         Worker {
-            taken: Vec::with_capacity(BATCH),
-            notices: Vec::with_capacity(BATCH * 2 * oware::SIDE),
+            taken: Vec::with_capacity(PREFETCH_BATCH),
+            notices: Vec::with_capacity(PREFETCH_BATCH * 2 * oware::SIDE),
             remote: Vec::new(),
             listed: Vec::new(),
             room: 0,
@@ -231,7 +228,7 @@ impl Levels {
                 listed.par_iter().for_each_init(
                     || Worker::new(&walk),
                     |worker, piece| {
-                        for batch in piece.chunks(BATCH) {
+                        for batch in piece.chunks(PREFETCH_BATCH) {
                             walk.batch(batch, worker);
                         }
                     },
@@ -326,7 +323,7 @@ impl<X: Exits + ?Sized> Walk<'_, X> {
         let mut scan = self.states.pending_scan(ranks);
         loop {
             worker.taken.clear();
-            worker.taken.extend(scan.by_ref().take(BATCH));
+            worker.taken.extend(scan.by_ref().take(PREFETCH_BATCH));
             if worker.taken.is_empty() {
                 break;
             }

@@ -27,7 +27,7 @@ use std::sync::atomic::{AtomicBool, AtomicU16, AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
-use super::shared::{CHUNK, prefetch};
+use super::shared::{CHUNK, PREFETCH_BATCH, prefetch};
 use crate::games::oware::{self, Children, Ruleset};
 use crate::index::oware as index;
 use crate::solve::Progress;
@@ -46,10 +46,7 @@ pub const BYTES_PER_POSITION: u64 = 2;
 /// Distances a word holds, each in 16 bits.
 const PER_WORD: usize = 4;
 /// Bit 0 of each distance of a word.
-const LOW_BITS: u64 = 0x0001_0001_0001_0001;
-/// Positions whose parents' (or children's) values and distances are asked
-/// for before they are read.
-const BATCH: usize = 16;
+const DISTANCE_LOW_BITS: u64 = 0x0001_0001_0001_0001;
 /// Positions a mark of a level covers: a level scans only the ranges marked
 /// for it, so the long tail of sparse levels skips most of the layer (a
 /// multiple of 16: a state word holds 16).
@@ -122,7 +119,7 @@ pub fn solve_layer(
     // Every position not at a level is a draw; one behind still counting, or
     // one ahead never reached, has no value-keeping line.
     let stuck = (distances.words.par_iter().enumerate())
-        .find_first(|(_, w)| w.load(Ordering::Relaxed) & LOW_BITS << 15 != 0)
+        .find_first(|(_, w)| w.load(Ordering::Relaxed) & DISTANCE_LOW_BITS << 15 != 0)
         .map(|(i, _)| (i * PER_WORD..).find(|&rank| distances.get(rank) & UNFOUND != 0));
     match stuck {
         Some(Some(rank)) => Err(DistanceError::Inconsistent {
@@ -220,8 +217,8 @@ impl Pass<'_> {
         let mut board = oware::packed(&index::unrank(self.seeds, first as u64));
         // Positions behind with their number of quiet children, and those
         // children's ranks, counted a batch at a time.
-        let mut behind = Vec::with_capacity(BATCH);
-        let mut children = Vec::with_capacity(BATCH * oware::SIDE);
+        let mut behind = Vec::with_capacity(PREFETCH_BATCH);
+        let mut children = Vec::with_capacity(PREFETCH_BATCH * oware::SIDE);
         let set = |rank: usize, distance: u16| {
             self.distances.set(rank, distance);
             match distance {
@@ -250,7 +247,7 @@ impl Pass<'_> {
                             children.push(child as usize);
                         }
                         behind.push((rank, value, children.len() - before));
-                        if behind.len() == BATCH {
+                        if behind.len() == PREFETCH_BATCH {
                             self.count_keeping(&mut behind, &mut children, exit, &set);
                         }
                     }
@@ -296,14 +293,14 @@ impl Pass<'_> {
     fn walk(&self, ranks: std::ops::Range<usize>, depth: u16, next: &[AtomicBool]) -> u64 {
         let (first, end) = (ranks.start, ranks.end);
         let mut cursor = index::Cursor::new(self.seeds);
-        let mut parents = Vec::with_capacity(BATCH * 8);
+        let mut parents = Vec::with_capacity(PREFETCH_BATCH * 8);
         let mut at_depth = AtDepth {
             words: &self.distances.words[first / PER_WORD..end.div_ceil(PER_WORD)],
             first,
             end,
             word: 0,
             found: 0,
-            repeated: u64::from(depth) * LOW_BITS,
+            repeated: u64::from(depth) * DISTANCE_LOW_BITS,
         }
         .filter(|&rank| depth > 0 || self.values[rank] != 0);
         let mut walked = 0;
@@ -312,7 +309,7 @@ impl Pass<'_> {
             // values and distances are fetched from memory in parallel.
             parents.clear();
             let mut batch = 0;
-            for rank in at_depth.by_ref().take(BATCH) {
+            for rank in at_depth.by_ref().take(PREFETCH_BATCH) {
                 batch += 1;
                 let keeps = -self.values[rank];
                 let board = cursor.board(rank as u64);
@@ -384,7 +381,7 @@ impl Iterator for AtDepth<'_> {
             // bit (with that of a lane holding 0x8000 from the difference
             // only where a borrow crossed, checked below) marks it.
             let x = word ^ self.repeated;
-            self.found = (x.wrapping_sub(LOW_BITS) & !x) & (LOW_BITS << 15);
+            self.found = (x.wrapping_sub(DISTANCE_LOW_BITS) & !x) & (DISTANCE_LOW_BITS << 15);
         }
         let lane = self.found.trailing_zeros() as usize / 16;
         self.found &= self.found - 1;

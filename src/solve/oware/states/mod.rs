@@ -23,7 +23,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
 use rayon::prelude::*;
 
-use super::shared::{CHUNK, prefetch};
+use super::shared::{CHUNK, PREFETCH_BATCH, prefetch};
 use crate::games::oware::{self, Packed, Ruleset};
 use crate::index::oware as index;
 use crate::solve::Progress;
@@ -125,8 +125,6 @@ pub struct States {
 /// Resolved positions kept on a worker's stack before it leaves them to the
 /// next scan of the pending bits.
 const STACK_LIMIT: usize = 1 << 16;
-/// Pending positions whose parents are told together.
-const PARENT_BATCH: usize = 16;
 /// Notices for other ranks a worker keeps before posting them.
 const REMOTE_BATCH: usize = 1 << 14;
 
@@ -207,7 +205,7 @@ impl States {
                         // parallel, then tell them.
                         notices.clear();
                         let mut batch = 0;
-                        while batch < PARENT_BATCH {
+                        while batch < PREFETCH_BATCH {
                             let (rank, board) = match stack.pop() {
                                 Some((rank, board)) => (rank, Some(board)),
                                 None => match scan.next() {
@@ -323,7 +321,7 @@ impl States {
     /// share). Parents they resolve stay pending for the next scan.
     pub fn receive<X: Exits + ?Sized>(&self, exits: &X, notices: &[u64], t: i8) {
         notices.par_chunks(CHUNK).for_each(|notices| {
-            for group in notices.chunks(PARENT_BATCH) {
+            for group in notices.chunks(PREFETCH_BATCH) {
                 for &code in group {
                     let rank = Notice::from_wire(code).0 - self.first;
                     prefetch(&self.words[rank / STATES_PER_WORD]);

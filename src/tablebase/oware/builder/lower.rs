@@ -1,23 +1,20 @@
-//! Putting the finished lower layers where the budget places them
-//! (`budget::places`) while a layer is built: in memory (resident), decoded
-//! into scratch files read through the page cache (cached) or only in order
+//! The finished lower layers while a layer is built, put where the budget
+//! places them (`budget::places`): in memory (resident), decoded into
+//! scratch files read through the page cache (cached) or only in order
 //! (streamed), or read from their tables (stored).
 
-use std::fs;
 use std::path::{Path, PathBuf};
 
-use super::remove_file;
-use crate::error::PathContext;
+use super::files::{create_dir, remove_file};
 use crate::index::oware as index;
 use crate::table::Table;
 use crate::table::raw::{self, RawLayer, RawWriter};
-use crate::tablebase::FileError;
 use crate::tablebase::oware::budget::{Budget, FIXED_BYTES, LayerPlan, Place};
 use crate::tablebase::oware::layers::{Layer, Layers, allocate_resident};
 use crate::tablebase::oware::{TablebaseError, resolve, table_path};
 
 /// Places the lower layers of the tables in `folder` at `places` (by
-/// seeds, as [`placement`] says), their raw copies in the folder `cache`.
+/// seeds, as `budget::placement` says), their raw copies in the folder `cache`.
 /// A layer that becomes resident, cached or streamed is copied from where
 /// it is read directly, or decoded from its table `batch` positions at a
 /// time, from the lowest layer up (so a decode expands its positions
@@ -95,14 +92,6 @@ pub(crate) fn lower_cache_dir(folder: &Path) -> PathBuf {
 pub(super) fn raw_copy(folder: &Path, seeds: usize, budget: &Budget) -> Option<PathBuf> {
     crate::tablebase::oware::budget::disk::has_raw_copy(seeds, budget)
         .then(|| raw::layer_path(&lower_cache_dir(folder), seeds))
-}
-
-/// Creates a scratch folder (and those above it) if it is not there.
-pub(crate) fn create_dir(dir: &Path) -> Result<(), TablebaseError> {
-    fs::create_dir_all(dir)
-        .map_err(FileError::CreateDir)
-        .at(dir)?;
-    Ok(())
 }
 
 /// Whether the values of a layer just built stay in memory for the layers

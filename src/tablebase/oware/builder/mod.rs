@@ -5,19 +5,22 @@
 //! Each layer picks the fastest engine that fits the budget ([`budget`]): in
 //! memory (1.5 bytes per position), out of core (0.625 bytes, the rest
 //! streamed through scratch files) or compact (2 bits). The finished layers
-//! below are kept where the budget allows ([`placement`]): in memory, in
+//! below are kept where the budget allows ([`lower`]): in memory, in
 //! raw copies read through the page cache or only in order, or in their
 //! compressed tables. Before a layer starts, its disk is checked
-//! ([`disk`]).
+//! ([`disk`]). The rooms below this file: [`lower`], then [`files`] (the
+//! scratch folders and files) and `lock.rs`.
 
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+mod files;
 mod lock;
-mod placement;
+mod lower;
 
-pub(super) use placement::{create_dir, lower_cache_dir, place_lower_layers};
+pub(super) use files::{create_dir, remove_dir};
+pub(super) use lower::{lower_cache_dir, place_lower_layers};
 
 use super::budget::{Budget, LayerPlan, disk, placement};
 
@@ -27,7 +30,7 @@ use super::{TablebaseError, open_table, ruleset_dir, table_meta, table_path};
 use crate::distributed::{Alone, Transport};
 use rayon::prelude::*;
 
-use crate::error::{PathContext, WithPath};
+use crate::error::PathContext;
 use crate::games::oware::{MAX_SEEDS, Ruleset};
 use crate::index::oware as index;
 use crate::solve::array::{self, BigArray};
@@ -40,7 +43,7 @@ use crate::table::{CAPTURE_DECIDES, PendingTable, Table, ValueEncoding};
 use crate::tablebase::FileError;
 use crate::tablebase::{BuildObserver, LayerReport, Outcomes, Quiet, outcomes, writers};
 pub(super) use lock::lock;
-use placement::{raw_copy, retain};
+use lower::{raw_copy, retain};
 
 /// A layer that takes longer saves its state at the next threshold boundary.
 pub const CHECKPOINT_EVERY: Duration = Duration::from_secs(600);
@@ -622,26 +625,6 @@ impl Run<'_> {
 /// The length of a file, 0 if it cannot be read.
 fn file_len(path: &Path) -> u64 {
     fs::metadata(path).map_or(0, |m| m.len())
-}
-
-/// Removes a folder and what it holds, if it is there.
-pub(super) fn remove_dir(path: &Path) -> Result<(), TablebaseError> {
-    match fs::remove_dir_all(path) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-            Err(WithPath::new(path, FileError::Io(e)).into())
-        }
-        _ => Ok(()),
-    }
-}
-
-/// Removes a file if it is there.
-pub(super) fn remove_file(path: &Path) -> Result<(), TablebaseError> {
-    match fs::remove_file(path) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-            Err(WithPath::new(path, FileError::Io(e)).into())
-        }
-        _ => Ok(()),
-    }
 }
 
 /// The scratch folder of a layer's out-of-core build.
