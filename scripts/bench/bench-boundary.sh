@@ -14,7 +14,9 @@
 # 29 --dir DIR`; the build resumes if interrupted). The distributed build
 # works in DIR.ranks (hard links of those tables); the single one adds
 # layer SEEDS to DIR. RANK_MEMORY (default 3G) is each rank's --memory,
-# MEMORY (default 14G) the single process's. Needs OpenMPI (README).
+# MEMORY (default 14G) the single process's. BIN, if set, is the binary to
+# run (built with `--features mpi`); by default this tree's, built first.
+# Needs OpenMPI (README).
 set -euo pipefail
 dir=$1
 seeds=${2:-30}
@@ -22,8 +24,10 @@ ranks=${3:-6}
 rank_memory=${4:-3G}
 memory=${5:-14G}
 cd "$(dirname "$0")/../.."
-cargo build --release --features mpi --quiet
-bin=$PWD/target/release/mancala-tb
+if [[ -z ${BIN:-} ]]; then
+    cargo build --release --features mpi --quiet
+fi
+bin=${BIN:-$PWD/target/release/mancala-tb}
 below=$((seeds - 1))
 [[ -e $dir/oware-awari/scores.$below.mtb ]] || { echo "no layer $below in $dir/oware-awari" >&2; exit 2; }
 ranked=$dir.ranks
