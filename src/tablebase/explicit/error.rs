@@ -92,11 +92,11 @@ pub enum ExplicitTbError {
     },
     /// A distance past what a distance table stores.
     #[error(
-        "a position is {0} moves from what secures its value; a distance table stores at most 32767"
+        "a position is {0} plies from what secures its value; a distance table stores at most 32767"
     )]
     TooFar(u16),
     /// A distance too long for a win/draw/loss table.
-    #[error("a position is {0} moves from the end; the wdl table stores at most 32766")]
+    #[error("a position is {0} plies from the end; the wdl table stores at most 32766")]
     TooDeep(u16),
     /// An En Gehé board of another width than the tables.
     #[error("the board has width {width}, the tables width {table_width}")]

@@ -36,11 +36,11 @@ pub fn note_missing(build_args: &str) {
     );
 }
 
-/// `1 move`, `5 moves`.
-pub fn moves(n: u16) -> String {
+/// A distance in plies (one side's move each): `1 ply`, `5 plies`.
+pub fn plies(n: u16) -> String {
     if n == 1 {
-        "1 move".into()
+        "1 ply".into()
     } else {
-        format!("{n} moves")
+        format!("{n} plies")
     }
 }

@@ -120,7 +120,7 @@ pub fn query(args: QueryEngehe) -> anyhow::Result<()> {
     match tables.distance(&pos)? {
         Some(d) if value != 0 => println!(
             "{pos}: value {value:+}, next capture in {}",
-            distances::moves(d)
+            distances::plies(d)
         ),
         _ => println!("{pos}: value {value:+}"),
     }

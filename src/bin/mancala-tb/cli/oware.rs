@@ -8,6 +8,7 @@ use anyhow::Context;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 
+use super::distances;
 use super::shared::{
     Bars, ProbeIo, named, parse_pit, print_layer_histogram, probe_with, thread_pool,
 };
@@ -375,8 +376,11 @@ fn secured(value: i8, distance: Option<u16>) -> String {
         (0, _) | (_, None) => String::new(),
         (_, Some(0)) => "; the game is over".into(),
         (_, Some(1)) => "; secured by this move's capture".into(),
-        (v, Some(d)) if v > 0 => format!("; the mover secures it in {d} moves"),
-        (_, Some(d)) => format!("; the opponent secures it in {d} moves, the mover delaying"),
+        (v, Some(d)) if v > 0 => format!("; the mover secures it in {}", distances::plies(d)),
+        (_, Some(d)) => format!(
+            "; the opponent secures it in {}, the mover delaying",
+            distances::plies(d)
+        ),
     }
 }
 

@@ -83,7 +83,7 @@ pub fn build(args: BuildOmweso) -> anyhow::Result<()> {
     let report = pool.install(|| tb::build(&args.table.dir, config, distances, &observer))?;
     observer.print_summary(std::slice::from_ref(&report.layer));
     if let Some(d) = report.longest_win {
-        println!("longest win: {d} moves");
+        println!("longest win: {}", distances::plies(d));
     }
     distances::print_summary(report.distances.as_slice());
     Ok(())
@@ -122,7 +122,7 @@ pub fn query(args: QueryOmweso) -> anyhow::Result<()> {
     let pv = tables.principal_variation(&pos, args.pv_limit)?;
     match (value, tables.distance(&pos)?) {
         (Value::Points(p), Some(d)) if p != 0 => {
-            println!("{pos}: {value}, the game ends in {}", distances::moves(d))
+            println!("{pos}: {value}, the game ends in {}", distances::plies(d))
         }
         _ => println!("{pos}: {value}"),
     }
@@ -205,7 +205,11 @@ pub fn stats(args: StatsOmweso) -> anyhow::Result<()> {
     println!("draws {:>11} ({:.3}%)", o.draws, share(o.draws));
     println!("losses {:>10} ({:.3}%)", o.losses, share(o.losses));
     if let (Some(w), Some(l)) = (stats.longest_win, stats.longest_loss) {
-        println!("longest win {w} moves, longest loss {l} moves");
+        println!(
+            "longest win {}, longest loss {}",
+            distances::plies(w),
+            distances::plies(l)
+        );
     }
     if config.objective == Objective::Points {
         println!("{:>6} {:>13} {:>8}", "points", "positions", "share");
