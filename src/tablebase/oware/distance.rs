@@ -5,7 +5,10 @@
 //!
 //! A distance table records the payload CRC of the value table it was built
 //! from (`docs/format.md`, "Distance tables"); one that does not match its
-//! value table is refused, naming both files.
+//! value table is refused, naming both files, and found again by the next
+//! build. The pass reads the capture marks of a built table; a table
+//! imported from the published format gets them first
+//! ([`super::published::add_capture_marks`]).
 
 use std::path::{Path, PathBuf};
 
@@ -13,7 +16,7 @@ use rayon::prelude::*;
 
 use super::layers::{Layer, Layers};
 use super::resolve::{self, LayerSource, Source};
-use super::{TablebaseError, table_meta, table_path};
+use super::{TablebaseError, build_args, table_meta, table_path, tablebase_dir};
 use std::convert::Infallible;
 
 use crate::error::WithPath;
@@ -78,7 +81,7 @@ pub(super) fn write_layer(
 ) -> Result<DistanceReport, TablebaseError> {
     let start = std::time::Instant::now();
     let table = Table::open(table_path(folder, seeds))?;
-    let exits = exits(&table)?;
+    let exits = exits(&table, rules)?;
     let decoded;
     let values: &[i8] = match layers.source(seeds)? {
         Source::Direct(values) | Source::InOrder(values) => values,
@@ -192,9 +195,30 @@ pub(super) fn open(
         return Err(TablebaseError::DistancesOfOtherValues {
             distances: path,
             values: values.path().to_path_buf(),
+            build_args: build_args(tablebase_dir(folder), rules, seeds),
         });
     }
     Ok(Some(table))
+}
+
+/// Whether the build finds the distances of layer `seeds`, whose value
+/// table is `values`: it has no distance table, or one built from other
+/// values, or its values have no capture marks (imported), which the pass
+/// adds first.
+pub(super) fn wanted(
+    folder: &Path,
+    rules: Ruleset,
+    seeds: usize,
+    values: &Table,
+) -> Result<bool, TablebaseError> {
+    if values.meta().encoding != ValueEncoding::ScoreOrCapture {
+        return Ok(true);
+    }
+    match open(folder, rules, seeds, values) {
+        Ok(distances) => Ok(distances.is_none()),
+        Err(TablebaseError::DistancesOfOtherValues { .. }) => Ok(true),
+        Err(e) => Err(e),
+    }
 }
 
 /// Checks the distance table of layer `seeds`, if it has one, against
@@ -216,7 +240,7 @@ pub(super) fn check_layer(
     };
     distances.verify()?;
     let stored = distances.decode_all_wide()?;
-    let exits = exits(&table)?;
+    let exits = exits(&table, rules)?;
     let bad = first_inconsistent::<_, Infallible>(values.len() as u64, 1 << 14, &|_| {}, |ranks| {
         let mut board = oware::packed(&index::unrank(seeds, ranks.start));
         for rank in ranks.start as usize..ranks.end as usize {
@@ -260,12 +284,14 @@ pub(super) fn check_layer(
     }
 }
 
-/// One bit a position of a value table: its value is that of its best
-/// capture (or of the end of the game), as the table marks it.
-fn exits(table: &Table) -> Result<Vec<u64>, TablebaseError> {
+/// One bit a position of a value table of `rules`: its value is that of
+/// its best capture (or of the end of the game), as the table marks it.
+fn exits(table: &Table, rules: Ruleset) -> Result<Vec<u64>, TablebaseError> {
     if table.meta().encoding != ValueEncoding::ScoreOrCapture {
+        let folder = table.path().parent().unwrap_or(Path::new("."));
         return Err(TablebaseError::NoCaptureMarks {
             path: table.path().to_path_buf(),
+            build_args: build_args(tablebase_dir(folder), rules, table.meta().seeds as usize),
         });
     }
     let block = table.block_size() as usize;

@@ -319,8 +319,8 @@ pub enum TablebaseError {
     /// A distance table built from other values than its layer's value
     /// table.
     #[error(
-        "{} was built from other values than {} (delete it and run `mancala-tb build oware` \
-         with the same --dir and --rules to find the distances again)",
+        "{} was built from other values than {} (`mancala-tb build {build_args}` finds the \
+         distances again)",
         distances.display(),
         values.display()
     )]
@@ -329,17 +329,22 @@ pub enum TablebaseError {
         distances: PathBuf,
         /// The value table of its layer.
         values: PathBuf,
+        /// The arguments of `mancala-tb build` that rebuild it.
+        build_args: String,
     },
-    /// A value table without the capture marks the distance pass reads (one
-    /// imported from the published format).
+    /// A value table without the capture marks that distances are checked
+    /// with (one imported from the published format) beside a distance
+    /// table.
     #[error(
-        "{}: an imported table has no capture marks, which finding distances needs \
-         (build the layers with `mancala-tb build oware` instead)",
+        "{}: an imported table has no capture marks, which checking its distances needs \
+         (`mancala-tb build {build_args}` adds them)",
         path.display()
     )]
     NoCaptureMarks {
         /// The value table.
         path: PathBuf,
+        /// The arguments of `mancala-tb build` that add them.
+        build_args: String,
     },
     /// The distance pass found the values of a layer inconsistent, or a
     /// line too long to store.
@@ -381,11 +386,23 @@ fn missing_layer(dir: &Path, rules: Ruleset, seeds: usize) -> TablebaseError {
     TablebaseError::Missing(MissingTable {
         table: format!("layer {seeds} of the {rules} tables"),
         path: table_path(&ruleset_dir(dir, rules), seeds),
-        build_args: format!(
-            "oware --rules {rules} --max-seeds {seeds} --dir {}",
-            dir.display()
-        ),
+        build_args: build_args(dir, rules, seeds),
     })
+}
+
+/// The arguments of `mancala-tb build` that build layers `0..=seeds` of
+/// `rules` in the tablebase folder `dir`, and add what they lack (their
+/// distance tables, the capture marks of imported layers).
+pub fn build_args(dir: &Path, rules: Ruleset, seeds: usize) -> String {
+    format!(
+        "oware --rules {rules} --max-seeds {seeds} --dir {}",
+        dir.display()
+    )
+}
+
+/// The tablebase folder that holds the ruleset folder `folder`.
+fn tablebase_dir(folder: &Path) -> &Path {
+    folder.parent().unwrap_or(Path::new("."))
 }
 
 impl From<WithPath<TableError>> for TablebaseError {
