@@ -8,7 +8,7 @@
 //! value table is refused, naming both files, and found again by the next
 //! build. The pass reads the capture marks of a built table; a table
 //! imported from the published format gets them first
-//! ([`super::published::add_capture_marks`]).
+//! ([`add_capture_marks`]).
 
 use std::path::{Path, PathBuf};
 
@@ -25,6 +25,7 @@ use crate::index::oware as index;
 use crate::solve::Progress;
 use crate::solve::array::BigArray;
 use crate::solve::oware::distance::{self, DistanceError, Distances};
+use crate::solve::oware::{self as engine, EngineError};
 use crate::table::{
     CAPTURE_DECIDES, Table, TableError, TableWriter, ValueEncoding, distance_options,
     distance_source,
@@ -34,6 +35,9 @@ use crate::tablebase::{FileError, writers};
 
 /// Positions of a layer decoded or written at a time.
 const BATCH: usize = 1 << 20;
+/// Positions whose exits are set up at a time as capture marks are added:
+/// their lookups take 32 MiB.
+const MARK_PART: usize = 16 * engine::CHUNK;
 
 /// The distance table of a layer inside a ruleset folder.
 pub fn distance_path(folder: &Path, seeds: usize) -> PathBuf {
@@ -108,6 +112,62 @@ pub(super) fn write_layer(
     let distances = distance::solve_layer(rules, seeds, values, &exit, progress)
         .map_err(|e| distance_error(folder, e))?;
     write_table(folder, rules, seeds, &table, &distances, start)
+}
+
+/// Rewrites the table of layer `seeds` in `folder`, imported from the
+/// published format, as a build writes it: each position whose value is
+/// that of its best exit (its best capture, or the end of the game) marked
+/// [`CAPTURE_DECIDES`], which the pass reads. The exits are set up from
+/// `layers`, which hold the layers below, as an engine sets them up (the
+/// lookups it defers in the folder `scratch`). Returns the new table.
+pub(super) fn add_capture_marks(
+    folder: &Path,
+    rules: Ruleset,
+    seeds: usize,
+    layers: &Layers,
+    scratch: &Path,
+) -> Result<Table, TablebaseError> {
+    let path = table_path(folder, seeds);
+    let imported = Table::open(&path)?;
+    let meta = table_meta(rules, seeds, ValueEncoding::ScoreOrCapture);
+    let mut out = writers::oware_build(meta).create(&path)?;
+    let config = engine::Config {
+        part: MARK_PART,
+        sweep: usize::MAX,
+        scratch: scratch.to_path_buf(),
+        checkpoint_every: None,
+        buffer_bytes: 0,
+        distances: false,
+        phases: Default::default(),
+    };
+    // Values decoded and not yet written, from the first of the exits
+    // handed over; and the next block to decode.
+    let mut values = Vec::new();
+    let mut next = 0;
+    let block_size = u64::from(imported.block_size());
+    let mut mark = |start: usize, exits: &[i8]| {
+        let last = ((start + exits.len()) as u64).div_ceil(block_size);
+        let blocks = (next..last)
+            .into_par_iter()
+            .map(|block| imported.decode_block(block))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| EngineError::Lower(e.into()))?;
+        next = next.max(last);
+        values.extend(blocks.into_iter().flatten());
+        let marked: Vec<i8> = (values.drain(..exits.len()).zip(exits))
+            .map(|(value, &exit)| {
+                if value == exit {
+                    CAPTURE_DECIDES
+                } else {
+                    value
+                }
+            })
+            .collect();
+        out.push(&marked).map_err(|e| EngineError::Lower(e.into()))
+    };
+    engine::set_up_layer((rules, seeds), &config, layers, None, &|_| {}, &mut mark)?;
+    out.finish()?;
+    Ok(Table::open(&path)?)
 }
 
 /// Writes the distance table of layer `seeds` beside `values`, its value

@@ -23,7 +23,6 @@ use super::budget::{Budget, LayerPlan, disk, placement};
 
 use super::distance::{self, DistanceReport, distance_path};
 use super::layers::{Layer, Layers, allocate_resident};
-use super::published;
 use super::{TablebaseError, open_table, ruleset_dir, table_meta, table_path};
 use crate::distributed::{Alone, Transport};
 use rayon::prelude::*;
@@ -419,7 +418,10 @@ impl Run<'_> {
         if let Layer::Stored(table) = lower.layer(seeds)
             && table.meta().encoding != ValueEncoding::ScoreOrCapture
         {
-            let marked = published::add_capture_marks(self.folder, self.rules, seeds, lower)?;
+            let scratch = scratch_dir(self.folder, seeds);
+            let marked =
+                distance::add_capture_marks(self.folder, self.rules, seeds, lower, &scratch)?;
+            remove_dir(&scratch)?;
             lower.replace(seeds, Layer::Stored(marked));
         }
         let progress = |steps| self.observer.advance(steps);
