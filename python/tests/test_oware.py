@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import mancala_tb
-from conftest import OWARE_SEEDS, compositions, probe_json, random_positions
+from conftest import OWARE_SEEDS, compositions, probe_json, random_positions, run
 
 RULES = ("awari", "abapa")
 NOT_LEGAL = 127
@@ -114,3 +114,29 @@ def test_distances_without_their_table_name_the_command(rules, tables, tmp_path)
     assert tb.distances(np.array([[1, 1, 1, 1, 0, 0, 1, 1, 1, 1, 0, 0]])).shape == (1,)
     with pytest.raises(mancala_tb.MissingTableError, match="build oware"):
         tb.distances(np.array([[3, 2, 1, 1, 0, 0, 1, 1, 2, 1, 0, 0]], dtype=np.uint8))
+
+
+def test_values_are_the_stored_entries(rules, tables, tmp_path):
+    """Layer 12 re-imported with every value negated (checksums kept): the
+    values are the stored entries, as the binary's `probe --json` reads
+    them, not the best of the moves."""
+    copy = tmp_path / "copy"
+    shutil.copytree(tables, copy)
+    folder = copy / f"oware-{rules}"
+    published = tmp_path / f"scores.{OWARE_SEEDS}"
+    run("export", "oware", "--rules", rules, "--seeds", str(OWARE_SEEDS), "--out",
+        str(published), "--dir", str(copy))
+    negated = -np.frombuffer(published.read_bytes(), dtype=np.int8)
+    published.write_bytes(negated.astype(np.int8).tobytes())
+    for name in (f"scores.{OWARE_SEEDS}.mtb", f"distance.{OWARE_SEEDS}.mtb"):
+        (folder / name).unlink()
+    run("import", "oware", "--rules", rules, "--seeds", str(OWARE_SEEDS), "--dir", str(copy),
+        str(published))
+    boards = random_positions(np.random.default_rng(3), OWARE_SEEDS, 12, 1000)
+    indexed = boards[(boards[:, 6:] == 0).any(axis=1)]
+    original = mancala_tb.Oware(tables, rules=rules).values(indexed)
+    tb = mancala_tb.Oware(copy, rules=rules)
+    np.testing.assert_array_equal(tb.values(indexed), -original)
+    assert tb.value(indexed[0]) == -original[0]
+    answers = probe_json("oware", ["--rules", rules, "--dir", str(copy)], indexed)
+    np.testing.assert_array_equal(tb.values(indexed), [a["value"] for a in answers])

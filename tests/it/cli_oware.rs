@@ -356,6 +356,87 @@ fn export_import_and_verify_against_published_files() {
     assert!(err.contains("a complete layer has 12375"), "{err}");
 }
 
+/// The command a message names between backticks, run as it reads (its
+/// arguments hold no spaces): its output.
+fn run_named(message: &str) -> Output {
+    let command = message.split('`').nth(1).expect("a command in backticks");
+    let args: Vec<&str> = command.split_whitespace().collect();
+    assert_eq!(args[0], "mancala-tb", "{message}");
+    let out = mancala_tb(&args[1..]);
+    assert!(out.status.success(), "{command}: {}", stderr(&out));
+    out
+}
+
+/// Published files imported into a new folder have no distance tables:
+/// `verify` and `query` say so, naming a build that adds them, which does
+/// (the imported tables get their capture marks first); a distance table
+/// gone later is named alone, with its own build.
+#[test]
+fn verify_names_the_layers_without_distances_and_the_build_that_adds_them() {
+    let (dir, fresh) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (d, f) = (dir.path().to_str().unwrap(), fresh.path().to_str().unwrap());
+    build(dir.path(), "awari", 6);
+    for n in (0..=6).map(|n| n.to_string()) {
+        let file = dir.path().join(format!("scores.{n}"));
+        let file = file.to_str().unwrap();
+        let export = ["export", "oware", "--seeds", &n, "--out", file, "--dir", d];
+        assert!(mancala_tb(&export).status.success());
+        let import = ["import", "oware", "--seeds", &n, "--dir", f, file];
+        assert!(mancala_tb(&import).status.success());
+    }
+    let verify = |folder: &str| {
+        let out = mancala_tb(&["verify", "oware", "--dir", folder]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        stdout(&out)
+    };
+    let checked = verify(f);
+    let command = format!("`mancala-tb build oware --rules awari --max-seeds 6 --dir {f}`");
+    assert!(
+        checked.contains(&format!(
+            "no distance table for layers 0-6: {command} adds them"
+        )) && !checked.contains("the distance tables of"),
+        "{checked}"
+    );
+    let query = ["query", "oware", "--dir", f, "1", "0", "2", "0", "0", "0"];
+    let out = mancala_tb(&[&query[..], &["0", "0", "1", "0", "0", "2"]].concat());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let note = stderr(&out);
+    assert!(
+        note.contains("7 of the built layers (0-6) have no distance tables")
+            && note.contains(&command),
+        "{note}"
+    );
+    let built = stdout(&run_named(&checked));
+    assert!(built.contains("distances of 7 layers"), "{built}");
+    for n in 0..=6 {
+        let (a, b) = (
+            format!("{d}/oware-awari/distance.{n}.mtb"),
+            format!("{f}/oware-awari/distance.{n}.mtb"),
+        );
+        assert!(
+            std::fs::read(&a).unwrap() == std::fs::read(&b).unwrap(),
+            "{b}"
+        );
+    }
+    let checked = verify(f);
+    assert!(
+        checked.contains("the distance tables of 7 layers")
+            && !checked.contains("no distance table"),
+        "{checked}"
+    );
+
+    std::fs::remove_file(fresh.path().join("oware-awari/distance.3.mtb")).unwrap();
+    let checked = verify(f);
+    let command = format!("`mancala-tb build oware --rules awari --max-seeds 3 --dir {f}`");
+    assert!(
+        checked.contains("the distance tables of 6 layers")
+            && checked.contains(&format!("no distance table for layer 3: {command} adds it")),
+        "{checked}"
+    );
+    run_named(&checked);
+    assert!(fresh.path().join("oware-awari/distance.3.mtb").exists());
+}
+
 /// A byte flipped inside a compressed block is caught by `verify` and by
 /// probes: never a wrong value.
 #[test]

@@ -20,6 +20,7 @@ mod oware_cross_check;
 mod oware_distance;
 mod oware_distributed;
 mod oware_out_of_core;
+mod oware_own_entry;
 mod oware_verify;
 mod play_oware;
 mod plot_oware;

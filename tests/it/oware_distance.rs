@@ -253,3 +253,72 @@ fn distances_found_while_building_are_those_of_the_distance_pass() {
         }
     }
 }
+
+/// The published files of layers 0..=14, imported into a new folder (from
+/// the top down: the layers below need not be there), get from a build
+/// the value and distance tables of a build from scratch, byte for byte.
+/// A layer re-imported beside a distance table built from other values
+/// (its value table's other bytes, and one distance off) has that table
+/// refused, naming the build that finds it again, and the build does.
+#[test]
+fn imported_published_files_get_the_distance_tables_of_a_build_from_scratch() {
+    let rules = Ruleset::Awari;
+    let (built, published, imported) = (
+        tempfile::tempdir().unwrap(),
+        tempfile::tempdir().unwrap(),
+        tempfile::tempdir().unwrap(),
+    );
+    let options = tb::BuildOptions::new(MAX_SEEDS, 4 << 30);
+    tb::build(built.path(), rules, &options, &Quiet).unwrap();
+    let file = |seeds: usize| published.path().join(format!("scores.{seeds}"));
+    for seeds in (0..=MAX_SEEDS).rev() {
+        tb::export(built.path(), rules, seeds, &file(seeds)).unwrap();
+        tb::import(imported.path(), rules, seeds, &file(seeds)).unwrap();
+    }
+    let tables = tb::OwareTablebase::open(imported.path(), rules).unwrap();
+    assert_eq!(
+        tables.layers_without_distances(),
+        (0..=MAX_SEEDS).collect::<Vec<_>>()
+    );
+    let (built, imported) = (
+        tb::ruleset_dir(built.path(), rules),
+        tb::ruleset_dir(imported.path(), rules),
+    );
+    let same_as_built = || {
+        for seeds in 0..=MAX_SEEDS {
+            for path in [tb::table_path, distance_path] {
+                let (a, b) = (path(&built, seeds), path(&imported, seeds));
+                assert!(
+                    std::fs::read(&a).unwrap() == std::fs::read(&b).unwrap(),
+                    "{} differs from {}",
+                    a.display(),
+                    b.display()
+                );
+            }
+        }
+    };
+    let dir = imported.parent().unwrap();
+    tb::build(dir, rules, &options, &Quiet).unwrap();
+    same_as_built();
+
+    let crc = Table::open(tb::table_path(&imported, MAX_SEEDS))
+        .unwrap()
+        .payload_crc();
+    let stale = mancala_tb::table::distance_options("", crc ^ 1);
+    rewrite_distances(dir, MAX_SEEDS, Some(stale), 0, 1);
+    std::fs::remove_file(tb::table_path(&imported, MAX_SEEDS)).unwrap();
+    tb::import(dir, rules, MAX_SEEDS, &file(MAX_SEEDS)).unwrap();
+    let board = index::unrank(MAX_SEEDS, 0);
+    let tables = tb::OwareTablebase::open(dir, rules).unwrap();
+    let error = tables.distance(&board).unwrap_err().to_string();
+    let command = format!(
+        "`mancala-tb build oware --rules awari --max-seeds {MAX_SEEDS} --dir {}`",
+        dir.display()
+    );
+    assert!(
+        error.contains("other values") && error.contains(&command),
+        "{error}"
+    );
+    tb::build(dir, rules, &options, &Quiet).unwrap();
+    same_as_built();
+}

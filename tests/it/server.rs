@@ -21,13 +21,13 @@ fn mancala_tb(args: &[&str]) -> String {
 }
 
 /// A server on a free port of 127.0.0.1, stopped when dropped.
-struct Server {
+pub struct Server {
     child: Child,
     addr: String,
 }
 
 impl Server {
-    fn start(dir: &Path) -> Server {
+    pub fn start(dir: &Path) -> Server {
         let mut child = Command::new(env!("CARGO_BIN_EXE_mancala-tb"))
             .args(["serve", "--bind", "127.0.0.1:0", "--dir"])
             .arg(dir)
@@ -49,7 +49,7 @@ impl Server {
     }
 
     /// GET `path`: the status code and the body.
-    fn get(&self, path: &str) -> (u16, String) {
+    pub fn get(&self, path: &str) -> (u16, String) {
         let mut stream = TcpStream::connect(&self.addr).unwrap();
         write!(
             stream,

@@ -99,15 +99,9 @@ pub struct Analysis {
     pub built_layers: Vec<usize>,
 }
 
-/// The value of `board` and its moves.
+/// The value of `board` (its own entry, as `query` reads it) and its moves.
 fn probe(tables: &OwareTablebase, board: &Board) -> Result<(i8, Vec<MoveValue>), TablebaseError> {
-    let moves = tables.move_values(board)?;
-    let value = moves
-        .iter()
-        .map(|m| m.value)
-        .max()
-        .unwrap_or_else(|| oware::no_move_value(tables.rules(), board));
-    Ok((value, moves))
+    Ok((tables.value(board)?, tables.move_values(board)?))
 }
 
 fn player(ply: usize) -> &'static str {

@@ -12,7 +12,9 @@ use crate::solve::oware::Lookup;
 /// The answer for one position of a batch.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Probed {
-    /// The perfect-play value for the side to move.
+    /// The perfect-play value for the side to move: its stored entry, or,
+    /// for a position the tables do not index (every opponent pit
+    /// occupied), the best of its moves.
     pub value: i8,
     /// Every legal move with its value, in pit order (filled in only when
     /// the batch asks for moves; their distances only when it asks for
@@ -50,7 +52,8 @@ impl OwareTablebase {
         let with_distances = detail == Detail::MovesAndDistances;
         let built = self.complete_layers()?;
         let mut lookups = Vec::new();
-        // Per board: its first lookup, or its error.
+        // Per board: its first lookup (its own entry, if it is indexed,
+        // then its children's if asked), or its error.
         let mut starts = Vec::with_capacity(boards.len());
         for board in boards {
             let seeds = oware::seeds(board);
@@ -60,13 +63,15 @@ impl OwareTablebase {
                 continue;
             }
             starts.push(Ok(lookups.len()));
-            let own = index::rank(board).filter(|_| !with_moves);
-            match own {
-                Some(rank) => lookups.push(lookup(seeds, rank)),
-                None => lookups.extend(oware::legal_moves(self.rules(), board).iter().map(|mv| {
+            let own = index::rank(board);
+            if let Some(rank) = own {
+                lookups.push(lookup(seeds, rank));
+            }
+            if with_moves || own.is_none() {
+                lookups.extend(oware::legal_moves(self.rules(), board).iter().map(|mv| {
                     let rest = seeds - mv.captured as usize;
                     lookup(rest, index::rank_indexed(&mv.child, rest))
-                })),
+                }));
             }
         }
         resolve(self, &mut lookups)?;
@@ -75,45 +80,45 @@ impl OwareTablebase {
             .zip(starts)
             .map(|(board, start)| {
                 let at = start?;
-                if !with_moves && index::rank(board).is_some() {
-                    return Ok(Probed {
-                        value: lookups[at].value,
-                        moves: Vec::new(),
-                        distance: None,
-                    });
-                }
-                let moves = oware::legal_moves(self.rules(), board)
-                    .iter()
-                    .zip(&lookups[at..])
-                    .map(|(mv, child)| {
-                        Ok(MoveValue {
-                            pit: mv.pit,
-                            captured: mv.captured,
-                            child: mv.child,
-                            value: mv.captured as i8 - child.value,
-                            distance: match with_distances {
-                                true => self.move_distance(
-                                    mv.captured,
-                                    child.seeds as usize,
-                                    child.rank,
-                                )?,
-                                false => None,
-                            },
+                let own = index::rank(board).map(|_| lookups[at]);
+                let children = &lookups[at + usize::from(own.is_some())..];
+                let moves = match with_moves || own.is_none() {
+                    true => (oware::legal_moves(self.rules(), board).iter())
+                        .zip(children)
+                        .map(|(mv, child)| {
+                            Ok(MoveValue {
+                                pit: mv.pit,
+                                captured: mv.captured,
+                                child: mv.child,
+                                value: mv.captured as i8 - child.value,
+                                distance: match with_distances {
+                                    true => self.move_distance(
+                                        mv.captured,
+                                        child.seeds as usize,
+                                        child.rank,
+                                    )?,
+                                    false => None,
+                                },
+                            })
                         })
-                    })
-                    .collect::<Result<Vec<MoveValue>, TablebaseError>>()?;
-                let value = moves
-                    .iter()
-                    .map(|m| m.value)
-                    .max()
-                    .unwrap_or_else(|| oware::no_move_value(self.rules(), board));
-                let distance = match with_distances {
-                    true => super::distance_by_moves(&moves),
-                    false => None,
+                        .collect::<Result<Vec<MoveValue>, TablebaseError>>()?,
+                    false => Vec::new(),
+                };
+                let value = match own {
+                    Some(own) => own.value,
+                    None => (moves.iter().map(|m| m.value).max())
+                        .unwrap_or_else(|| oware::no_move_value(self.rules(), board)),
+                };
+                let distance = match (with_distances, own) {
+                    (false, _) => None,
+                    (true, Some(own)) => self.distance_at(own.seeds as usize, own.rank)?,
+                    (true, None) => super::distance_by_moves(&moves),
                 };
                 Ok(Probed {
                     value,
-                    moves,
+                    // Of a position not indexed, asked for its value only,
+                    // the moves gave the value and are not answered.
+                    moves: if with_moves { moves } else { Vec::new() },
                     distance,
                 })
             })

@@ -5,7 +5,10 @@
 //!
 //! A distance table records the payload CRC of the value table it was built
 //! from (`docs/format.md`, "Distance tables"); one that does not match its
-//! value table is refused, naming both files.
+//! value table is refused, naming both files, and found again by the next
+//! build. The pass reads the capture marks of a built table; a table
+//! imported from the published format gets them first
+//! ([`add_capture_marks`]).
 
 use std::path::{Path, PathBuf};
 
@@ -13,7 +16,7 @@ use rayon::prelude::*;
 
 use super::layers::{Layer, Layers};
 use super::resolve::{self, LayerSource, Source};
-use super::{TablebaseError, table_meta, table_path};
+use super::{TablebaseError, build_args, table_meta, table_path, tablebase_dir};
 use std::convert::Infallible;
 
 use crate::error::WithPath;
@@ -22,6 +25,7 @@ use crate::index::oware as index;
 use crate::solve::Progress;
 use crate::solve::array::BigArray;
 use crate::solve::oware::distance::{self, DistanceError, Distances};
+use crate::solve::oware::{self as engine, EngineError};
 use crate::table::{
     CAPTURE_DECIDES, Table, TableError, TableWriter, ValueEncoding, distance_options,
     distance_source,
@@ -32,6 +36,9 @@ use crate::tablebase::{FileError, writers};
 /// Positions of a layer decoded from its value table, or written to its
 /// distance table, at a time.
 const IO_BATCH: usize = 1 << 20;
+/// Positions whose exits are set up at a time as capture marks are added:
+/// their lookups take 32 MiB.
+const MARK_PART: usize = 16 * engine::CHUNK;
 
 /// The distance table of a layer inside a ruleset folder.
 pub fn distance_path(folder: &Path, seeds: usize) -> PathBuf {
@@ -79,7 +86,7 @@ pub(super) fn write_layer(
 ) -> Result<DistanceReport, TablebaseError> {
     let start = std::time::Instant::now();
     let table = Table::open(table_path(folder, seeds))?;
-    let exits = exits(&table)?;
+    let exits = exits(&table, rules)?;
     let decoded;
     let values: &[i8] = match layers.source(seeds)? {
         Source::Direct(values) | Source::InOrder(values) => values,
@@ -106,6 +113,62 @@ pub(super) fn write_layer(
     let distances = distance::solve_layer(rules, seeds, values, &exit, progress)
         .map_err(|e| distance_error(folder, e))?;
     write_table(folder, rules, seeds, &table, &distances, start)
+}
+
+/// Rewrites the table of layer `seeds` in `folder`, imported from the
+/// published format, as a build writes it: each position whose value is
+/// that of its best exit (its best capture, or the end of the game) marked
+/// [`CAPTURE_DECIDES`], which the pass reads. The exits are set up from
+/// `layers`, which hold the layers below, as an engine sets them up (the
+/// lookups it defers in the folder `scratch`). Returns the new table.
+pub(super) fn add_capture_marks(
+    folder: &Path,
+    rules: Ruleset,
+    seeds: usize,
+    layers: &Layers,
+    scratch: &Path,
+) -> Result<Table, TablebaseError> {
+    let path = table_path(folder, seeds);
+    let imported = Table::open(&path)?;
+    let meta = table_meta(rules, seeds, ValueEncoding::ScoreOrCapture);
+    let mut out = writers::oware_build(meta).create(&path)?;
+    let config = engine::Config {
+        part: MARK_PART,
+        sweep: usize::MAX,
+        scratch: scratch.to_path_buf(),
+        checkpoint_every: None,
+        buffer_bytes: 0,
+        distances: false,
+        phases: Default::default(),
+    };
+    // Values decoded and not yet written, from the first of the exits
+    // handed over; and the next block to decode.
+    let mut values = Vec::new();
+    let mut next = 0;
+    let block_size = u64::from(imported.block_size());
+    let mut mark = |start: usize, exits: &[i8]| {
+        let last = ((start + exits.len()) as u64).div_ceil(block_size);
+        let blocks = (next..last)
+            .into_par_iter()
+            .map(|block| imported.decode_block(block))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| EngineError::Lower(e.into()))?;
+        next = next.max(last);
+        values.extend(blocks.into_iter().flatten());
+        let marked: Vec<i8> = (values.drain(..exits.len()).zip(exits))
+            .map(|(value, &exit)| {
+                if value == exit {
+                    CAPTURE_DECIDES
+                } else {
+                    value
+                }
+            })
+            .collect();
+        out.push(&marked).map_err(|e| EngineError::Lower(e.into()))
+    };
+    engine::set_up_layer((rules, seeds), &config, layers, None, &|_| {}, &mut mark)?;
+    out.finish()?;
+    Ok(Table::open(&path)?)
 }
 
 /// Writes the distance table of layer `seeds` beside `values`, its value
@@ -193,9 +256,30 @@ pub(super) fn open(
         return Err(TablebaseError::DistancesOfOtherValues {
             distances: path,
             values: values.path().to_path_buf(),
+            build_args: build_args(tablebase_dir(folder), rules, seeds),
         });
     }
     Ok(Some(table))
+}
+
+/// Whether the build finds the distances of layer `seeds`, whose value
+/// table is `values`: it has no distance table, or one built from other
+/// values, or its values have no capture marks (imported), which the pass
+/// adds first.
+pub(super) fn wanted(
+    folder: &Path,
+    rules: Ruleset,
+    seeds: usize,
+    values: &Table,
+) -> Result<bool, TablebaseError> {
+    if values.meta().encoding != ValueEncoding::ScoreOrCapture {
+        return Ok(true);
+    }
+    match open(folder, rules, seeds, values) {
+        Ok(distances) => Ok(distances.is_none()),
+        Err(TablebaseError::DistancesOfOtherValues { .. }) => Ok(true),
+        Err(e) => Err(e),
+    }
 }
 
 /// Checks the distance table of layer `seeds`, if it has one, against
@@ -217,7 +301,7 @@ pub(super) fn check_layer(
     };
     distances.verify()?;
     let stored = distances.decode_all_wide()?;
-    let exits = exits(&table)?;
+    let exits = exits(&table, rules)?;
     let bad = first_inconsistent::<_, Infallible>(values.len() as u64, 1 << 14, &|_| {}, |ranks| {
         let mut board = oware::packed(&index::unrank(seeds, ranks.start));
         for rank in ranks.start as usize..ranks.end as usize {
@@ -261,12 +345,14 @@ pub(super) fn check_layer(
     }
 }
 
-/// One bit a position of a value table: its value is that of its best
-/// capture (or of the end of the game), as the table marks it.
-fn exits(table: &Table) -> Result<Vec<u64>, TablebaseError> {
+/// One bit a position of a value table of `rules`: its value is that of
+/// its best capture (or of the end of the game), as the table marks it.
+fn exits(table: &Table, rules: Ruleset) -> Result<Vec<u64>, TablebaseError> {
     if table.meta().encoding != ValueEncoding::ScoreOrCapture {
+        let folder = table.path().parent().unwrap_or(Path::new("."));
         return Err(TablebaseError::NoCaptureMarks {
             path: table.path().to_path_buf(),
+            build_args: build_args(tablebase_dir(folder), rules, table.meta().seeds as usize),
         });
     }
     let block = table.block_size() as usize;

@@ -167,8 +167,8 @@ pub enum TablebaseError {
     /// A distance table built from other values than its layer's value
     /// table.
     #[error(
-        "{} was built from other values than {} (delete it and run `mancala-tb build oware` \
-         with the same --dir and --rules to find the distances again)",
+        "{} was built from other values than {} (`mancala-tb build {build_args}` finds the \
+         distances again)",
         distances.display(),
         values.display()
     )]
@@ -177,17 +177,22 @@ pub enum TablebaseError {
         distances: PathBuf,
         /// The value table of its layer.
         values: PathBuf,
+        /// The arguments of `mancala-tb build` that rebuild it.
+        build_args: String,
     },
-    /// A value table without the capture marks the distance pass reads (one
-    /// imported from the published format).
+    /// A value table without the capture marks that distances are checked
+    /// with (one imported from the published format) beside a distance
+    /// table.
     #[error(
-        "{}: an imported table has no capture marks, which finding distances needs \
-         (build the layers with `mancala-tb build oware` instead)",
+        "{}: an imported table has no capture marks, which checking its distances needs \
+         (`mancala-tb build {build_args}` adds them)",
         path.display()
     )]
     NoCaptureMarks {
         /// The value table.
         path: PathBuf,
+        /// The arguments of `mancala-tb build` that add them.
+        build_args: String,
     },
     /// The distance pass found the values of a layer inconsistent, or a
     /// line too long to store.

@@ -166,11 +166,23 @@ fn missing_layer(dir: &Path, rules: Ruleset, seeds: usize) -> TablebaseError {
     TablebaseError::Missing(MissingTable {
         table: format!("layer {seeds} of the {rules} tables"),
         path: table_path(&ruleset_dir(dir, rules), seeds),
-        build_args: format!(
-            "oware --rules {rules} --max-seeds {seeds} --dir {}",
-            dir.display()
-        ),
+        build_args: build_args(dir, rules, seeds),
     })
+}
+
+/// The arguments of `mancala-tb build` that build layers `0..=seeds` of
+/// `rules` in the tablebase folder `dir`, and add what they lack (their
+/// distance tables, the capture marks of imported layers).
+pub fn build_args(dir: &Path, rules: Ruleset, seeds: usize) -> String {
+    format!(
+        "oware --rules {rules} --max-seeds {seeds} --dir {}",
+        dir.display()
+    )
+}
+
+/// The tablebase folder that holds the ruleset folder `folder`.
+fn tablebase_dir(folder: &Path) -> &Path {
+    folder.parent().unwrap_or(Path::new("."))
 }
 
 /// Opens a layer's table and checks that it is the one asked for.

@@ -208,10 +208,7 @@ impl OwareTablebase {
         TablebaseError::Missing(crate::error::MissingTable {
             table: format!("the distance table of layer {seeds} of the {rules} tables"),
             path: distance_path(&ruleset_dir(&self.dir, rules), seeds),
-            build_args: format!(
-                "oware --rules {rules} --max-seeds {seeds} --dir {}",
-                self.dir.display()
-            ),
+            build_args: super::build_args(&self.dir, rules, seeds),
         })
     }
 

@@ -1,6 +1,11 @@
 //! The published format of a layer, `scores.N` (one signed byte per
 //! position in rank order, no header): exporting a layer to it and
 //! importing one from it.
+//!
+//! An imported table holds the values as they are: the capture marks of a
+//! built table follow from the lower layers, which need not be there yet.
+//! `build oware` adds them before it finds the layer's distances, which
+//! makes the table the one a build from scratch writes.
 
 use std::path::{Path, PathBuf};
 
@@ -40,7 +45,6 @@ pub fn import(
     if path.exists() {
         return Err(WithPath::new(path, FileError::Exists).into());
     }
-    // Stored as they are: the capture marks would need the lower layers.
     writers::oware_import(table_meta(rules, seeds, ValueEncoding::Score))
         .write(&path, layer.values())?;
     Ok(path)

@@ -202,7 +202,7 @@ pub fn build(args: BuildOware) -> anyhow::Result<()> {
         lower_cache,
         ..build_options(&args, memory)
     };
-    let observer = Bars::default();
+    let observer = Bars::oware(args.dir.clone(), args.rules);
     let reports = pool.install(|| tb::build(&args.dir, args.rules, &options, &observer))?;
     observer.print_summary(&reports);
     if args.phases {
@@ -287,7 +287,7 @@ fn build_distributed(args: BuildOware) -> anyhow::Result<()> {
             message_bytes: mpi.message_bytes() as u64,
             ..build_options(&args, memory)
         };
-        let bars = Bars::default();
+        let bars = Bars::oware(args.dir.clone(), args.rules);
         let observer: &dyn OwareObserver = if rank == 0 { &bars } else { &Quiet };
         let reports = tb::build_on(&args.dir, args.rules, &options, observer, &mpi)?;
         if rank == 0 {
@@ -393,12 +393,11 @@ pub fn warn_without_distances(tables: &OwareTablebase, args: &OwareTables) {
     };
     eprintln!(
         "note: {} of the built layers ({}) have no distance tables, so lines and play \
-         through them may go round before they reach the value; `mancala-tb build oware \
-         --rules {} --max-seeds {top} --dir {}` adds them without building the values again",
+         through them may go round before they reach the value; `mancala-tb build {}` adds \
+         them without building the values again",
         missing.len(),
         layer_list(&missing),
-        args.rules,
-        args.dir.display()
+        tb::build_args(&args.dir, args.rules, top)
     );
 }
 
@@ -552,13 +551,15 @@ pub fn verify(args: VerifyOware) -> anyhow::Result<()> {
     };
     let start = std::time::Instant::now();
     let streamed = std::sync::Mutex::new(Vec::new());
-    let with_distances = std::sync::Mutex::new(0);
+    let without_distances = std::sync::Mutex::new(Vec::new());
     tb::verify(dir, rules, &options, &|layer| {
         bar.inc(layer.positions);
         if layer.streamed > 0 {
             streamed.lock().unwrap().push(layer.seeds);
         }
-        *with_distances.lock().unwrap() += usize::from(layer.distances);
+        if !layer.distances {
+            without_distances.lock().unwrap().push(layer.seeds);
+        }
     })?;
     bar.finish_and_clear();
     let seconds = start.elapsed().as_secs_f64();
@@ -566,7 +567,8 @@ pub fn verify(args: VerifyOware) -> anyhow::Result<()> {
         .against
         .map(|a| format!(", identical to the files in {}", a.display()))
         .unwrap_or_default();
-    let distances = match with_distances.into_inner().unwrap() {
+    let without_distances = without_distances.into_inner().unwrap();
+    let distances = match max + 1 - without_distances.len() {
         0 => String::new(),
         n => format!("; the distance tables of {n} layers against their moves"),
     };
@@ -574,6 +576,17 @@ pub fn verify(args: VerifyOware) -> anyhow::Result<()> {
         "{rules} layers 0..={max}: {total} positions verified in {seconds:.1} s ({:.2}M positions/s): headers, checksums and every value against its children{against}{distances}",
         total as f64 / seconds / 1e6
     );
+    if let Some(&top) = without_distances.last() {
+        let (layers, them) = match without_distances.len() {
+            1 => ("layer", "it"),
+            _ => ("layers", "them"),
+        };
+        println!(
+            "no distance table for {layers} {}: `mancala-tb build {}` adds {them}",
+            layer_list(&without_distances),
+            tb::build_args(dir, rules, top),
+        );
+    }
     let streamed = streamed.into_inner().unwrap();
     if let Some(first) = streamed.iter().min() {
         println!(

@@ -13,8 +13,11 @@ use super::exit::CliError;
 use indicatif::{ProgressBar, ProgressState, ProgressStyle};
 
 use crate::probe_lines::{BatchProber, ProbeOptions, probe_lines};
+use mancala_tb::games::oware::Ruleset;
 use mancala_tb::memory::human_bytes;
-use mancala_tb::tablebase::oware::{DistanceReport, LayerPlan, OwareObserver, PhaseTime};
+use mancala_tb::tablebase::oware::{
+    self as oware, DistanceReport, LayerPlan, OwareObserver, PhaseTime,
+};
 use mancala_tb::tablebase::{BuildObserver, LayerReport};
 
 /// The worker pool of a build: `threads` workers, or one per core.
@@ -41,6 +44,9 @@ pub struct Bars {
     distances: std::sync::Mutex<Vec<DistanceReport>>,
     /// Where each layer built in one process spent its time.
     phases: std::sync::Mutex<Vec<(usize, Vec<PhaseTime>)>>,
+    /// The tablebase folder and ruleset of an Oware build, which the
+    /// commands it suggests name.
+    oware: Option<(PathBuf, Ruleset)>,
 }
 
 impl BuildObserver for Bars {
@@ -132,14 +138,19 @@ impl OwareObserver for Bars {
     }
 
     fn distances_skipped(&self, seeds: usize, needed: u64) {
+        let build_args = match &self.oware {
+            Some((dir, rules)) => oware::build_args(dir, *rules, seeds),
+            None => "oware".into(),
+        };
         match needed {
             0 => eprintln!(
-                "layer {seeds}: no distance table (a distributed build leaves them to \
-                 `mancala-tb build oware` in one process)"
+                "layer {seeds}: no distance table (a distributed build leaves them to a build \
+                 in one process: `mancala-tb build {build_args}` adds it)"
             ),
             _ => eprintln!(
                 "layer {seeds}: no distance table: finding it needs {} of memory, more than \
-                 the budget (raise --memory and build again to add it)",
+                 the budget (`mancala-tb build {build_args}` with a --memory of at least that \
+                 adds it)",
                 human_bytes(needed)
             ),
         }
@@ -147,6 +158,14 @@ impl OwareObserver for Bars {
 }
 
 impl Bars {
+    /// The bars of an Oware build of `rules` in the tablebase folder `dir`.
+    pub fn oware(dir: PathBuf, rules: Ruleset) -> Bars {
+        Bars {
+            oware: Some((dir, rules)),
+            ..Bars::default()
+        }
+    }
+
     /// Prints the summary table of a build: a line per layer, with the
     /// engine and memory of each Oware layer built, and the totals.
     pub fn print_summary(&self, reports: &[LayerReport]) {

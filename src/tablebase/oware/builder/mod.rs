@@ -78,7 +78,9 @@ pub struct BuildOptions {
     /// fastest that fits.
     pub engine: Option<Engine>,
     /// Also find the distance table of every layer built, and of every
-    /// layer already built that lacks one (where the budget allows).
+    /// layer already there that lacks one or has one built from other
+    /// values (where the budget allows); an imported layer gets its
+    /// capture marks first.
     pub distances: bool,
     /// Sample the workers as each layer is built, so that its phases say
     /// how many threads were busy and its serial share is measured
@@ -227,9 +229,10 @@ pub fn build_on<T: Transport>(
     for (seeds, (table, plan)) in tables.into_iter().zip(plans).enumerate() {
         let report = match table {
             Some(table) => {
+                let wanted = options.distances && distance::wanted(&folder, rules, seeds, &table)?;
                 lower.push(Layer::Stored(table));
-                if !distance_path(&folder, seeds).is_file() {
-                    run.distances(seeds, &lower, transport)?;
+                if wanted {
+                    run.distances(seeds, &mut lower, transport)?;
                 }
                 LayerReport {
                     seeds,
@@ -392,11 +395,12 @@ impl Run<'_> {
 
     /// Finds and writes the distances of layer `seeds`, the last of `lower`,
     /// if asked and the budget allows (a distributed build leaves them to
-    /// a build in one process).
+    /// a build in one process); an imported layer gets its capture marks
+    /// first.
     fn distances<T: Transport>(
         &self,
         seeds: usize,
-        lower: &Layers,
+        lower: &mut Layers,
         transport: &T,
     ) -> Result<(), TablebaseError> {
         if !self.options.distances || transport.rank() != 0 {
@@ -414,6 +418,15 @@ impl Run<'_> {
         }
         self.observer
             .distances_started(seeds, index::layer_size(seeds));
+        if let Layer::Stored(table) = lower.layer(seeds)
+            && table.meta().encoding != ValueEncoding::ScoreOrCapture
+        {
+            let scratch = scratch_dir(self.folder, seeds);
+            let marked =
+                distance::add_capture_marks(self.folder, self.rules, seeds, lower, &scratch)?;
+            remove_dir(&scratch)?;
+            lower.replace(seeds, Layer::Stored(marked));
+        }
         let progress = |steps| self.observer.advance(steps);
         let report = distance::write_layer(self.folder, self.rules, seeds, lower, &progress)?;
         self.observer.distances_finished(&report);
