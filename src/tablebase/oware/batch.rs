@@ -94,8 +94,8 @@ impl OwareTablebase {
                                 distance: match with_distances {
                                     true => self.move_distance(
                                         mv.captured,
-                                        child.seeds as usize,
-                                        child.rank,
+                                        child.value,
+                                        (child.seeds as usize, child.rank),
                                     )?,
                                     false => None,
                                 },

@@ -21,10 +21,11 @@ pub struct MoveValue {
     pub child: Board,
     /// `captured − value(child)`.
     pub value: i8,
-    /// The moves to the capture that secures `value` when both sides keep
+    /// The plies to the capture that secures `value` when both sides keep
     /// it from here: 1 for a capture, else one more than the child's
-    /// distance ([`OwareTablebase::distance`]); `None` where the child's
-    /// layer has no distance table.
+    /// distance ([`OwareTablebase::distance`]); `None` for a quiet move into
+    /// a drawn position (nothing to secure, as in the other games) and where
+    /// the child's layer has no distance table.
     pub distance: Option<u16>,
 }
 
@@ -188,17 +189,18 @@ impl OwareTablebase {
     }
 
     /// The distance of a move capturing `captured` to the position of rank
-    /// `rank` of layer `seeds` ([`MoveValue::distance`]).
+    /// `rank` of layer `seeds`, worth `child_value` ([`MoveValue::distance`]).
     pub(super) fn move_distance(
         &self,
         captured: u8,
-        seeds: usize,
-        rank: u64,
+        child_value: i8,
+        (seeds, rank): (usize, u64),
     ) -> Result<Option<u16>, TablebaseError> {
-        if captured > 0 {
-            return Ok(Some(1));
+        match (captured, child_value) {
+            (1.., _) => Ok(Some(1)),
+            (0, 0) => Ok(None),
+            (0, _) => Ok(self.distance_at(seeds, rank)?.map(|d| d + 1)),
         }
-        Ok(self.distance_at(seeds, rank)?.map(|d| d + 1))
     }
 
     /// The error for a layer without its distance table: the table it needs
@@ -237,12 +239,13 @@ impl OwareTablebase {
                 let rest = seeds - mv.captured as usize;
                 // Children are always indexed: the origin pit is empty.
                 let rank = index::rank_indexed(&mv.child, rest);
+                let child_value = resolve_one(self, rest, rank, &mv.child)?;
                 Ok(MoveValue {
                     pit: mv.pit,
                     captured: mv.captured,
                     child: mv.child,
-                    value: mv.captured as i8 - resolve_one(self, rest, rank, &mv.child)?,
-                    distance: self.move_distance(mv.captured, rest, rank)?,
+                    value: mv.captured as i8 - child_value,
+                    distance: self.move_distance(mv.captured, child_value, (rest, rank))?,
                 })
             })
             .collect()
