@@ -13,7 +13,7 @@ use mancala_tb::games::oware::{MAX_SEEDS, Ruleset};
 use mancala_tb::index::oware as index;
 use mancala_tb::memory::human_bytes;
 use mancala_tb::tablebase::oware::plan::{
-    Assumptions, CALIBRATION_RUNS, Figures, LayerProjection, Projection, RATE_SPREAD,
+    Assumptions, CALIBRATION_RUNS, Calibration, Figures, LayerProjection, Projection, RATE_SPREAD,
     RecordedRates, SerialShares, calibrate, project,
 };
 use mancala_tb::tablebase::oware::{self as tb, Engine};
@@ -91,24 +91,14 @@ pub fn run(args: PlanOware) -> anyhow::Result<()> {
     // The projection runs on as many threads as it projects: the compact
     // engine's buffers are per worker.
     let projected = thread_pool(args.threads)?;
-    let pool = thread_pool(None)?;
-    eprintln!(
-        "Calibrating: building {} layers 0..={} with {} threads",
-        args.rules,
-        args.calibrate_seeds,
-        pool.current_num_threads()
-    );
-    let times = tb::build_times(&args.dir, args.rules)?;
-    let serial = SerialShares::recorded(&times);
-    let calibration =
-        pool.install(|| calibrate(args.rules, args.calibrate_seeds as usize, serial))?;
+    let (calibration, recorded) = rates(&args)?;
     let assumptions = Assumptions {
         calibration,
         threads: projected.current_num_threads(),
         nodes: args.nodes as usize,
         memory,
         lower_cache,
-        recorded: RecordedRates::new(&times),
+        recorded,
         disk: args.disk,
         message_bytes: args.message_size,
         distances: !args.no_distances,
@@ -121,88 +111,9 @@ pub fn run(args: PlanOware) -> anyhow::Result<()> {
         );
         return Ok(());
     }
-    let distances = |l: &LayerProjection| match l.distance_seconds {
-        Some(seconds) => {
-            let how = match l.distances_while_building {
-                true => "built",
-                false => "pass",
-            };
-            format!("{} ({how})", duration(seconds))
-        }
-        None if args.no_distances => "-".into(),
-        None => "none (no room)".into(),
-    };
-    if args.nodes == 1 {
-        println!(
-            "{:>5} {:>15} {:<11} {:>12} {:>12} {:>12} {:>12} {:>12} {:>6} {:>18} {:>12}",
-            "seeds",
-            "positions",
-            "mode",
-            "memory",
-            "engine",
-            "lower kept",
-            "least",
-            "disk",
-            "sweeps",
-            "distances",
-            "time"
-        );
-        for l in &plan.layers {
-            println!(
-                "{:>5} {:>15} {:<11} {:>12} {:>12} {:>12} {:>12} {:>12} {:>6} {:>18} {:>12}",
-                l.seeds,
-                l.positions,
-                l.engine.to_string(),
-                human_bytes(l.memory_bytes),
-                human_bytes(l.engine_bytes + l.levels_bytes),
-                human_bytes(l.lower_resident_bytes),
-                human_bytes(l.least_memory_bytes),
-                human_bytes(l.disk_bytes),
-                l.sweeps,
-                distances(l),
-                duration(l.seconds)
-            );
-        }
-    } else {
-        // Per node: the largest share, its memory and what it is made of;
-        // the network per position; the shared folder's disk.
-        println!(
-            "per node: memory = engine (its share's state) + levels + lower layers kept + message buffers; \
-             network bytes a position = notices + tables written to the shared folder; disk: the shared folder"
-        );
-        println!(
-            "{:>5} {:>15} {:>14} {:>10} {:>10} {:>10} {:>10} {:>10} {:>13} {:>10} {:>18} {:>12}",
-            "seeds",
-            "positions",
-            "share",
-            "memory",
-            "engine",
-            "levels",
-            "lower kept",
-            "buffers",
-            "net B/pos",
-            "disk",
-            "distances",
-            "time"
-        );
-        for l in &plan.layers {
-            let notices = plan.figures.notice_bytes_per_position;
-            println!(
-                "{:>5} {:>15} {:>14} {:>10} {:>10} {:>10} {:>10} {:>10} {:>13} {:>10} {:>18} {:>12}",
-                l.seeds,
-                l.positions,
-                l.share_positions,
-                human_bytes(l.memory_bytes),
-                human_bytes(l.engine_bytes),
-                human_bytes(l.levels_bytes),
-                human_bytes(l.lower_resident_bytes),
-                human_bytes(l.message_buffer_bytes),
-                format!("{notices:.2}+{:.2}", l.table_bytes_per_position),
-                human_bytes(l.disk_bytes),
-                distances(l),
-                duration(l.seconds)
-            );
-        }
+    match args.nodes {
+        1 => print_one_node(&plan, args.no_distances),
+        _ => print_nodes(&plan, args.no_distances),
     }
     println!(
         "total {} positions; peak memory {} per node; disk {}; time {} ({} to {})",
@@ -218,6 +129,119 @@ pub fn run(args: PlanOware) -> anyhow::Result<()> {
         println!("  - {line}");
     }
     Ok(())
+}
+
+/// The rates the projection starts from: this machine's, measured on all
+/// its cores (the projection scales them to the threads it projects), and
+/// those the builds in `--dir` recorded, whose serial shares the
+/// calibration scales by.
+fn rates(args: &PlanOware) -> anyhow::Result<(Calibration, Option<RecordedRates>)> {
+    let pool = thread_pool(None)?;
+    eprintln!(
+        "Calibrating: building {} layers 0..={} with {} threads",
+        args.rules,
+        args.calibrate_seeds,
+        pool.current_num_threads()
+    );
+    let times = tb::build_times(&args.dir, args.rules)?;
+    let serial = SerialShares::recorded(&times);
+    let calibration =
+        pool.install(|| calibrate(args.rules, args.calibrate_seeds as usize, serial))?;
+    Ok((calibration, RecordedRates::new(&times)))
+}
+
+/// The table of a build in one process: each layer's memory and what it is
+/// made of, the least its engine takes, its disk and its time.
+fn print_one_node(plan: &Projection, no_distances: bool) {
+    println!(
+        "{:>5} {:>15} {:<11} {:>12} {:>12} {:>12} {:>12} {:>12} {:>6} {:>18} {:>12}",
+        "seeds",
+        "positions",
+        "mode",
+        "memory",
+        "engine",
+        "lower kept",
+        "least",
+        "disk",
+        "sweeps",
+        "distances",
+        "time"
+    );
+    for l in &plan.layers {
+        println!(
+            "{:>5} {:>15} {:<11} {:>12} {:>12} {:>12} {:>12} {:>12} {:>6} {:>18} {:>12}",
+            l.seeds,
+            l.positions,
+            l.engine.to_string(),
+            human_bytes(l.memory_bytes),
+            human_bytes(l.engine_bytes + l.levels_bytes),
+            human_bytes(l.lower_resident_bytes),
+            human_bytes(l.least_memory_bytes),
+            human_bytes(l.disk_bytes),
+            l.sweeps,
+            distances(l, no_distances),
+            duration(l.seconds)
+        );
+    }
+}
+
+/// The table of a build over several nodes, per node: the largest share,
+/// its memory and what it is made of; the network per position; the
+/// shared folder's disk.
+fn print_nodes(plan: &Projection, no_distances: bool) {
+    println!(
+        "per node: memory = engine (its share's state) + levels + lower layers kept + message buffers; \
+         network bytes a position = notices + tables written to the shared folder; disk: the shared folder"
+    );
+    println!(
+        "{:>5} {:>15} {:>14} {:>10} {:>10} {:>10} {:>10} {:>10} {:>13} {:>10} {:>18} {:>12}",
+        "seeds",
+        "positions",
+        "share",
+        "memory",
+        "engine",
+        "levels",
+        "lower kept",
+        "buffers",
+        "net B/pos",
+        "disk",
+        "distances",
+        "time"
+    );
+    let notices = plan.figures.notice_bytes_per_position;
+    for l in &plan.layers {
+        println!(
+            "{:>5} {:>15} {:>14} {:>10} {:>10} {:>10} {:>10} {:>10} {:>13} {:>10} {:>18} {:>12}",
+            l.seeds,
+            l.positions,
+            l.share_positions,
+            human_bytes(l.memory_bytes),
+            human_bytes(l.engine_bytes),
+            human_bytes(l.levels_bytes),
+            human_bytes(l.lower_resident_bytes),
+            human_bytes(l.message_buffer_bytes),
+            format!("{notices:.2}+{:.2}", l.table_bytes_per_position),
+            human_bytes(l.disk_bytes),
+            distances(l, no_distances),
+            duration(l.seconds)
+        );
+    }
+}
+
+/// A layer's "distances" cell: the time they add and how they are found,
+/// else why there are none.
+fn distances(l: &LayerProjection, no_distances: bool) -> String {
+    match l.distance_seconds {
+        Some(seconds) => {
+            let how = match l.distances_while_building {
+                true => "built",
+                false => "pass",
+            };
+            format!("{} ({how})", duration(seconds))
+        }
+        None if no_distances => "-".into(),
+        None => "none (no room)".into(),
+    }
 }
 
 /// `3 h 12 min`, `42 s`.
@@ -407,98 +431,161 @@ fn layer_json(layer: &LayerProjection) -> LayerJson {
 /// nodes, the network, the lower layers, the disk, the engines' least
 /// memory and the distances (the recorded rates third, if any).
 fn stated(a: &Assumptions, f: &Figures) -> Vec<String> {
-    let c = a.calibration;
-    let mut stated = vec![
-        format!(
-            "rates measured here on layer {} with {} threads, from CPU time (the median of {CALIBRATION_RUNS} builds each, taken for one thread's time and scaled by the speed-up below, so that other processes' load hardly counts): {:.2}M positions/s in memory, {:.2}M out of core, {:.2}M compact; `time` with every rate {:.0}% higher and lower in brackets",
-            c.seeds,
-            c.threads,
-            c.in_memory / 1e6,
-            c.out_of_core / 1e6,
-            c.compact / 1e6,
-            RATE_SPREAD * 100.0,
+    let mut stated = vec![calibration_stated(&a.calibration), scaling_stated(a, f)];
+    stated.extend(a.recorded.as_ref().map(|r| recorded_stated(r, f)));
+    stated.extend([
+        nodes_stated(a, f),
+        network_stated(a, f),
+        lower_cache_stated(a, f),
+        streamed_stated(f),
+        disk_stated(a, f),
+        least_stated(f),
+        distances_stated(a, f),
+    ]);
+    stated
+}
+
+/// The rates measured here, and how they were measured: from CPU time, so
+/// that other processes' load hardly counts.
+fn calibration_stated(c: &Calibration) -> String {
+    format!(
+        "rates measured here on layer {} with {} threads, from CPU time (the median of {CALIBRATION_RUNS} builds each, taken for one thread's time and scaled by the speed-up below, so that other processes' load hardly counts): {:.2}M positions/s in memory, {:.2}M out of core, {:.2}M compact; `time` with every rate {:.0}% higher and lower in brackets",
+        c.seeds,
+        c.threads,
+        c.in_memory / 1e6,
+        c.out_of_core / 1e6,
+        c.compact / 1e6,
+        RATE_SPREAD * 100.0,
+    )
+}
+
+/// How the rates scale to the threads projected and fall with the layer
+/// size where no build recorded it.
+fn scaling_stated(a: &Assumptions, f: &Figures) -> String {
+    let serial = &a.calibration.serial;
+    format!(
+        "rates scale with threads ({} per node) by Amdahl's law with serial shares of {:.1}% in memory, {:.1}% out of core and {:.1}% compact, {} (16 threads {:.1}, {:.1} and {:.1} times as fast as one); where no build recorded a layer, they fall from the calibration's as (layer size)^-{} up to layer {}'s size ({:.2}G positions) and stay flat beyond",
+        a.threads,
+        serial.in_memory * 100.0,
+        serial.out_of_core * 100.0,
+        serial.compact * 100.0,
+        shares_origin(serial),
+        serial.speedup(Engine::InMemory, 16),
+        serial.speedup(Engine::OutOfCore, 16),
+        serial.speedup(Engine::Compact, 16),
+        f.rate_exponent,
+        f.rate_fall_ends_seeds,
+        index::layer_size(f.rate_fall_ends_seeds) as f64 / 1e9,
+    )
+}
+
+/// The rates earlier builds here recorded, which replace the calibration's
+/// where they reach, and how they fall beyond the largest.
+fn recorded_stated(r: &RecordedRates, f: &Figures) -> String {
+    let seeds = r.seeds();
+    let fall = match r.fitted {
+        true => "fitted to the largest recorded layers of at least 100M positions",
+        false => "too few large layers recorded to fit",
+    };
+    format!(
+        "in memory, the rates of layers {} as recorded by earlier builds here (build-times.tsv; as quiet or loaded as they ran) replace the calibration's (taken to other thread counts by the same law); beyond layer {} they fall as (layer size)^-{:.2} ({fall}) up to layer {}'s size",
+        seeds_list(&seeds),
+        seeds.last().expect("a recorded layer"),
+        r.exponent,
+        f.rate_fall_ends_seeds,
+    )
+}
+
+/// What a node's memory holds: with several nodes, a share of each layer
+/// beside its message buffers.
+fn nodes_stated(a: &Assumptions, f: &Figures) -> String {
+    match a.nodes {
+        1 => format!(
+            "1 node with {} of memory; a layer's memory is its engine's (and its levels, where it finds the distances as it builds) plus the lower layers kept in memory",
+            human_bytes(a.memory),
         ),
-        format!(
-            "rates scale with threads ({} per node) by Amdahl's law with serial shares of {:.1}% in memory, {:.1}% out of core and {:.1}% compact, {} (16 threads {:.1}, {:.1} and {:.1} times as fast as one); where no build recorded a layer, they fall from the calibration's as (layer size)^-{} up to layer {}'s size ({:.2}G positions) and stay flat beyond",
-            a.threads,
-            c.serial.in_memory * 100.0,
-            c.serial.out_of_core * 100.0,
-            c.serial.compact * 100.0,
-            shares_origin(&c.serial),
-            c.serial.speedup(Engine::InMemory, 16),
-            c.serial.speedup(Engine::OutOfCore, 16),
-            c.serial.speedup(Engine::Compact, 16),
-            f.rate_exponent,
-            f.rate_fall_ends_seeds,
-            index::layer_size(f.rate_fall_ends_seeds) as f64 / 1e9,
+        k => format!(
+            "{k} nodes (ranks), each with {} of memory, holding a share of each layer (whole chunks of {} positions, as even as they go; the largest is projected), built in memory only beside its message buffers: twice its outbox of notices ({}, as `build oware`) and one message of at most {} (--message-size); then the levels where they fit; then whole lower layers kept decoded in memory where the room left holds them (1 byte/position), the rest read from their tables in the shared folder; a share that does not fit is refused; several nodes keep {:.0}% of their rate",
+            human_bytes(a.memory),
+            f.chunk_positions,
+            human_bytes(f.outbox_bytes),
+            human_bytes(f.message_bytes),
+            f.node_efficiency * 100.0
         ),
-        match a.nodes {
-            1 => format!(
-                "1 node with {} of memory; a layer's memory is its engine's (and its levels, where it finds the distances as it builds) plus the lower layers kept in memory",
-                human_bytes(a.memory),
-            ),
-            k => format!(
-                "{k} nodes (ranks), each with {} of memory, holding a share of each layer (whole chunks of {} positions, as even as they go; the largest is projected), built in memory only beside its message buffers: twice its outbox of notices ({}, as `build oware`) and one message of at most {} (--message-size); then the levels where they fit; then whole lower layers kept decoded in memory where the room left holds them (1 byte/position), the rest read from their tables in the shared folder; a share that does not fit is refused; several nodes keep {:.0}% of their rate",
-                human_bytes(a.memory),
-                f.chunk_positions,
-                human_bytes(f.outbox_bytes),
-                human_bytes(f.message_bytes),
-                f.node_efficiency * 100.0
-            ),
-        },
-        match a.nodes {
-            1 => "between nodes: nothing (one node)".to_string(),
-            k => format!(
-                "between nodes, per position of a layer: {:.2} bytes of notices (8 bytes, about 2.75 a position, {} x (K-1)/K with K = {k}), no values (no layer is gathered), and the tables each rank writes into the shared folder ({} bytes/position, {} more where distances are found; their part files' copy into place and check are not counted); over {:.0} Gbit/s per node, not overlapping computation",
-                f.notice_bytes_per_position,
-                f.remote_notice_bytes_per_position,
-                f.table_bytes_per_position,
-                f.distance_table_bytes_per_position,
-                f.network_bytes_per_second * 8.0 / 1e9
-            ),
-        },
-        format!(
-            "lower layers the memory left beside the engine cannot keep are kept decoded in scratch files up to {} (read through the page cache); a part of a layer decodes all of layers n-2 and n-3 that neither keeps (captures reach them all), at {:.1} ns per position per thread",
-            human_bytes(a.lower_cache),
-            f.decode_seconds_per_position * 1e9
+    }
+}
+
+/// What crosses the network between nodes, and how fast.
+fn network_stated(a: &Assumptions, f: &Figures) -> String {
+    match a.nodes {
+        1 => "between nodes: nothing (one node)".to_string(),
+        k => format!(
+            "between nodes, per position of a layer: {:.2} bytes of notices (8 bytes, about 2.75 a position, {} x (K-1)/K with K = {k}), no values (no layer is gathered), and the tables each rank writes into the shared folder ({} bytes/position, {} more where distances are found; their part files' copy into place and check are not counted); over {:.0} Gbit/s per node, not overlapping computation",
+            f.notice_bytes_per_position,
+            f.remote_notice_bytes_per_position,
+            f.table_bytes_per_position,
+            f.distance_table_bytes_per_position,
+            f.network_bytes_per_second * 8.0 / 1e9
         ),
-        format!(
-            "lower layers neither kept nor cached are streamed where the engine streams its exits: raw copies on disk (1 byte/position), each read once in order by a layer's set-up, which writes and reads {} bytes/position of deferred lookups; the engines' own scratch files take {} (out of core) and {} (compact) bytes/position of reads and writes; all of it on {:.1} GB/s of sequential disk, not overlapping computation",
-            f.deferred_bytes_per_position,
-            Engine::OutOfCore.io_bytes_per_position(),
-            Engine::Compact.io_bytes_per_position(),
-            f.disk_bytes_per_second / 1e9
+    }
+}
+
+/// The lower layers kept decoded in scratch files, and what decoding the
+/// others costs.
+fn lower_cache_stated(a: &Assumptions, f: &Figures) -> String {
+    format!(
+        "lower layers the memory left beside the engine cannot keep are kept decoded in scratch files up to {} (read through the page cache); a part of a layer decodes all of layers n-2 and n-3 that neither keeps (captures reach them all), at {:.1} ns per position per thread",
+        human_bytes(a.lower_cache),
+        f.decode_seconds_per_position * 1e9
+    )
+}
+
+/// The lower layers streamed, and the disk traffic of the set-up and of
+/// the engines' own scratch files.
+fn streamed_stated(f: &Figures) -> String {
+    format!(
+        "lower layers neither kept nor cached are streamed where the engine streams its exits: raw copies on disk (1 byte/position), each read once in order by a layer's set-up, which writes and reads {} bytes/position of deferred lookups; the engines' own scratch files take {} (out of core) and {} (compact) bytes/position of reads and writes; all of it on {:.1} GB/s of sequential disk, not overlapping computation",
+        f.deferred_bytes_per_position,
+        Engine::OutOfCore.io_bytes_per_position(),
+        Engine::Compact.io_bytes_per_position(),
+        f.disk_bytes_per_second / 1e9
+    )
+}
+
+/// What the disk holds, as the build counts it against `--disk`: per node
+/// in one process, the shared folder with several nodes.
+fn disk_stated(a: &Assumptions, f: &Figures) -> String {
+    match a.nodes {
+        1 => format!(
+            "disk, as the build counts it: {} bytes/position of tables, the raw copies of lower layers cached or streamed, a layer's own raw copy, scratch and checkpoint, and its deferred lookups, {}",
+            f.table_bytes_per_position,
+            match a.disk {
+                Some(disk) => format!(
+                    "swept in as many rounds as {} per node leaves room for (each round reads the streamed layers again)",
+                    human_bytes(disk)
+                ),
+                None => "all of a layer's at once (no --disk given)".to_string(),
+            }
         ),
-        match a.nodes {
-            1 => format!(
-                "disk, as the build counts it: {} bytes/position of tables, the raw copies of lower layers cached or streamed, a layer's own raw copy, scratch and checkpoint, and its deferred lookups, {}",
-                f.table_bytes_per_position,
-                match a.disk {
-                    Some(disk) => format!(
-                        "swept in as many rounds as {} per node leaves room for (each round reads the streamed layers again)",
-                        human_bytes(disk)
-                    ),
-                    None => "all of a layer's at once (no --disk given)".to_string(),
-                }
-            ),
-            _ => format!(
-                "disk, all of it on the shared build folder{}: the tables so far, and at a layer's peak either its ranks' checkpoints in its scratch folder, {} bytes/position with the levels ({} without: values and states), twice for a moment (a new one is written before the older is removed), or the last of them with the layer's tables and the part files its ranks code them into (the same bytes again), whichever is more",
-                match a.disk {
-                    Some(disk) => format!(" ({}, --disk)", human_bytes(disk)),
-                    None => " (no --disk given)".to_string(),
-                },
-                f.checkpoint_bytes_per_position,
-                f.checkpoint_bytes_per_position_without_levels,
-            ),
-        },
-    ];
-    stated.push(least_stated(f));
-    stated.push(match a.distances {
+        _ => format!(
+            "disk, all of it on the shared build folder{}: the tables so far, and at a layer's peak either its ranks' checkpoints in its scratch folder, {} bytes/position with the levels ({} without: values and states), twice for a moment (a new one is written before the older is removed), or the last of them with the layer's tables and the part files its ranks code them into (the same bytes again), whichever is more",
+            match a.disk {
+                Some(disk) => format!(" ({}, --disk)", human_bytes(disk)),
+                None => " (no --disk given)".to_string(),
+            },
+            f.checkpoint_bytes_per_position,
+            f.checkpoint_bytes_per_position_without_levels,
+        ),
+    }
+}
+
+/// Where the distance tables are found, what memory they take and the time
+/// they add, if the build finds them.
+fn distances_stated(a: &Assumptions, f: &Figures) -> String {
+    match a.distances {
         true if a.nodes > 1 => format!(
             "distance tables, with several nodes: found by the ranks as they build a layer where the levels fit beside each share ({} bytes/position more), adding {} of the layer's time, and written share by share; elsewhere none (no pass runs across nodes: a later build in one process adds them where it can); {} bytes/position of table",
-            f.levels_bytes_per_position,
-            f.levels_share,
-            f.distance_table_bytes_per_position,
+            f.levels_bytes_per_position, f.levels_share, f.distance_table_bytes_per_position,
         ),
         true => format!(
             "distance tables, in a build in one process: found by the in-memory engine as it builds a layer where they fit beside it ({} bytes/position more), adding {} of the layer's time; else by a pass over the finished layer where it fits the memory ({} bytes/position, its values decoded), taking {} times the in-memory build's time of the layer; {} bytes/position of table",
@@ -509,25 +596,7 @@ fn stated(a: &Assumptions, f: &Figures) -> Vec<String> {
             f.distance_table_bytes_per_position,
         ),
         false => "no distance tables (--no-distances)".into(),
-    });
-    if let Some(r) = &a.recorded {
-        let seeds = r.seeds();
-        let fall = match r.fitted {
-            true => "fitted to the largest recorded layers of at least 100M positions",
-            false => "too few large layers recorded to fit",
-        };
-        stated.insert(
-            2,
-            format!(
-                "in memory, the rates of layers {} as recorded by earlier builds here (build-times.tsv; as quiet or loaded as they ran) replace the calibration's (taken to other thread counts by the same law); beyond layer {} they fall as (layer size)^-{:.2} ({fall}) up to layer {}'s size",
-                seeds_list(&seeds),
-                seeds.last().expect("a recorded layer"),
-                r.exponent,
-                f.rate_fall_ends_seeds,
-            ),
-        );
     }
-    stated
 }
 
 /// Where the shares come from, in words.
@@ -590,7 +659,6 @@ fn seeds_list(seeds: &[usize]) -> String {
 mod tests {
     use super::*;
     use mancala_tb::tablebase::oware::BuildTime;
-    use mancala_tb::tablebase::oware::plan::Calibration;
 
     /// One node of 2 threads with `memory`, calibrated on layer 16 at 10,
     /// 5 and 2.5 M positions/s, nothing recorded, no disk limit.

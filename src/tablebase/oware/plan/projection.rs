@@ -62,6 +62,16 @@ fn notice_bytes_per_position(ranks: usize) -> f64 {
     }
 }
 
+/// Bytes crossing the network per position of a layer whose tables take
+/// `table_bytes` a position, on `nodes`: each node sends its share's
+/// notices and writes its share of the tables into the shared folder.
+fn network_bytes_per_position(nodes: usize, table_bytes: f64) -> f64 {
+    match nodes {
+        1 => 0.0,
+        k => notice_bytes_per_position(k) + table_bytes,
+    }
+}
+
 /// What the projection assumes.
 #[derive(Clone, Debug)]
 pub struct Assumptions {
@@ -337,99 +347,129 @@ pub fn project(max_seeds: usize, assumptions: &Assumptions) -> Result<Projection
 /// The layers of [`project`], every engine's rate multiplied by `rates`.
 fn project_layers(
     max_seeds: usize,
-    assumptions: &Assumptions,
+    a: &Assumptions,
     rates: f64,
 ) -> Result<Vec<LayerProjection>, TablebaseError> {
-    let a = assumptions;
+    let budget = node_budget(max_seeds, a);
+    // The tables written so far, on the disk of each layer after them.
+    let mut tables = 0u64;
+    (0..=max_seeds)
+        .filter(|&seeds| !(max_seeds == MAX_SEEDS && seeds == MAX_SEEDS - 1))
+        .map(|seeds| {
+            let layer = project_layer(seeds, a, &budget, tables, rates)?;
+            tables += (layer.positions as f64 * layer.table_bytes_per_position) as u64;
+            Ok(layer)
+        })
+        .collect()
+}
+
+/// Layer `seeds` of [`project`] with `tables` bytes of tables below it:
+/// how the node with the largest share builds it under `budget`, the disk
+/// it takes, and its time (every engine's rate multiplied by `rates`).
+fn project_layer(
+    seeds: usize,
+    a: &Assumptions,
+    budget: &Budget,
+    tables: u64,
+    rates: f64,
+) -> Result<LayerProjection, TablebaseError> {
+    let positions = index::layer_size(seeds);
+    let (share, plan, places) = node_plan(seeds, budget)?;
+    let in_memory = in_memory_rate(a, seeds, positions);
+    let rate = layer_rate(a, plan.engine, in_memory) * rates;
+    let disk = layer_disk(seeds, share, &plan, &places, budget, tables, a.disk)?;
+    let lower = read_lower(seeds, share, &plan, &places, disk.sweeps, a.threads);
+    // The calibration's scratch files stayed in the page cache.
+    let scratch = share as f64 * plan.engine.io_bytes_per_position() / DISK_BYTES_PER_SECOND;
+    let distance_seconds = distance_seconds(a, seeds, plan.levels, rate, in_memory);
+    let table_bytes = table_bytes_per_position(distance_seconds.is_some());
+    let network_bytes = network_bytes_per_position(a.nodes, table_bytes);
+    let network = positions as f64 * network_bytes / a.nodes as f64 / NETWORK_BYTES_PER_SECOND;
+    let seconds = positions as f64 / rate + lower + scratch + network;
+    let seconds = seconds + distance_seconds.unwrap_or(0.0);
+    // The node's memory, as the build plans it: the engine's plan (its
+    // levels and message buffers in it) and the lower layers kept in
+    // memory.
+    let levels_bytes = match plan.levels {
+        true => engine::levels_bytes(share),
+        false => 0,
+    };
+    let message_buffer_bytes = budget.message_buffer_bytes();
+    let lower_resident_bytes = bytes_at(&places, Place::Resident, 0..seeds);
+    Ok(LayerProjection {
+        seeds,
+        positions,
+        share_positions: share,
+        engine: plan.engine,
+        least_memory_bytes: least_bytes(plan.engine, seeds, share) + message_buffer_bytes,
+        engine_bytes: plan.engine_bytes - levels_bytes - message_buffer_bytes,
+        levels_bytes,
+        lower_resident_bytes,
+        message_buffer_bytes,
+        memory_bytes: plan.engine_bytes + lower_resident_bytes,
+        disk_bytes: disk.bytes,
+        distance_seconds,
+        distances_while_building: distance_seconds.is_some() && plan.levels,
+        network_bytes_per_position: network_bytes,
+        table_bytes_per_position: table_bytes,
+        sweeps: disk.sweeps,
+        seconds,
+    })
+}
+
+/// Positions per second of layer `seeds` (of `positions`) in memory with
+/// the calibration's threads: as an earlier build here recorded it, else
+/// the calibration's falling with the layer size.
+fn in_memory_rate(a: &Assumptions, seeds: usize, positions: u64) -> f64 {
     let c = a.calibration;
-    let reference = index::layer_size(c.seeds);
+    match a.recorded.as_ref().and_then(|r| r.rate(seeds)) {
+        Some(one_thread) => one_thread * c.serial.speedup(Engine::InMemory, c.threads),
+        None => c.in_memory * fall(index::layer_size(c.seeds), positions, RATE_EXPONENT),
+    }
+}
+
+/// Positions per second at which all nodes together build a layer with
+/// `engine`, from its `in_memory` rate: out of core and compact keep the
+/// share of it the calibration measured; the threads projected scale it by
+/// Amdahl's law, and several nodes keep [`NODE_EFFICIENCY`] of theirs.
+fn layer_rate(a: &Assumptions, engine: Engine, in_memory: f64) -> f64 {
+    let c = a.calibration;
     let nodes = if a.nodes > 1 {
         a.nodes as f64 * NODE_EFFICIENCY
     } else {
         1.0
     };
-    let mut tables = 0u64;
-    let budget = node_budget(max_seeds, a);
-    let layers = (0..=max_seeds)
-        .filter(|&seeds| !(max_seeds == MAX_SEEDS && seeds == MAX_SEEDS - 1))
-        .map(|seeds| {
-            let positions = index::layer_size(seeds);
-            let (share, plan, places) = node_plan(seeds, &budget)?;
-            // The in-memory rate with the calibration's threads; out of
-            // core keeps the share of it the calibration measured.
-            let in_memory = match a.recorded.as_ref().and_then(|r| r.rate(seeds)) {
-                Some(one_thread) => one_thread * c.serial.speedup(Engine::InMemory, c.threads),
-                None => c.in_memory * fall(reference, positions, RATE_EXPONENT),
-            };
-            let rate = match plan.engine {
-                Engine::InMemory => in_memory,
-                Engine::OutOfCore => in_memory * c.out_of_core / c.in_memory,
-                Engine::Compact => in_memory * c.compact / c.in_memory,
-            } * c.serial.speedup(plan.engine, a.threads)
-                / c.serial.speedup(plan.engine, c.threads)
-                * nodes
-                * rates;
-            let disk = layer_disk(seeds, share, &plan, &places, &budget, tables, a.disk)?;
-            let lower = read_lower(seeds, share, &plan, &places, disk.sweeps, a.threads);
-            // The calibration's scratch files stayed in the page cache.
-            let scratch =
-                share as f64 * plan.engine.io_bytes_per_position() / DISK_BYTES_PER_SECOND;
-            let pass_fits = distance::pass_bytes(seeds, false) <= a.memory;
-            // Several nodes find the distances only as they build: no pass
-            // runs across them.
-            let distance_seconds = match (a.distances, plan.levels) {
-                (false, _) => None,
-                (true, true) => Some(positions as f64 / rate * LEVELS_SHARE),
-                (true, false) => (a.nodes == 1 && pass_fits).then(|| {
-                    positions as f64 * DISTANCE_SHARE
-                        / in_memory
-                        / c.serial.speedup(Engine::InMemory, a.threads)
-                        * c.serial.speedup(Engine::InMemory, c.threads)
-                }),
-            };
-            let table_bytes = table_bytes_per_position(distance_seconds.is_some());
-            // Each node sends its share's notices and writes its share of
-            // the tables into the shared folder.
-            let network_bytes = match a.nodes {
-                1 => 0.0,
-                k => notice_bytes_per_position(k) + table_bytes,
-            };
-            let network =
-                positions as f64 * network_bytes / a.nodes as f64 / NETWORK_BYTES_PER_SECOND;
-            let seconds = positions as f64 / rate + lower + scratch + network;
-            let seconds = seconds + distance_seconds.unwrap_or(0.0);
-            tables += (positions as f64 * table_bytes) as u64;
-            // The node's memory, as the build plans it: the engine's plan
-            // (its levels and message buffers in it) and the lower layers
-            // kept in memory.
-            let levels_bytes = match plan.levels {
-                true => engine::levels_bytes(share),
-                false => 0,
-            };
-            let message_buffer_bytes = budget.message_buffer_bytes();
-            let lower_resident_bytes = bytes_at(&places, Place::Resident, 0..seeds);
-            Ok(LayerProjection {
-                seeds,
-                positions,
-                share_positions: share,
-                engine: plan.engine,
-                least_memory_bytes: least_bytes(plan.engine, seeds, share) + message_buffer_bytes,
-                engine_bytes: plan.engine_bytes - levels_bytes - message_buffer_bytes,
-                levels_bytes,
-                lower_resident_bytes,
-                message_buffer_bytes,
-                memory_bytes: plan.engine_bytes + lower_resident_bytes,
-                disk_bytes: disk.bytes,
-                distance_seconds,
-                distances_while_building: distance_seconds.is_some() && plan.levels,
-                network_bytes_per_position: network_bytes,
-                table_bytes_per_position: table_bytes,
-                sweeps: disk.sweeps,
-                seconds,
-            })
-        })
-        .collect::<Result<Vec<_>, TablebaseError>>()?;
-    Ok(layers)
+    let engine_rate = match engine {
+        Engine::InMemory => in_memory,
+        Engine::OutOfCore => in_memory * c.out_of_core / c.in_memory,
+        Engine::Compact => in_memory * c.compact / c.in_memory,
+    };
+    engine_rate * c.serial.speedup(engine, a.threads) / c.serial.speedup(engine, c.threads) * nodes
+}
+
+/// The time finding the distances of layer `seeds` adds to its build at
+/// `rate`, or `None` where the build finds none: with `levels`, the engine
+/// finds them as it builds; else a pass over the finished layer, at its
+/// `in_memory` rate with the threads projected, where it fits the memory.
+/// Several nodes find them only as they build: no pass runs across them.
+fn distance_seconds(
+    a: &Assumptions,
+    seeds: usize,
+    levels: bool,
+    rate: f64,
+    in_memory: f64,
+) -> Option<f64> {
+    let c = a.calibration;
+    let positions = index::layer_size(seeds) as f64;
+    let pass_fits = distance::pass_bytes(seeds, false) <= a.memory;
+    match (a.distances, levels) {
+        (false, _) => None,
+        (true, true) => Some(positions / rate * LEVELS_SHARE),
+        (true, false) => (a.nodes == 1 && pass_fits).then(|| {
+            positions * DISTANCE_SHARE / in_memory / c.serial.speedup(Engine::InMemory, a.threads)
+                * c.serial.speedup(Engine::InMemory, c.threads)
+        }),
+    }
 }
 
 /// What each node of the build `a` projects gets for each layer of
