@@ -186,6 +186,9 @@ fn every_answer_reads_the_positions_own_entry() {
     let tables = OwareTablebase::open(dir.path(), Ruleset::Awari).unwrap();
     let error = tables.value(&BOARD).unwrap_err();
     assert!(error.to_string().contains("scores.12.mtb"), "{error}");
+    // The remedy names the command that rebuilds this very layer.
+    let rebuild = format!("build oware --rules awari --max-seeds 12 --dir {d}`");
+    assert!(error.to_string().contains(&rebuild), "{error}");
     assert_eq!(tables.move_values(&BOARD).unwrap(), moves);
     for detail in [Detail::Values, Detail::Moves, Detail::MovesAndDistances] {
         let error = tables.probe_many(&[BOARD], detail).unwrap_err();

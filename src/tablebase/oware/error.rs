@@ -1,9 +1,9 @@
 //! The error of building, probing and checking Oware tables.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::error::{Cause, MissingTable, WithPath};
-use crate::games::oware::MAX_SEEDS;
+use crate::games::oware::{MAX_SEEDS, Ruleset};
 use crate::memory::human_bytes;
 use crate::solve::oware::{Engine, EngineError};
 use crate::table::TableError;
@@ -22,7 +22,11 @@ pub enum TablebaseError {
     Raw(#[from] WithPath<RawError>),
     /// A damaged or foreign table file.
     // Not a `source`: the message already says it, with the remedy.
-    #[error("{0} (delete the file and rebuild the layer with `mancala-tb build oware`)")]
+    #[error(
+        "{} (delete the file and rebuild the layer with `mancala-tb build {}`)",
+        .0,
+        rebuild_args(&.0.path)
+    )]
     Table(WithPath<TableError>),
     /// A table that could not be read or written for a reason outside the
     /// file (a full disk, a permission, another rank of the build that
@@ -261,4 +265,19 @@ impl From<EngineError<TablebaseError>> for TablebaseError {
             EngineError::Lower(e) => e,
         }
     }
+}
+
+/// The `mancala-tb build` arguments that rebuild the layer of the table at
+/// `path` (`DIR/oware-RULES/scores.N.mtb` or `distance.N.mtb`), or `oware`
+/// alone for a file elsewhere.
+fn rebuild_args(path: &Path) -> String {
+    let layer = || {
+        let name = path.file_name()?.to_str()?;
+        let seeds = name.split('.').nth(1)?.parse::<usize>().ok()?;
+        let folder = path.parent()?;
+        let rules = folder.file_name()?.to_str()?.strip_prefix("oware-")?;
+        let rules: Ruleset = rules.parse().ok()?;
+        Some(super::build_args(folder.parent()?, rules, seeds))
+    };
+    layer().unwrap_or_else(|| "oware".into())
 }
