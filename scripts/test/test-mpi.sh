@@ -102,7 +102,7 @@ echo "ok: a rank killed in layer 18 fails the build; the rerun resumes from the 
 
 # A full disk: the shared folder is a tmpfs, filled up as soon as
 # rank 0 starts writing the table of layer 16. Every rank stops, one
-# naming the disk, no table of layer 16 is left, and once there is room the
+# naming the disk, no temporary file of layer 16 is left, and once there is room the
 # rerun keeps the layers built and gives identical tables. Mounting needs
 # root (CI).
 if [[ $(id -u) == 0 ]]; then
@@ -124,9 +124,11 @@ if [[ $(id -u) == 0 ]]; then
         exit 1
     fi
     grep -q "No space left on device" "$work/full.log" || { cat "$work/full.log"; exit 1; }
-    if compgen -G "$full/oware-awari/*.16.mtb*" >/dev/null; then
+    # A table finished before the disk filled (the values, when the distance
+    # table is the one cut short) is whole; no temporary file may be left.
+    if compgen -G "$full/oware-awari/*.16.mtb.tmp*" >/dev/null; then
         ls -l "$full/oware-awari"
-        echo "a table of layer 16 was left on the full disk"
+        echo "a temporary file of layer 16 was left on the full disk"
         exit 1
     fi
     same_tables "$work/single" "$full" 15 awari
