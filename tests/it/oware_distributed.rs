@@ -205,3 +205,27 @@ fn a_rank_that_cannot_write_stops_every_rank_and_the_rerun_resumes() {
         "after a rank failed",
     );
 }
+
+/// Ranks find distances only while they build a layer: a distributed
+/// build over layers whose values were built without distances builds them
+/// again, and gives the tables of one process.
+#[test]
+fn a_distributed_build_finds_missing_distances_by_building_the_layer_again() {
+    let rules = Ruleset::Abapa;
+    let (single, shared) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let options = BuildOptions::new(8, 1 << 30);
+    tb::build(single.path(), rules, &options, &Quiet).unwrap();
+    let values_only = BuildOptions {
+        distances: false,
+        ..options.clone()
+    };
+    tb::build(shared.path(), rules, &values_only, &Quiet).unwrap();
+    let folder = tb::ruleset_dir(shared.path(), rules);
+    assert!(!folder.join("distance.8.mtb").exists());
+    let outcomes = build_distributed(shared.path(), rules, 2, MESSAGE_BYTES, &options);
+    assert!(
+        outcomes.iter().all(Option::is_some),
+        "a layer was not built again"
+    );
+    assert_same_tables(single.path(), shared.path(), rules, 8, "distances added");
+}

@@ -137,6 +137,13 @@ impl OwareObserver for Bars {
             .push((seeds, phases));
     }
 
+    fn layer_rebuilt_for_distances(&self, seeds: usize) {
+        eprintln!(
+            "layer {seeds}: its values are built but not its distances, which the ranks \
+             find while building: building it again"
+        );
+    }
+
     fn distances_skipped(&self, seeds: usize, needed: u64) {
         let build_args = match &self.oware {
             Some((dir, rules)) => oware::build_args(dir, *rules, seeds),
@@ -144,8 +151,9 @@ impl OwareObserver for Bars {
         };
         match needed {
             0 => eprintln!(
-                "layer {seeds}: no distance table (a distributed build leaves them to a build \
-                 in one process: `mancala-tb build {build_args}` adds it)"
+                "layer {seeds}: no distance table: a rank's --memory cannot hold the levels \
+                 that find them while the layer is built (a larger --memory does, or \
+                 `mancala-tb build {build_args}` in one process)"
             ),
             _ => eprintln!(
                 "layer {seeds}: no distance table: finding it needs {} of memory, more than \

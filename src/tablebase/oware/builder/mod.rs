@@ -141,8 +141,12 @@ pub trait OwareObserver: BuildObserver {
     /// before).
     fn distances_found(&self, _report: &DistanceReport) {}
     /// The distances of a layer are not found: the memory budget is smaller
-    /// than the `needed` bytes, or the build is distributed (`needed` 0).
+    /// than the `needed` bytes, or (distributed, `needed` 0) a rank's budget
+    /// cannot hold the levels that find them while the layer is built.
     fn distances_skipped(&self, _seeds: usize, _needed: u64) {}
+    /// A layer of a distributed build, whose values are built, is built
+    /// again to find its distances (missing, or of other values).
+    fn layer_rebuilt_for_distances(&self, _seeds: usize) {}
     /// A layer of a distributed build is done: the bytes all ranks sent
     /// each other for it (notices and values).
     fn layer_sent(&self, _seeds: usize, _bytes: u64) {}
@@ -191,20 +195,21 @@ pub fn build_on<T: Transport>(
         0 => Some(lock(&folder)?),
         _ => None,
     };
-    let budget = options.budget(transport.ranks());
-    let tables = (0..=options.max_seeds)
+    let mut tables = (0..=options.max_seeds)
         .map(|seeds| open_table(&folder, rules, seeds))
         .collect::<Result<Vec<_>, _>>()?;
     if transport.ranks() > 1 {
         check_shared_folder(&folder, &tables, transport)?;
     }
-    // Every layer is planned before any is built, the largest first: a
-    // budget too small fails at once, naming what the whole build needs.
-    let mut plans = vec![None; tables.len()];
-    for seeds in (0..tables.len()).rev().filter(|&s| tables[s].is_none()) {
-        let share = budget.share(seeds, transport.rank());
-        plans[seeds] = Some(budget.plan(seeds, share.len() as u64)?);
-    }
+    let mut run = Run {
+        folder: &folder,
+        rules,
+        options,
+        budget: options.budget(transport.ranks()),
+        observer,
+        sent: 0,
+    };
+    let plans = run.plan_layers(&mut tables, transport)?;
     // An engine that streams has a budget that counts memory freed as free,
     // from the build's first allocations on. (Not where every layer is
     // built in memory: parts' buffers taken afresh from the system cost
@@ -216,32 +221,11 @@ pub fn build_on<T: Transport>(
     // the tables.
     let cache = lower_cache_dir(&folder);
     remove_dir(&cache)?;
-    let mut run = Run {
-        folder: &folder,
-        rules,
-        options,
-        budget,
-        observer,
-        sent: 0,
-    };
     let mut lower = Layers::new(rules);
     let mut reports = Vec::new();
     for (seeds, (table, plan)) in tables.into_iter().zip(plans).enumerate() {
         let report = match table {
-            Some(table) => {
-                let wanted = options.distances && distance::wanted(&folder, rules, seeds, &table)?;
-                lower.push(Layer::Stored(table));
-                if wanted {
-                    run.distances(seeds, &mut lower, transport)?;
-                }
-                LayerReport {
-                    seeds,
-                    positions: index::layer_size(seeds),
-                    outcomes: None,
-                    seconds: None,
-                    bytes: file_len(&table_path(&folder, seeds)),
-                }
-            }
+            Some(table) => run.stored(seeds, table, &mut lower, transport)?,
             None => {
                 let plan = plan.expect("every layer to build is planned");
                 run.layer(seeds, &plan, &mut lower, transport)?
@@ -318,6 +302,65 @@ struct Run<'a> {
 }
 
 impl Run<'_> {
+    /// Plans every layer to build before any is built, the largest first:
+    /// a budget too small fails at once, naming what the whole build needs.
+    /// Distributed, a built layer without its distances (or with stale
+    /// ones) is built again where its plan finds them, since ranks find
+    /// distances only while they build a layer; its table is taken out of
+    /// `tables`.
+    fn plan_layers<T: Transport>(
+        &self,
+        tables: &mut [Option<Table>],
+        transport: &T,
+    ) -> Result<Vec<Option<LayerPlan>>, TablebaseError> {
+        let mut plans = vec![None; tables.len()];
+        for seeds in (0..tables.len()).rev() {
+            let share = self.budget.share(seeds, transport.rank()).len() as u64;
+            match &tables[seeds] {
+                None => plans[seeds] = Some(self.budget.plan(seeds, share)?),
+                Some(table)
+                    if transport.ranks() > 1
+                        && self.options.distances
+                        && distance::wanted(self.folder, self.rules, seeds, table)? =>
+                {
+                    if let Ok(plan) = self.budget.plan(seeds, share)
+                        && plan.levels
+                    {
+                        self.observer.layer_rebuilt_for_distances(seeds);
+                        tables[seeds] = None;
+                        plans[seeds] = Some(plan);
+                    }
+                }
+                Some(_) => {}
+            }
+        }
+        Ok(plans)
+    }
+
+    /// Adds layer `seeds`, already built as `table`, to `lower`, with the
+    /// distances it lacks if this build can find them.
+    fn stored<T: Transport>(
+        &self,
+        seeds: usize,
+        table: Table,
+        lower: &mut Layers,
+        transport: &T,
+    ) -> Result<LayerReport, TablebaseError> {
+        let wanted =
+            self.options.distances && distance::wanted(self.folder, self.rules, seeds, &table)?;
+        lower.push(Layer::Stored(table));
+        if wanted {
+            self.distances(seeds, lower, transport)?;
+        }
+        Ok(LayerReport {
+            seeds,
+            positions: index::layer_size(seeds),
+            outcomes: None,
+            seconds: None,
+            bytes: file_len(&table_path(self.folder, seeds)),
+        })
+    }
+
     /// Builds layer `seeds` as `plan` says, the layers below placed first,
     /// and adds it to them; records its build time (and, distributed, the
     /// bytes sent for it).
@@ -394,9 +437,9 @@ impl Run<'_> {
     }
 
     /// Finds and writes the distances of layer `seeds`, the last of `lower`,
-    /// if asked and the budget allows (a distributed build leaves them to
-    /// a build in one process); an imported layer gets its capture marks
-    /// first.
+    /// if asked and the budget allows (a distributed build finds them only
+    /// while building, so here it can only say they are missing); an
+    /// imported layer gets its capture marks first.
     fn distances<T: Transport>(
         &self,
         seeds: usize,
