@@ -109,7 +109,7 @@ if [[ $(id -u) == 0 ]]; then
     full=$work/full
     mkdir -p "$full"
     mount -t tmpfs -o size=256M tmpfs "$full"
-    trap 'umount "$full" 2>/dev/null; rm -rf "$work"' EXIT
+    trap 'umount "$full" 2>/dev/null || true; rm -rf "$work"' EXIT
     lower_tables "$full" 14
     command=(build oware --distributed --max-seeds 16 --threads 1 --dir "$full")
     "${mpirun[@]}" -np 2 "$bin" "${command[@]}" >"$work/full.log" 2>&1 &

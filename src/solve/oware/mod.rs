@@ -58,10 +58,56 @@ pub use shared::{CHUNK, Config, EngineError, prefetch};
 pub use states::OUTBOX_BYTES;
 pub use stream::{DEFERRED_BYTES_PER_POSITION, Deferred};
 
-/// The facts of an engine that need its buffers' sizes, beside the
-/// dispatch to the engines (its other facts: `engine.rs`, which the engines
-/// import, so these cannot live there without a circle).
+use crate::games::oware::Ruleset;
+use crate::solve::Progress;
+
+/// A layer as its engine hands it back.
+pub enum Solved {
+    /// Whole, in memory (the in-memory engine).
+    InMemory(SolvedLayer),
+    /// Already passed to the caller, chunk by chunk (the engines that
+    /// stream).
+    Streamed,
+}
+
+/// The dispatch to the engines, and the facts of an engine that need its
+/// buffers' sizes (its other facts: `engine.rs`, which the engines import,
+/// so these cannot live there without a circle).
 impl Engine {
+    /// Solves layer `seeds` with this engine. The engines that stream pass
+    /// each chunk, in rank order, to `emit`: its values, and the same with
+    /// `mark` where a capture decides the value. The in-memory engine hands
+    /// the layer back whole and never calls `emit`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn solve_layer<L, E>(
+        self,
+        rules: Ruleset,
+        seeds: usize,
+        lower: &L,
+        config: &Config,
+        mark: i8,
+        progress: Progress,
+        emit: impl FnMut(&[i8], &[i8]) -> Result<(), E>,
+    ) -> Result<Solved, EngineError<E>>
+    where
+        L: LowerLayers<Error = E>,
+        E: std::error::Error + 'static,
+    {
+        match self {
+            Engine::InMemory => {
+                solve_layer(rules, seeds, lower, config, progress).map(Solved::InMemory)
+            }
+            Engine::OutOfCore => {
+                out_of_core::solve_layer(rules, seeds, lower, config, mark, progress, emit)
+                    .map(|()| Solved::Streamed)
+            }
+            Engine::Compact => {
+                compact::solve_layer(rules, seeds, lower, config, mark, progress, emit)
+                    .map(|()| Solved::Streamed)
+            }
+        }
+    }
+
     /// The least memory the engine takes for layer `seeds` beside its
     /// arrays and parts, whatever the threads: its stream buffers and the
     /// least of its other buffers.

@@ -34,9 +34,8 @@ use crate::error::PathContext;
 use crate::games::oware::{MAX_SEEDS, Ruleset};
 use crate::index::oware as index;
 use crate::solve::array::{self, BigArray};
-use crate::solve::oware::{
-    self as engine, Engine, OUTBOX_BYTES, SolvedLayer, compact, out_of_core,
-};
+use crate::solve::oware::distance::Distances;
+use crate::solve::oware::{self as engine, Engine, OUTBOX_BYTES, Solved, SolvedLayer};
 use crate::solve::phases::{Phase, PhaseTime, Phases};
 use crate::table::raw::{self, RawLayer, RawWriter};
 use crate::table::{CAPTURE_DECIDES, PendingTable, Table, ValueEncoding};
@@ -503,94 +502,129 @@ impl Run<'_> {
         lower: &Layers,
     ) -> Result<BuiltLayer, TablebaseError> {
         let &Run {
-            folder,
             rules,
             options,
-            ref budget,
             observer,
             ..
         } = self;
-        let retain = retain(seeds, plan, budget, lower);
+        let retain = retain(seeds, plan, &self.budget, lower);
         let progress = |steps| observer.advance(steps);
-        let cache = (!retain).then(|| raw_copy(folder, seeds, budget)).flatten();
-        if cache.is_some() {
-            create_dir(&lower_cache_dir(folder))?;
-        }
-        let published = options.keep_raw.then(|| raw::layer_path(folder, seeds));
-        let mut out =
-            LayerOutput::create(folder, rules, seeds, published.into_iter().chain(cache))?;
-        let scratch = scratch_dir(folder, seeds);
-        if engine::checkpoint_path(&scratch, plan.engine).exists() {
+        let mut out = self.layer_output(seeds, retain)?;
+        let phases = Phases::start(options.sample_phases);
+        let config = self.config(seeds, plan, sweep, phases.clone());
+        if engine::checkpoint_path(&config.scratch, plan.engine).exists() {
             observer.layer_resumed(seeds);
         }
-        let phases = Phases::start(options.sample_phases);
-        let config = engine::Config {
-            part: plan.part,
-            sweep,
-            scratch: scratch.clone(),
-            checkpoint_every: Some(options.checkpoint_every),
-            buffer_bytes: plan.buffer_bytes,
-            distances: plan.levels,
-            phases: phases.clone(),
+        let mut kept = match retain && plan.engine.streams() {
+            true => Some(allocate_resident(seeds)?),
+            false => None,
         };
-        let mut distances = None;
-        let (outcomes, values) = match plan.engine {
-            Engine::InMemory => {
-                let mut solved = engine::solve_layer(rules, seeds, lower, &config, &progress)
-                    .map_err(TablebaseError::from)?;
+        let (mut at, mut counts) = (0, Outcomes::default());
+        let emit = |values: &[i8], marked: &[i8]| {
+            counts = counts + outcomes(values);
+            if let Some(kept) = &mut kept {
+                kept[at..at + values.len()].copy_from_slice(values);
+                at += values.len();
+            }
+            out.push(values, marked)
+        };
+        let solved = (plan.engine)
+            .solve_layer(
+                rules,
+                seeds,
+                lower,
+                &config,
+                CAPTURE_DECIDES,
+                &progress,
+                emit,
+            )
+            .map_err(TablebaseError::from)?;
+        let (outcomes, values, distances) = match solved {
+            Solved::InMemory(mut solved) => {
                 phases.enter(Phase::Table);
                 let outcomes = outcomes(solved.values());
                 out.finish_from(&solved)?;
-                if let Some(found) = solved.take_distances() {
-                    phases.enter(Phase::Distances);
-                    let start = Instant::now();
-                    let values = Table::open(table_path(folder, seeds))?;
-                    let report =
-                        distance::write_table(folder, rules, seeds, &values, &found, start)?;
-                    distances = Some(DistanceReport {
-                        while_building: true,
-                        ..report
-                    });
-                }
-                (outcomes, retain.then(|| solved.into_values()))
+                let distances = match solved.take_distances() {
+                    Some(found) => {
+                        phases.enter(Phase::Distances);
+                        Some(self.write_distances(seeds, &found)?)
+                    }
+                    None => None,
+                };
+                (outcomes, retain.then(|| solved.into_values()), distances)
             }
-            Engine::OutOfCore | Engine::Compact => {
-                let mut kept = if retain {
-                    Some(allocate_resident(seeds)?)
-                } else {
-                    None
-                };
-                let mut at = 0;
-                let mut counts = Outcomes::default();
-                let emit = |values: &[i8], marked: &[i8]| {
-                    counts = counts + outcomes(values);
-                    if let Some(kept) = &mut kept {
-                        kept[at..at + values.len()].copy_from_slice(values);
-                        at += values.len();
-                    }
-                    out.push(values, marked)
-                };
-                let (mark, progress) = (CAPTURE_DECIDES, &progress);
-                match plan.engine {
-                    Engine::Compact => {
-                        compact::solve_layer(rules, seeds, lower, &config, mark, progress, emit)
-                    }
-                    _ => {
-                        out_of_core::solve_layer(rules, seeds, lower, &config, mark, progress, emit)
-                    }
-                }
-                .map_err(TablebaseError::from)?;
+            Solved::Streamed => {
                 out.finish()?;
-                (counts, kept)
+                (counts, kept, None)
             }
         };
         // The layer's checkpoint, or an interrupted build's scratch files.
-        remove_dir(&scratch)?;
+        remove_dir(&config.scratch)?;
         Ok(BuiltLayer {
             outcomes,
             values,
             distances,
             phases: phases.finish(),
+        })
+    }
+
+    /// Where layer `seeds` is written: its table, its published raw file if
+    /// asked, and its raw copy for the layers above where they read one and
+    /// it is not `retain`ed in memory.
+    fn layer_output(&self, seeds: usize, retain: bool) -> Result<LayerOutput, TablebaseError> {
+        let folder = self.folder;
+        let cache = (!retain)
+            .then(|| raw_copy(folder, seeds, &self.budget))
+            .flatten();
+        if cache.is_some() {
+            create_dir(&lower_cache_dir(folder))?;
+        }
+        let published = self
+            .options
+            .keep_raw
+            .then(|| raw::layer_path(folder, seeds));
+        LayerOutput::create(
+            folder,
+            self.rules,
+            seeds,
+            published.into_iter().chain(cache),
+        )
+    }
+
+    /// The engine's configuration for layer `seeds` as `plan` says, its
+    /// set-up sweeping `sweep` positions before it answers its deferred
+    /// lookups.
+    fn config(
+        &self,
+        seeds: usize,
+        plan: &LayerPlan,
+        sweep: usize,
+        phases: Phases,
+    ) -> engine::Config {
+        engine::Config {
+            part: plan.part,
+            sweep,
+            scratch: scratch_dir(self.folder, seeds),
+            checkpoint_every: Some(self.options.checkpoint_every),
+            buffer_bytes: plan.buffer_bytes,
+            distances: plan.levels,
+            phases,
+        }
+    }
+
+    /// Writes the distance table of layer `seeds`, whose value table is
+    /// written, from the distances its engine `found` while building it.
+    fn write_distances(
+        &self,
+        seeds: usize,
+        found: &Distances,
+    ) -> Result<DistanceReport, TablebaseError> {
+        let start = Instant::now();
+        let values = Table::open(table_path(self.folder, seeds))?;
+        let report = distance::write_table(self.folder, self.rules, seeds, &values, found, start)?;
+        Ok(DistanceReport {
+            while_building: true,
+            ..report
         })
     }
 
@@ -607,18 +641,9 @@ impl Run<'_> {
     ) -> Result<(Outcomes, Option<DistanceReport>), TablebaseError> {
         let positions = index::layer_size(seeds);
         let share = self.budget.share(seeds, transport.rank());
-        let scratch = scratch_dir(self.folder, seeds);
         self.observer.layer_started(seeds, share.len() as u64);
         let progress = |steps| self.observer.advance(steps);
-        let config = engine::Config {
-            part: plan.part,
-            sweep: usize::MAX,
-            scratch: scratch.clone(),
-            checkpoint_every: Some(self.options.checkpoint_every),
-            buffer_bytes: plan.buffer_bytes,
-            distances: plan.levels,
-            phases: Default::default(),
-        };
+        let config = self.config(seeds, plan, usize::MAX, Phases::default());
         let resumed = |_| self.observer.layer_resumed(seeds);
         let mut solved = engine::solve_share(
             self.rules,
@@ -666,7 +691,7 @@ impl Run<'_> {
             }
             None => None,
         };
-        remove_dir(&scratch)?;
+        remove_dir(&config.scratch)?;
         Ok((
             Outcomes {
                 wins,
