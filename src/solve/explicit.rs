@@ -50,13 +50,13 @@ const SET_UP_CHUNK: usize = 1 << 13;
 /// Frontier entries per parallel propagation unit.
 const FRONTIER_CHUNK: usize = 1 << 12;
 
-/// State word of a position. Unresolved: `TERMINAL` (no moves at all) and
-/// the count of children not yet known to be won. Resolved: `RESOLVED`,
-/// `LOST`, the threshold in bits 16..24 and the distance in bits 0..16.
-const RESOLVED: u32 = 1 << 31;
-const LOST: u32 = 1 << 30;
-const TERMINAL: u32 = 1 << 29;
-const COUNT: u32 = TERMINAL - 1;
+/// State word of a position. Unresolved: `TERMINAL_BIT` (no moves at all) and
+/// the count of children not yet known to be won. Resolved: `RESOLVED_BIT`,
+/// `LOST_BIT`, the threshold in bits 16..24 and the distance in bits 0..16.
+const RESOLVED_BIT: u32 = 1 << 31;
+const LOST_BIT: u32 = 1 << 30;
+const TERMINAL_BIT: u32 = 1 << 29;
+const COUNT: u32 = TERMINAL_BIT - 1;
 const T_SHIFT: u32 = 16;
 /// Largest distance a state word holds.
 pub const MAX_DEPTH: u32 = u16::MAX as u32;
@@ -67,7 +67,7 @@ pub const MAX_POSITIONS: u64 = u32::MAX as u64;
 /// set-up, plus 8 per edge (measured peaks: 20 bytes per position on Omweso
 /// 4 × 8 with 8 seeds, 29 on 4 × 4 with 12). A layer that cannot fit is
 /// refused up front rather than killed by the system halfway.
-const BYTES_PER_POSITION: u64 = 32;
+const EXPECTED_BYTES_PER_POSITION: u64 = 32;
 
 /// A layer as the engine sees it.
 pub trait Layer: Sync {
@@ -219,11 +219,11 @@ pub fn solve(
         return Err(ExplicitError::TooManyPositions(size));
     }
     if let Some(available) = crate::memory::usable()
-        && size * BYTES_PER_POSITION > available
+        && size * EXPECTED_BYTES_PER_POSITION > available
     {
         return Err(ExplicitError::OutOfMemory {
             positions: size,
-            needed: (size * BYTES_PER_POSITION) >> 20,
+            needed: (size * EXPECTED_BYTES_PER_POSITION) >> 20,
             available: available >> 20,
         });
     }
@@ -289,7 +289,7 @@ fn forward_moves(
                 for &child in children {
                     indegree[child as usize].fetch_add(1, Ordering::Relaxed);
                 }
-                let terminal = if lists.terminal[i] { TERMINAL } else { 0 };
+                let terminal = if lists.terminal[i] { TERMINAL_BIT } else { 0 };
                 *state.get_mut() = terminal | children.len() as u32;
             }
             progress(exits.len() as u64);
@@ -377,13 +377,13 @@ impl Graph {
                 let (mut at0, mut at1) = (Vec::new(), Vec::new());
                 for (i, (state, &exit)) in states.iter().zip(exits).enumerate() {
                     let word = state.load(Ordering::Relaxed);
-                    if word & RESOLVED != 0 {
+                    if word & RESOLVED_BIT != 0 {
                         continue;
                     }
                     let Some(verdict) = threshold::seed(exit, word & COUNT != 0, t) else {
                         continue;
                     };
-                    let depth = u32::from(word & TERMINAL == 0);
+                    let depth = u32::from(word & TERMINAL_BIT == 0);
                     state.store(resolved(verdict, t, depth), Ordering::Relaxed);
                     let rank = (c * SET_UP_CHUNK + i) as u32;
                     if depth == 0 {
@@ -435,7 +435,7 @@ impl Graph {
     /// Tells the parents of a resolved position; the ones it resolves go to
     /// `found`.
     fn tell_parents(&self, rank: u32, t: i8, depth: u32, found: &mut Vec<u32>) {
-        let lost = self.states[rank as usize].load(Ordering::Acquire) & LOST != 0;
+        let lost = self.states[rank as usize].load(Ordering::Acquire) & LOST_BIT != 0;
         let range = self.offsets[rank as usize] as usize..self.offsets[rank as usize + 1] as usize;
         for parent in &self.parents[range] {
             let parent = parent.load(Ordering::Relaxed);
@@ -444,7 +444,7 @@ impl Graph {
                 Ordering::AcqRel,
                 Ordering::Acquire,
                 |word| {
-                    if word & RESOLVED != 0 {
+                    if word & RESOLVED_BIT != 0 {
                         None
                     } else if lost {
                         Some(resolved(Verdict::Won, t, depth))
@@ -474,7 +474,7 @@ impl Graph {
             .flat_map_iter(|chunk| {
                 let draws = chunk
                     .iter()
-                    .filter(|s| s.load(Ordering::Relaxed) & RESOLVED == 0)
+                    .filter(|s| s.load(Ordering::Relaxed) & RESOLVED_BIT == 0)
                     .count();
                 progress(draws as u64);
                 chunk.iter().map(|s| value_of(s.load(Ordering::Relaxed)))
@@ -485,7 +485,11 @@ impl Graph {
                 .par_iter()
                 .map(|s| {
                     let word = s.load(Ordering::Relaxed);
-                    if word & RESOLVED == 0 { 0 } else { word as u16 }
+                    if word & RESOLVED_BIT == 0 {
+                        0
+                    } else {
+                        word as u16
+                    }
                 })
                 .collect()
         });
@@ -494,16 +498,20 @@ impl Graph {
 }
 
 fn resolved(verdict: Verdict, t: i8, depth: u32) -> u32 {
-    let lost = if verdict == Verdict::Lost { LOST } else { 0 };
-    RESOLVED | lost | (u32::from(t as u8) << T_SHIFT) | depth
+    let lost = if verdict == Verdict::Lost {
+        LOST_BIT
+    } else {
+        0
+    };
+    RESOLVED_BIT | lost | (u32::from(t as u8) << T_SHIFT) | depth
 }
 
 fn value_of(word: u32) -> i8 {
-    if word & RESOLVED == 0 {
+    if word & RESOLVED_BIT == 0 {
         return 0;
     }
     let t = ((word >> T_SHIFT) & 0xff) as i8;
-    let verdict = if word & LOST != 0 {
+    let verdict = if word & LOST_BIT != 0 {
         Verdict::Lost
     } else {
         Verdict::Won

@@ -25,10 +25,10 @@
 /// faster.
 pub const MAX_SCALE_BITS: u32 = 10;
 /// Lower bound of the normalised state.
-const LOW: u32 = 1 << 16;
+const STATE_LOW: u32 = 1 << 16;
 
 /// A decoder's step: before a lane's tail, reading a word when its state
-/// drops below [`LOW`]; in the tail, quiet (its encoder never renormalised
+/// drops below [`STATE_LOW`]; in the tail, quiet (its encoder never renormalised
 /// there).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Step {
@@ -193,7 +193,7 @@ impl Encoder {
     /// An encoder of a stream of `lanes` lanes (at most [`MAX_LANES`]),
     /// with frequencies at the scale of `scale_bits`.
     pub fn new(lanes: usize, scale_bits: u32) -> Encoder {
-        Encoder::starting_at(vec![LOW; lanes], scale_bits)
+        Encoder::starting_at(vec![STATE_LOW; lanes], scale_bits)
     }
 
     /// As [`Encoder::new`], the lanes starting at `states` (from
@@ -213,7 +213,7 @@ impl Encoder {
     pub fn put(&mut self, lane: usize, (freq, cum): (u32, u32)) {
         let state = &mut self.states[lane];
         // 2³² for a symbol of the whole scale: in 64 bits.
-        let max = u64::from((LOW >> self.scale_bits) << 16) * u64::from(freq);
+        let max = u64::from((STATE_LOW >> self.scale_bits) << 16) * u64::from(freq);
         if u64::from(*state) >= max {
             self.out.push(*state as u16);
             *state >>= 16;
@@ -269,7 +269,7 @@ pub fn tail_start(lane: &[(u32, u32)], from: usize, scale_bits: u32) -> Option<u
     let least = match tail.len() == lane.len() {
         true => 1,
         false => (tail.iter())
-            .fold(u64::from(LOW), |target, &span| {
+            .fold(u64::from(STATE_LOW), |target, &span| {
                 least_coding_to(target, span, scale_bits)
             })
             .max(1),
@@ -277,7 +277,7 @@ pub fn tail_start(lane: &[(u32, u32)], from: usize, scale_bits: u32) -> Option<u
     let end = tail.iter().rev().try_fold(least, |state, &span| {
         Some(code(state, span, scale_bits)).filter(|&s| s <= u64::from(u32::MAX))
     })?;
-    debug_assert!(tail.len() == lane.len() || end >= u64::from(LOW));
+    debug_assert!(tail.len() == lane.len() || end >= u64::from(STATE_LOW));
     u32::try_from(least).ok()
 }
 
@@ -288,7 +288,7 @@ pub fn tail_start(lane: &[(u32, u32)], from: usize, scale_bits: u32) -> Option<u
 pub fn tails_from_one(lane: &[(u32, u32)], scale_bits: u32) -> (usize, usize) {
     let (mut state, mut reach) = (1, None);
     for (coded, &span) in lane.iter().rev().enumerate() {
-        if state >= u64::from(LOW) && reach.is_none() {
+        if state >= u64::from(STATE_LOW) && reach.is_none() {
             reach = Some(coded);
         }
         state = code(state, span, scale_bits);
@@ -398,16 +398,16 @@ impl<'a, const N: usize> Decoder<'a, N> {
     /// for lanes that start at 2¹⁶) the states back where the encoder
     /// started. A changed byte either changes a symbol or fails this
     /// (decoding is the encoder's inverse), and a changed symbol fails it
-    /// too unless the states land on `LOW` by chance. Lanes with tails
+    /// too unless the states land on `STATE_LOW` by chance. Lanes with tails
     /// start where their symbols say: only the bytes used are checked.
     pub fn is_complete(&self, at_low: bool) -> bool {
-        let back = !at_low || self.states.iter().all(|&s| s == u64::from(LOW));
+        let back = !at_low || self.states.iter().all(|&s| s == u64::from(STATE_LOW));
         back && self.at == self.bytes.len()
     }
 }
 
 /// Decodes a symbol from `state` in the decoding state at `base`,
-/// renormalising with `word` if the state drops below LOW (and `READS`:
+/// renormalising with `word` if the state drops below STATE_LOW (and `READS`:
 /// not in a tail); returns the next decoding state and whether it took
 /// the word.
 #[inline]
@@ -424,9 +424,9 @@ fn step<const READS: bool>(
     // Below 2³² still: the state is, so `state >> bits` times a frequency
     // of at most `1 << bits` is too.
     *state = u64::from(entry >> FREQ_SHIFT) * (*state >> bits) + u64::from(entry & slots);
-    // From at least LOW the state drops to at least 2⁶: one word brings
+    // From at least STATE_LOW the state drops to at least 2⁶: one word brings
     // it back, taken by a select rather than a branch.
-    let low = READS && *state < u64::from(LOW);
+    let low = READS && *state < u64::from(STATE_LOW);
     *state = if low { *state << 16 | word } else { *state };
     // The next state: the bits between the offset and the frequency.
     (entry & ((1 << FREQ_SHIFT) - 1) & !slots, low)
@@ -449,10 +449,10 @@ mod tests {
                 .fold(start, |x, &span| code(x, span, 9))
         };
         let least = u64::from(tail_start(&lane, 2, 9).unwrap());
-        assert!(least > 1 && end(least) >= u64::from(LOW));
-        assert!(end(least - 1) < u64::from(LOW));
+        assert!(least > 1 && end(least) >= u64::from(STATE_LOW));
+        assert!(end(least - 1) < u64::from(STATE_LOW));
         assert_eq!(tail_start(&lane, 0, 9), Some(1), "a whole lane starts at 1");
-        assert_eq!(tail_start(&lane, 7, 9), Some(LOW), "no tail");
+        assert_eq!(tail_start(&lane, 7, 9), Some(STATE_LOW), "no tail");
         // Its last six take the state from 1 to 2¹⁶; all seven fit 32 bits.
         assert_eq!(tails_from_one(&lane, 9), (6, 7));
         assert_eq!(tail_start(&lane, 1, 9), Some(1));

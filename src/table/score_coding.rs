@@ -23,7 +23,7 @@ use super::header::BlockCoding;
 use super::rans::{self, Decoder, Decoding, Encoder, MAX_STATES, SlotOrder, Step, Tables};
 
 /// Largest seed count of the alphabet: symbols stay below 256.
-const MAX_SEEDS: u32 = 126;
+const ALPHABET_MAX_SEEDS: u32 = 126;
 /// Values per stream: two lanes of 256 (four of 128 in codings 3 and 4),
 /// each starting afresh. Each stream costs 4 bytes a lane (its final
 /// state), 2 for its end offset, 4 for its CRC (codings 2 to 4; without
@@ -136,7 +136,7 @@ pub struct ScoreCoding {
 impl ScoreCoding {
     /// The coding of scores of `seeds` seeds, if its symbols fit a byte.
     pub fn new(seeds: u32) -> Option<ScoreCoding> {
-        (seeds <= MAX_SEEDS).then_some(ScoreCoding {
+        (seeds <= ALPHABET_MAX_SEEDS).then_some(ScoreCoding {
             seeds: seeds as usize,
         })
     }

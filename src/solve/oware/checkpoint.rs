@@ -28,7 +28,7 @@ use crate::distributed::Transport;
 use crate::error::{PathContext, WithPath};
 use crate::games::oware::Ruleset;
 
-const MAGIC: &[u8; 8] = b"MTBCKPT1";
+const CHECKPOINT_MAGIC: &[u8; 8] = b"MTBCKPT1";
 
 /// The checkpoint of `engine` in a layer's scratch folder
 /// ([`Engine::checkpoint_file`]).
@@ -68,7 +68,7 @@ impl Checkpoint {
 
     /// The checkpoint at `path` of the run its header names `run`.
     fn named(path: PathBuf, run: &str, every: Option<Duration>) -> Checkpoint {
-        let mut header = MAGIC.to_vec();
+        let mut header = CHECKPOINT_MAGIC.to_vec();
         header.extend_from_slice(format!("{run}\n").as_bytes());
         Checkpoint {
             path,

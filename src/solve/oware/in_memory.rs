@@ -17,7 +17,7 @@ use super::distance::levels::{self, Levels};
 use super::engine::Engine;
 use super::lower::LowerLayers;
 use super::set_up;
-use super::shared::{CHUNK, Config, EngineError, prefetch};
+use super::shared::{CHUNK, Config, EngineError, OutOfMemory, prefetch};
 use super::states::{
     COUNTER, Exits, FRESH, LOSS, LOW_BITS, NIBBLE, Outbox, PENDING, RESOLVED, STATES_PER_WORD,
     States, propagate_threshold,
@@ -38,7 +38,7 @@ const EXIT: u64 = LOSS;
 /// distances of `positions` positions as it builds them
 /// ([`Config::distances`]).
 pub fn levels_bytes(positions: u64) -> u64 {
-    (positions as f64 * levels::BYTES_PER_POSITION).ceil() as u64
+    (positions as f64 * levels::LEVELS_BYTES_PER_POSITION).ceil() as u64
 }
 
 /// Solves layer `seeds` in memory, resuming from its checkpoint in
@@ -84,7 +84,7 @@ where
         .collect();
     let share = distributed::share(size, transport.rank(), transport.ranks(), CHUNK);
     let levels = config.distances;
-    let memory = |source| EngineError::Memory {
+    let memory = |source| OutOfMemory {
         seeds,
         bytes: (share.len() as f64 * Engine::InMemory.bytes_per_position()) as u64
             + if levels {

@@ -54,7 +54,7 @@ pub use engine::Engine;
 pub use in_memory::{SolvedLayer, levels_bytes, solve_layer, solve_share};
 pub use lower::{Lookup, LowerLayers, PART_BYTES};
 pub use set_up::set_up_layer;
-pub use shared::{CHUNK, Config, EngineError, prefetch};
+pub use shared::{CHUNK, Config, EngineError, OutOfMemory, prefetch};
 pub use states::OUTBOX_BYTES;
 pub use stream::{DEFERRED_BYTES_PER_POSITION, Deferred};
 

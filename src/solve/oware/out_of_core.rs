@@ -23,7 +23,7 @@ use rayon::prelude::*;
 use super::engine::Engine;
 use super::lower::LowerLayers;
 use super::scratch::{Scratch, ScratchEngine, set_up_exits, solve_streamed};
-use super::shared::{Config, EngineError, prefetch};
+use super::shared::{Config, EngineError, OutOfMemory, prefetch};
 use super::states::{
     COUNTER, Exits, FRESH, LOSS, LOW_BITS, NIBBLE, Outbox, PENDING, RESOLVED, STATES_PER_WORD,
     States, propagate_threshold,
@@ -102,7 +102,7 @@ where
     E: std::error::Error + 'static,
 {
     let size = index::layer_size(seeds) as usize;
-    let memory = |source| EngineError::Memory {
+    let memory = |source| OutOfMemory {
         seeds,
         bytes: (size as f64 * Engine::OutOfCore.bytes_per_position()) as u64,
         source,

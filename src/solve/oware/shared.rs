@@ -1,5 +1,5 @@
 //! What every Oware engine shares and none owns: how an engine runs
-//! ([`Config`]), its errors ([`EngineError`]), the positions of a work unit
+//! ([`Config`]), its errors ([`EngineError`], [`OutOfMemory`]), the positions of a work unit
 //! ([`CHUNK`]) and the prefetch hint ([`prefetch`]). It imports nothing
 //! from the engines, so every one of them may import it.
 
@@ -13,15 +13,23 @@ use crate::solve::phases::Phases;
 /// Positions per parallel work unit (a multiple of 16: one state word holds 16).
 pub const CHUNK: usize = 1 << 15;
 
+/// The system refused the memory of a layer's engine or distance pass.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot get {bytes} bytes of memory for layer {seeds}")]
+pub struct OutOfMemory {
+    /// The layer.
+    pub seeds: usize,
+    /// Bytes asked for.
+    pub bytes: u64,
+    /// The system's refusal.
+    pub source: io::Error,
+}
+
 /// Errors of the engines.
 #[derive(Debug, thiserror::Error)]
 pub enum EngineError<E: std::error::Error + 'static> {
-    #[error("cannot get {bytes} bytes of memory for layer {seeds}")]
-    Memory {
-        seeds: usize,
-        bytes: u64,
-        source: io::Error,
-    },
+    #[error(transparent)]
+    Memory(#[from] OutOfMemory),
     #[error(transparent)]
     Scratch(#[from] WithPath<io::Error>),
     #[error(transparent)]

@@ -49,7 +49,6 @@ impl OwareTablebase {
         detail: Detail,
     ) -> Result<Vec<Result<Probed, TablebaseError>>, TablebaseError> {
         let with_moves = detail != Detail::Values;
-        let with_distances = detail == Detail::MovesAndDistances;
         let built = self.complete_layers()?;
         let mut lookups = Vec::new();
         // Per board: its first lookup (its own entry, if it is indexed,
@@ -82,47 +81,62 @@ impl OwareTablebase {
                 let at = start?;
                 let own = index::rank(board).map(|_| lookups[at]);
                 let children = &lookups[at + usize::from(own.is_some())..];
-                let moves = match with_moves || own.is_none() {
-                    true => (oware::legal_moves(self.rules(), board).iter())
-                        .zip(children)
-                        .map(|(mv, child)| {
-                            Ok(MoveValue {
-                                pit: mv.pit,
-                                captured: mv.captured,
-                                child: mv.child,
-                                value: mv.captured as i8 - child.value,
-                                distance: match with_distances {
-                                    true => self.move_distance(
-                                        mv.captured,
-                                        child.value,
-                                        (child.seeds as usize, child.rank),
-                                    )?,
-                                    false => None,
-                                },
-                            })
-                        })
-                        .collect::<Result<Vec<MoveValue>, TablebaseError>>()?,
-                    false => Vec::new(),
-                };
-                let value = match own {
-                    Some(own) => own.value,
-                    None => (moves.iter().map(|m| m.value).max())
-                        .unwrap_or_else(|| oware::no_move_value(self.rules(), board)),
-                };
-                let distance = match (with_distances, own) {
-                    (false, _) => None,
-                    (true, Some(own)) => self.distance_at(own.seeds as usize, own.rank)?,
-                    (true, None) => super::distance_by_moves(&moves),
-                };
-                Ok(Probed {
-                    value,
-                    // Of a position not indexed, asked for its value only,
-                    // the moves gave the value and are not answered.
-                    moves: if with_moves { moves } else { Vec::new() },
-                    distance,
-                })
+                self.probed(board, own, children, detail)
             })
             .collect())
+    }
+
+    /// The answer of `board` from its resolved lookups: its `own` entry if
+    /// it is indexed, and its moves' `children` where asked (or where it has
+    /// no entry of its own).
+    fn probed(
+        &self,
+        board: &Board,
+        own: Option<Lookup>,
+        children: &[Lookup],
+        detail: Detail,
+    ) -> Result<Probed, TablebaseError> {
+        let with_moves = detail != Detail::Values;
+        let with_distances = detail == Detail::MovesAndDistances;
+        let moves = match with_moves || own.is_none() {
+            true => (oware::legal_moves(self.rules(), board).iter())
+                .zip(children)
+                .map(|(mv, child)| {
+                    Ok(MoveValue {
+                        pit: mv.pit,
+                        captured: mv.captured,
+                        child: mv.child,
+                        value: mv.captured as i8 - child.value,
+                        distance: match with_distances {
+                            true => self.move_distance(
+                                mv.captured,
+                                child.value,
+                                (child.seeds as usize, child.rank),
+                            )?,
+                            false => None,
+                        },
+                    })
+                })
+                .collect::<Result<Vec<MoveValue>, TablebaseError>>()?,
+            false => Vec::new(),
+        };
+        let value = match own {
+            Some(own) => own.value,
+            None => (moves.iter().map(|m| m.value).max())
+                .unwrap_or_else(|| oware::no_move_value(self.rules(), board)),
+        };
+        let distance = match (with_distances, own) {
+            (false, _) => None,
+            (true, Some(own)) => self.distance_at(own.seeds as usize, own.rank)?,
+            (true, None) => super::distance_by_moves(&moves),
+        };
+        Ok(Probed {
+            value,
+            // Of a position not indexed, asked for its value only, the
+            // moves gave the value and are not answered.
+            moves: if with_moves { moves } else { Vec::new() },
+            distance,
+        })
     }
 
     /// The distance of each of `boards` ([`OwareTablebase::distance`]), in

@@ -25,7 +25,7 @@ use crate::index::oware as index;
 use crate::solve::Progress;
 use crate::solve::array::BigArray;
 use crate::solve::oware::distance::{self, DistanceError, Distances};
-use crate::solve::oware::{self as engine, EngineError};
+use crate::solve::oware::{self as engine, EngineError, OutOfMemory};
 use crate::table::{
     CAPTURE_DECIDES, Table, TableError, TableWriter, ValueEncoding, distance_options,
     distance_source,
@@ -49,7 +49,7 @@ pub fn distance_path(folder: &Path, seeds: usize) -> PathBuf {
 /// its exit bit and, unless its layer is read directly, its value.
 pub fn pass_bytes_per_position(values_read_directly: bool) -> f64 {
     let values = if values_read_directly { 0.0 } else { 1.0 };
-    distance::BYTES_PER_POSITION as f64 + 1.0 / 8.0 + values
+    distance::PASS_BYTES_PER_POSITION as f64 + 1.0 / 8.0 + values
 }
 
 /// Bytes of memory the distances of layer `seeds` take to find.
@@ -91,13 +91,12 @@ pub(super) fn write_layer(
     let values: &[i8] = match layers.source(seeds)? {
         Source::Direct(values) | Source::InOrder(values) => values,
         Source::Stored(_) => {
-            let mut values = BigArray::<i8>::zeroed(table.len() as usize).map_err(|source| {
-                TablebaseError::Memory {
+            let mut values =
+                BigArray::<i8>::zeroed(table.len() as usize).map_err(|source| OutOfMemory {
                     seeds,
                     bytes: table.len(),
                     source,
-                }
-            })?;
+                })?;
             let mut filled = 0;
             let scratch = folder.join(format!("distance.{seeds}.scratch"));
             resolve::decode(layers, seeds, IO_BATCH, &scratch, &mut |part| {
@@ -374,15 +373,7 @@ fn exits(table: &Table, rules: Ruleset) -> Result<Vec<u64>, TablebaseError> {
 /// The error of a distance pass, at the layer's value table.
 fn distance_error(folder: &Path, error: DistanceError) -> TablebaseError {
     match error {
-        DistanceError::Memory {
-            seeds,
-            bytes,
-            source,
-        } => TablebaseError::Memory {
-            seeds,
-            bytes,
-            source,
-        },
+        DistanceError::Memory(e) => e.into(),
         DistanceError::Inconsistent { seeds, .. } | DistanceError::TooLong { seeds } => {
             TablebaseError::Distance {
                 path: table_path(folder, seeds),

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use crate::error::{Cause, MissingTable, WithPath};
 use crate::games::oware::{MAX_SEEDS, Ruleset};
 use crate::memory::human_bytes;
-use crate::solve::oware::{Engine, EngineError};
+use crate::solve::oware::{Engine, EngineError, OutOfMemory};
 use crate::table::TableError;
 use crate::table::raw::RawError;
 use crate::tablebase::FileError;
@@ -36,16 +36,9 @@ pub enum TablebaseError {
     /// Something wrong at one table, folder or scratch file.
     #[error(transparent)]
     File(#[from] WithPath<FileError>),
-    #[error("cannot get {bytes} bytes of memory for layer {seeds}")]
-    /// The system refused the memory of a layer's engine.
-    Memory {
-        /// The layer.
-        seeds: usize,
-        /// Bytes asked for.
-        bytes: u64,
-        /// The system's refusal.
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    /// The system refused the memory of a layer.
+    Memory(#[from] OutOfMemory),
     #[error(
         "layer {seeds} needs at least {} of memory ({engine}); the budget is {} \
          (raise --memory)",
@@ -228,7 +221,7 @@ impl TablebaseError {
             TablebaseError::DistancesOfOtherValues { .. } | TablebaseError::Distance { .. } => {
                 Cause::DamagedTable
             }
-            TablebaseError::Memory { .. } | TablebaseError::DiskTooSmall { .. } => Cause::Other,
+            TablebaseError::Memory(_) | TablebaseError::DiskTooSmall { .. } => Cause::Other,
         }
     }
 }
@@ -252,15 +245,7 @@ impl From<WithPath<std::io::Error>> for TablebaseError {
 impl From<EngineError<TablebaseError>> for TablebaseError {
     fn from(e: EngineError<TablebaseError>) -> Self {
         match e {
-            EngineError::Memory {
-                seeds,
-                bytes,
-                source,
-            } => TablebaseError::Memory {
-                seeds,
-                bytes,
-                source,
-            },
+            EngineError::Memory(e) => e.into(),
             EngineError::Scratch(e) => e.into(),
             EngineError::Lower(e) => e,
         }

@@ -15,7 +15,7 @@ use super::resolve::{self, LayerSource, Source};
 use crate::games::oware::Ruleset;
 use crate::index::oware as index;
 use crate::solve::array::BigArray;
-use crate::solve::oware::{Lookup, LowerLayers};
+use crate::solve::oware::{Lookup, LowerLayers, OutOfMemory};
 use crate::table::Table;
 use crate::table::raw::RawLayer;
 
@@ -94,10 +94,13 @@ impl Layers {
 /// Memory for the values of layer `seeds`, kept for the layers above.
 pub fn allocate_resident(seeds: usize) -> Result<BigArray<i8>, TablebaseError> {
     let bytes = index::layer_size(seeds);
-    BigArray::zeroed(bytes as usize).map_err(|source| TablebaseError::Memory {
-        seeds,
-        bytes,
-        source,
+    BigArray::zeroed(bytes as usize).map_err(|source| {
+        OutOfMemory {
+            seeds,
+            bytes,
+            source,
+        }
+        .into()
     })
 }
 

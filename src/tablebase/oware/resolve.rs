@@ -52,32 +52,8 @@ const AHEAD: usize = 16;
 
 /// Fills in the value of every lookup (the slice keeps its order).
 pub fn resolve(layers: &impl LayerSource, lookups: &mut [Lookup]) -> Result<(), TablebaseError> {
-    // Each layer's source is asked once, not per lookup, and only of the
-    // layers looked up (a tablebase opens its tables on first use).
-    let asked = lookups
-        .par_iter()
-        .fold(|| 0u64, |asked, l| asked | 1 << l.seeds)
-        .reduce(|| 0, |a, b| a | b);
-    let direct: [Option<&[i8]>; MAX_SEEDS + 1] = std::array::from_fn(|seeds| {
-        match (asked >> seeds & 1 != 0).then(|| layers.source(seeds)) {
-            Some(Ok(Source::Direct(values) | Source::InOrder(values))) => Some(values),
-            _ => None,
-        }
-    });
+    let direct = resolve_direct(layers, lookups);
     let direct = |seeds: u8| direct[seeds as usize];
-    lookups.par_chunks_mut(1 << 12).for_each(|chunk| {
-        for i in 0..chunk.len() {
-            if let Some(ahead) = chunk.get(i + AHEAD)
-                && let Some(values) = direct(ahead.seeds)
-            {
-                prefetch(&values[ahead.rank as usize]);
-            }
-            let l = &mut chunk[i];
-            if let Some(values) = direct(l.seeds) {
-                l.value = values[l.rank as usize];
-            }
-        }
-    });
     // The rest become nodes of their layers; a layer that cannot be read
     // says why when its nodes are read.
     let mut levels: Vec<Vec<Node>> = vec![Vec::new(); MAX_SEEDS + 1];
@@ -131,6 +107,40 @@ pub fn resolve(layers: &impl LayerSource, lookups: &mut [Lookup]) -> Result<(), 
         }
     }
     Ok(())
+}
+
+/// Fills in the lookups of the layers read directly (their values in
+/// memory), and returns those layers' values by seeds. Each layer's source
+/// is asked once, not per lookup, and only of the layers looked up (a
+/// tablebase opens its tables on first use).
+fn resolve_direct<'a>(
+    layers: &'a impl LayerSource,
+    lookups: &mut [Lookup],
+) -> [Option<&'a [i8]>; MAX_SEEDS + 1] {
+    let asked = lookups
+        .par_iter()
+        .fold(|| 0u64, |asked, l| asked | 1 << l.seeds)
+        .reduce(|| 0, |a, b| a | b);
+    let direct: [Option<&[i8]>; MAX_SEEDS + 1] = std::array::from_fn(|seeds| {
+        match (asked >> seeds & 1 != 0).then(|| layers.source(seeds)) {
+            Some(Ok(Source::Direct(values) | Source::InOrder(values))) => Some(values),
+            _ => None,
+        }
+    });
+    lookups.par_chunks_mut(1 << 12).for_each(|chunk| {
+        for i in 0..chunk.len() {
+            if let Some(ahead) = chunk.get(i + AHEAD)
+                && let Some(values) = direct[ahead.seeds as usize]
+            {
+                prefetch(&values[ahead.rank as usize]);
+            }
+            let l = &mut chunk[i];
+            if let Some(values) = direct[l.seeds as usize] {
+                l.value = values[l.rank as usize];
+            }
+        }
+    });
+    direct
 }
 
 /// The value of the position `board` of rank `rank` in layer `seeds`:

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 
 use super::budget::{FIXED_BYTES, MAX_PART, Place, place_within};
-use super::builder::{BuildOptions, create_dir, lock, place_lower_layers, remove_dir};
+use super::builder::{BuildOptions, create_dir, lock_folder, place_lower_layers, remove_dir};
 use super::distance;
 use super::layers::{Layer, Layers};
 use super::resolve::{LayerSource, Source};
@@ -223,7 +223,7 @@ impl Scratch {
 
     fn take(dir: &Path) -> Result<Scratch, TablebaseError> {
         create_dir(dir)?;
-        let lock = lock(dir)?;
+        let lock = lock_folder(dir)?;
         remove_dir(&dir.join("files"))?;
         Ok(Scratch {
             dir: dir.to_path_buf(),

@@ -31,7 +31,7 @@
 use super::engine::Engine;
 use super::lower::LowerLayers;
 use super::scratch::solve_streamed;
-use super::shared::{Config, EngineError};
+use super::shared::{Config, EngineError, OutOfMemory};
 use crate::games::oware::Ruleset;
 use crate::index::oware as index;
 use crate::solve::Progress;
@@ -89,7 +89,7 @@ where
         rules,
         seeds,
         limits,
-        codes: Codes::new(size).map_err(|source| EngineError::Memory {
+        codes: Codes::new(size).map_err(|source| OutOfMemory {
             seeds,
             bytes: (size as f64 * Engine::Compact.bytes_per_position()) as u64,
             source,

@@ -53,11 +53,11 @@ const PIECE: usize = 4096;
 /// Marks of ranges a worker takes at a time.
 const RANGES_TAKEN: usize = 64;
 /// Notices for other ranks a worker keeps before posting them.
-const REMOTE_BATCH: usize = 1 << 12;
+const REMOTE_LEVEL_NOTICES: usize = 1 << 12;
 /// Bytes of memory the levels take per position: the stored level, and the
 /// lists of two levels (allowing for their vectors' slack).
-pub const BYTES_PER_POSITION: f64 =
-    distance::BYTES_PER_POSITION as f64 + 4.0 * size_of::<Listed>() as f64 / LIST_SHARE as f64;
+pub const LEVELS_BYTES_PER_POSITION: f64 =
+    distance::PASS_BYTES_PER_POSITION as f64 + 4.0 * size_of::<Listed>() as f64 / LIST_SHARE as f64;
 
 /// The levels of a layer being built, and the ranges holding the positions
 /// pending at the level being walked and at the next.
@@ -362,7 +362,7 @@ impl<X: Exits + ?Sized> Walk<'_, X> {
     /// level: listed while there is room, else left pending and its range
     /// marked.
     fn tell_parents(&self, worker: &mut Worker) {
-        if worker.remote.len() >= REMOTE_BATCH {
+        if worker.remote.len() >= REMOTE_LEVEL_NOTICES {
             self.outbox.post(&mut worker.remote);
         }
         let notices = std::mem::take(&mut worker.notices);

@@ -27,7 +27,7 @@ use std::sync::atomic::{AtomicBool, AtomicU16, AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
-use super::shared::{CHUNK, PREFETCH_BATCH, prefetch};
+use super::shared::{CHUNK, OutOfMemory, PREFETCH_BATCH, prefetch};
 use crate::games::oware::{self, Children, Ruleset};
 use crate::index::oware as index;
 use crate::solve::Progress;
@@ -42,7 +42,7 @@ pub const MAX_DISTANCE: u16 = i16::MAX as u16;
 const UNFOUND: u16 = 1 << 15;
 /// Bytes of memory the pass takes per position, besides the layer's values
 /// (one byte) and exits (one bit).
-pub const BYTES_PER_POSITION: u64 = 2;
+pub const PASS_BYTES_PER_POSITION: u64 = 2;
 /// Distances a word holds, each in 16 bits.
 const PER_WORD: usize = 4;
 /// Bit 0 of each distance of a word.
@@ -65,12 +65,8 @@ pub enum DistanceError {
     /// A line longer than a table holds.
     #[error("layer {seeds} has a line of more than {MAX_DISTANCE} moves to its next capture")]
     TooLong { seeds: usize },
-    #[error("cannot get {bytes} bytes of memory for the distances of layer {seeds}")]
-    Memory {
-        seeds: usize,
-        bytes: u64,
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Memory(#[from] OutOfMemory),
 }
 
 /// The distance of every position of layer `seeds`, in rank order, from
@@ -87,9 +83,9 @@ pub fn solve_layer(
 ) -> Result<Distances, DistanceError> {
     let size = values.len();
     debug_assert_eq!(size as u64, index::layer_size(seeds));
-    let distances = Distances::zeroed(size).map_err(|source| DistanceError::Memory {
+    let distances = Distances::zeroed(size).map_err(|source| OutOfMemory {
         seeds,
-        bytes: size as u64 * BYTES_PER_POSITION,
+        bytes: size as u64 * PASS_BYTES_PER_POSITION,
         source,
     })?;
     // The ranges holding positions of the level being walked, and of the next.

@@ -126,7 +126,7 @@ pub struct States {
 /// next scan of the pending bits.
 const STACK_LIMIT: usize = 1 << 16;
 /// Notices for other ranks a worker keeps before posting them.
-const REMOTE_BATCH: usize = 1 << 14;
+const REMOTE_STATE_NOTICES: usize = 1 << 14;
 
 impl States {
     /// All-zero states for the positions `share` of layer `seeds`.
@@ -230,7 +230,7 @@ impl States {
                                 stack.push((notice.parent(), notice.board));
                             }
                         }
-                        if remote.len() >= REMOTE_BATCH {
+                        if remote.len() >= REMOTE_STATE_NOTICES {
                             outbox.post(remote);
                         }
                     }

@@ -34,7 +34,7 @@ use crate::solve::oware::shared::{CHUNK, EngineError};
 /// reserve.)
 const MAX_BUCKETS: u64 = 256;
 /// Buffer of each bucket's stream.
-const BUFFER: usize = 1 << 13;
+const BUCKET_BUFFER: usize = 1 << 13;
 /// Peak bytes of a sweep's files per position swept: the kept value and
 /// the count of lookups (1 each), and per lookup (fewer than one a
 /// position) its offset in the bucket (4) and the bucket (1).
@@ -541,7 +541,7 @@ fn answers_path(dir: &Path, bucket: usize) -> PathBuf {
 
 fn create(path: &Path) -> ScratchResult<BufWriter<File>> {
     Ok(BufWriter::with_capacity(
-        BUFFER,
+        BUCKET_BUFFER,
         File::create(path).at(path)?,
     ))
 }

@@ -20,11 +20,11 @@ use rayon::prelude::*;
 use super::read_ahead::{ReadAhead, ScratchResult};
 use crate::error::{PathContext, WithPath};
 
-/// Buffer of each stream: the engine keeps up to one per layer value open.
-const BUFFER: usize = 1 << 16;
-
-/// Bytes of memory a stream takes while open.
-pub const STREAM_BYTES: u64 = BUFFER as u64;
+/// Bytes of memory a stream takes while open: its buffer (the engine keeps
+/// up to one stream per layer value open).
+pub const STREAM_BYTES: u64 = 1 << 16;
+/// [`STREAM_BYTES`] as a length.
+const STREAM_BUFFER: usize = STREAM_BYTES as usize;
 
 /// The longest entry: a 64-bit value in 7-bit groups.
 const MAX_ENTRY: usize = 10;
@@ -59,7 +59,7 @@ impl RankWriter {
             path,
             file,
             start,
-            buffer: Vec::with_capacity(BUFFER),
+            buffer: Vec::with_capacity(STREAM_BUFFER),
             flushed: 0,
             previous: 0,
         }
@@ -69,7 +69,7 @@ impl RankWriter {
     #[inline]
     pub fn push(&mut self, rank: u64, flag: bool) -> ScratchResult<()> {
         encode(&mut self.previous, rank, flag, &mut self.buffer);
-        if self.buffer.len() > BUFFER - MAX_ENTRY {
+        if self.buffer.len() > STREAM_BUFFER - MAX_ENTRY {
             self.flush()?;
         }
         Ok(())
@@ -86,7 +86,7 @@ impl RankWriter {
     ) -> ScratchResult<()> {
         self.push(first, flag)?;
         // As in `push`, the buffer keeps room for an entry.
-        let room = BUFFER - MAX_ENTRY;
+        let room = STREAM_BUFFER - MAX_ENTRY;
         if self.buffer.len() + rest.len() > room {
             self.flush()?;
         }
@@ -233,7 +233,7 @@ impl RankReader {
                 file: file.clone(),
                 offset,
                 unread: len,
-                buffer: vec![0; BUFFER].into_boxed_slice(),
+                buffer: vec![0; STREAM_BUFFER].into_boxed_slice(),
                 start: 0,
                 end: 0,
                 previous: 0,
@@ -308,8 +308,8 @@ impl RankReader {
         self.buffer.copy_within(self.start..self.end, 0);
         self.end -= self.start;
         self.start = 0;
-        while self.end < BUFFER && self.unread > 0 {
-            let room = (BUFFER - self.end).min(self.unread.try_into().unwrap_or(usize::MAX));
+        while self.end < STREAM_BUFFER && self.unread > 0 {
+            let room = (STREAM_BUFFER - self.end).min(self.unread.try_into().unwrap_or(usize::MAX));
             match self
                 .file
                 .read_at(&mut self.buffer[self.end..][..room], self.offset)

@@ -34,7 +34,7 @@ pub(crate) fn table_bytes_per_position(distances: bool) -> f64 {
 /// and the levels' distances if it finds them.
 pub(crate) fn share_checkpoint_bytes_per_position(levels: bool) -> f64 {
     Engine::InMemory.checkpoint_bytes_per_position()
-        + levels as u8 as f64 * crate::solve::oware::distance::BYTES_PER_POSITION as f64
+        + levels as u8 as f64 * crate::solve::oware::distance::PASS_BYTES_PER_POSITION as f64
 }
 
 /// Bytes a distributed build of layer `seeds` adds to the shared folder at

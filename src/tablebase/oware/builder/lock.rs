@@ -9,7 +9,7 @@ use crate::tablebase::FileError;
 use crate::tablebase::oware::TablebaseError;
 
 /// Takes the lock of a folder, or says that another process holds it.
-pub(in crate::tablebase::oware) fn lock(folder: &Path) -> Result<fs::File, TablebaseError> {
+pub(in crate::tablebase::oware) fn lock_folder(folder: &Path) -> Result<fs::File, TablebaseError> {
     let path = folder.join(".lock");
     let io = |e| TablebaseError::from(WithPath::new(&path, FileError::Io(e)));
     let file = fs::OpenOptions::new()

@@ -41,7 +41,7 @@ use crate::table::raw::{self, RawLayer, RawWriter};
 use crate::table::{CAPTURE_DECIDES, PendingTable, Table, ValueEncoding};
 use crate::tablebase::FileError;
 use crate::tablebase::{BuildObserver, LayerReport, Outcomes, Quiet, outcomes, writers};
-pub(super) use lock::lock;
+pub(super) use lock::lock_folder;
 use lower::{raw_copy, retain};
 
 /// A layer that takes longer saves its state at the next threshold boundary.
@@ -191,7 +191,7 @@ pub fn build_on<T: Transport>(
         .map_err(FileError::CreateDir)
         .at(&folder)?;
     let _lock = match transport.rank() {
-        0 => Some(lock(&folder)?),
+        0 => Some(lock_folder(&folder)?),
         _ => None,
     };
     let mut tables = (0..=options.max_seeds)
