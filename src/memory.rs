@@ -105,6 +105,23 @@ fn read_limit(file: &Path) -> Option<u64> {
 
 /// `bytes` in binary units, as `--memory` takes them (`1.5 GiB`).
 pub fn human_bytes(bytes: u64) -> String {
+    human_bytes_to(bytes, 1)
+}
+
+/// `a` and `b` as [`human_bytes`] writes them, with up to two more
+/// decimals where they differ but would read the same ("needs 1.83 TiB;
+/// --disk is 1.80 TiB", not "needs 1.8 TiB; --disk is 1.8 TiB").
+pub fn human_bytes_apart(a: u64, b: u64) -> [String; 2] {
+    let mut decimals = 1;
+    while decimals < 3 && a != b && human_bytes_to(a, decimals) == human_bytes_to(b, decimals) {
+        decimals += 1;
+    }
+    [human_bytes_to(a, decimals), human_bytes_to(b, decimals)]
+}
+
+/// `bytes` in the largest binary unit under which it is at least 1, to
+/// `decimals` places.
+fn human_bytes_to(bytes: u64, decimals: usize) -> String {
     const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
     let mut value = bytes as f64;
     let mut unit = 0;
@@ -114,13 +131,23 @@ pub fn human_bytes(bytes: u64) -> String {
     }
     match unit {
         0 => format!("{bytes} B"),
-        _ => format!("{value:.1} {}", UNITS[unit]),
+        _ => format!("{value:.decimals$} {}", UNITS[unit]),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sizes_that_differ_never_read_the_same() {
+        assert_eq!(human_bytes(1 << 40), "1.0 TiB");
+        let (needed, given) = (2_012_000_000_000, 1_979_120_929_996);
+        assert_eq!(human_bytes(needed), human_bytes(given));
+        assert_eq!(human_bytes_apart(needed, given), ["1.83 TiB", "1.80 TiB"]);
+        assert_eq!(human_bytes_apart(3 << 30, 1 << 30), ["3.0 GiB", "1.0 GiB"]);
+        assert_eq!(human_bytes_apart(1 << 30, 1 << 30), ["1.0 GiB", "1.0 GiB"]);
+    }
 
     fn write(path: &Path, text: &str) {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();

@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use crate::error::{Cause, MissingTable, WithPath};
 use crate::games::oware::{MAX_SEEDS, Ruleset};
-use crate::memory::human_bytes;
+use crate::memory::human_bytes_apart;
 use crate::solve::oware::{Engine, EngineError, OutOfMemory};
 use crate::table::TableError;
 use crate::table::raw::RawError;
@@ -42,8 +42,8 @@ pub enum TablebaseError {
     #[error(
         "layer {seeds} needs at least {} of memory ({engine}); the budget is {} \
          (raise --memory)",
-        human_bytes(*minimum),
-        human_bytes(*budget)
+        human_bytes_apart(*minimum, *budget)[0],
+        human_bytes_apart(*minimum, *budget)[1]
     )]
     /// A memory budget below what a layer needs in the engine that needs
     /// least (or in the engine asked for).
@@ -60,8 +60,8 @@ pub enum TablebaseError {
     #[error(
         "checking layer {seeds} needs at least {} of memory (its values, a byte a position, \
          and a part of its positions); the budget is {} (raise --memory)",
-        human_bytes(*minimum),
-        human_bytes(*budget)
+        human_bytes_apart(*minimum, *budget)[0],
+        human_bytes_apart(*minimum, *budget)[1]
     )]
     /// A memory budget below what checking a layer needs.
     TooLittleMemoryToCheck {
@@ -77,9 +77,9 @@ pub enum TablebaseError {
     #[error(
         "layer {seeds} needs {} of disk in {} (its table, its raw copy, scratch files and checkpoint); {} \
          are free (free some space or build in another --dir)",
-        human_bytes(*needed),
+        human_bytes_apart(*needed, *free)[0],
         folder.display(),
-        human_bytes(*free)
+        human_bytes_apart(*needed, *free)[1]
     )]
     DiskTooSmall {
         /// The layer.
@@ -95,14 +95,14 @@ pub enum TablebaseError {
     /// given.
     #[error(
         "layer {seeds} needs at least {} of disk ({}); --disk is {} ({})",
-        human_bytes(*needed),
+        human_bytes_apart(*needed, *disk)[0],
         match shared {
             false => "the tables below it, raw copies of the lower layers read from files, its own \
                       table, raw copy, scratch and checkpoint, and a part's deferred lookups",
             true => "on the shared folder: the tables below it, and its ranks' checkpoints twice \
                      or its tables, their part files and a checkpoint",
         },
-        human_bytes(*disk),
+        human_bytes_apart(*needed, *disk)[1],
         match shared {
             false => "raise --disk, or --memory so that fewer lower layers live in files",
             true => "raise --disk: the shared folder holds all of it",
@@ -123,8 +123,8 @@ pub enum TablebaseError {
     #[error(
         "layer {seeds} split over {ranks} ranks needs {} of memory per rank; the budget is {} \
          (raise --memory or run more ranks: the shares of a distributed build are built in memory)",
-        human_bytes(*needed),
-        human_bytes(*budget)
+        human_bytes_apart(*needed, *budget)[0],
+        human_bytes_apart(*needed, *budget)[1]
     )]
     ShareTooLarge {
         /// The layer.
