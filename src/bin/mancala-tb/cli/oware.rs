@@ -17,7 +17,7 @@ use crate::probe_lines::{Answer, BatchProber, numbers};
 use mancala_tb::error::{LineError, MissingTable};
 use mancala_tb::games::oware::{self, Board, MAX_SEEDS, Ruleset};
 use mancala_tb::index::oware as index;
-use mancala_tb::memory::human_bytes;
+use mancala_tb::memory::{human_bytes, human_bytes_apart};
 use mancala_tb::tablebase::oware::{self as tb, Engine, OwareTablebase, PvEnd};
 
 /// Which Oware tables to use.
@@ -160,11 +160,10 @@ pub(super) fn memory_and_lower_cache(
     if let (Some(asked), Some(limit)) = (memory.map(|m| m + lower_cache.unwrap_or(0)), &cgroup)
         && asked > limit.bytes
     {
+        let [asked, allowed] = human_bytes_apart(asked, limit.bytes);
         return Err(super::exit::CliError::BadInput(format!(
-            "--memory and --lower-cache ask for {} but this job's memory cgroup allows {} \
-             ({}); lower them",
-            human_bytes(asked),
-            human_bytes(limit.bytes),
+            "--memory and --lower-cache ask for {asked} but this job's memory cgroup allows \
+             {allowed} ({}); lower them",
             limit.file.display()
         ))
         .into());
