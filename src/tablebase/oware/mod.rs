@@ -35,7 +35,7 @@ use super::FileError;
 use crate::error::{MissingTable, WithPath};
 use crate::games::oware::{self, Ruleset};
 use crate::index::oware as index;
-pub use crate::solve::oware::Engine;
+pub use crate::solve::oware::{Engine, OutOfMemory};
 pub use crate::solve::phases::{Phase, PhaseTime};
 use crate::table::{TableError, TableMeta, ValueEncoding};
 
